@@ -1,0 +1,37 @@
+"""Offline model of the scheduler's structured-parameters allocator (Kubernetes 1.37 defaults).
+
+Entry points: :class:`Simulator` (per-template placement over the snapshot, replica packing),
+:func:`pod_demand` (what a pod asks for), :class:`Search` (one Allocate(node, claims) call).
+Selectors are evaluated through a ``Matcher`` callable so this package never depends on a CEL
+engine directly.
+"""
+
+from dralint.allocator.model import MAX_RESULTS, Alternative, Claim, Constraint, EvalError, Matcher, parse_claim
+from dralint.allocator.pod import PodDemand, extended_resource_classes, pod_demand
+from dralint.allocator.search import BudgetExceeded, ClaimResult, Fatal, Pick, Search, Selection
+from dralint.allocator.simulate import Outcome, Simulator
+from dralint.allocator.view import NodeView, State, node_view
+
+__all__ = [
+    "MAX_RESULTS",
+    "Alternative",
+    "BudgetExceeded",
+    "Claim",
+    "ClaimResult",
+    "Constraint",
+    "EvalError",
+    "Fatal",
+    "Matcher",
+    "NodeView",
+    "Outcome",
+    "Pick",
+    "PodDemand",
+    "Search",
+    "Selection",
+    "Simulator",
+    "State",
+    "extended_resource_classes",
+    "node_view",
+    "parse_claim",
+    "pod_demand",
+]

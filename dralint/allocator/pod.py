@@ -1,0 +1,181 @@
+"""What a pod asks the allocator for: its claims in pod order and the extended-resource claim.
+
+Template-based claims are per pod; a claim referenced by name is one object shared by every
+replica, and when the snapshot already has it allocated it is not allocated again (its node
+selector then restricts the nodes). DRA-backed extended resources follow dra-scheduling.md §3:
+a node that advertises the resource in allocatable serves it through its device plugin,
+otherwise a mapped DeviceClass turns it into requests of the special claim, allocated last.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Sequence
+
+from dralint.allocator.model import Claim, extended_claim, parse_claim
+from dralint.inventory import AllocatedClaim, Inventory, Node, amount
+
+IMPLICIT_PREFIX = "deviceclass.resource.kubernetes.io/"
+
+#: ``lookup(kind, namespace, name)`` returns the object's data dict or None.
+Lookup = Callable[[str, str, str], "Mapping[str, Any] | None"]
+
+
+@dataclass(frozen=True, slots=True)
+class ContainerDemand:
+    """Extended resources of one container (index over initContainers then containers)."""
+
+    index: int
+    long_lived: bool
+    names: tuple[str, ...]
+    wanted: Mapping[str, int]
+
+
+@dataclass(frozen=True, slots=True)
+class PodDemand:
+    """Everything placement needs about one pod template."""
+
+    label: str
+    claims: tuple[Claim, ...]
+    shared: frozenset[int] = frozenset()
+    allocated: tuple[AllocatedClaim, ...] = ()
+    containers: tuple[ContainerDemand, ...] = ()
+    node_selector: Mapping[str, str] = field(default_factory=dict)
+    affinity: Mapping[str, Any] | None = None
+    unresolved: tuple[str, ...] = ()
+
+
+def extended_resource_classes(classes: Mapping[str, Mapping[str, Any]]) -> dict[str, str]:
+    """Extended resource name -> DeviceClass; explicit name clashes go to the newest class.
+
+    Equal creation timestamps (or none) fall back to the lexicographically smaller class name.
+    """
+    mapping: dict[str, str] = {}
+    best: dict[str, tuple[str, str]] = {}
+    for name in sorted(classes):
+        mapping[IMPLICIT_PREFIX + name] = name
+        data = classes[name]
+        spec = data.get("spec") if isinstance(data.get("spec"), Mapping) else {}
+        explicit = spec.get("extendedResourceName")
+        if not explicit:
+            continue
+        meta = data.get("metadata") if isinstance(data.get("metadata"), Mapping) else {}
+        stamp = str(meta.get("creationTimestamp") or "")
+        if explicit not in best or stamp > best[str(explicit)][0]:
+            best[str(explicit)] = (stamp, name)
+    for resource, (_, name) in best.items():
+        mapping[resource] = name
+    return mapping
+
+
+def _containers(spec: Mapping[str, Any], ext: Mapping[str, str]) -> tuple[ContainerDemand, ...]:
+    out = []
+    inits = [(c, c.get("restartPolicy") == "Always") for c in spec.get("initContainers") or () if isinstance(c, Mapping)]
+    mains = [(c, True) for c in spec.get("containers") or () if isinstance(c, Mapping)]
+    for index, (container, long_lived) in enumerate(inits + mains):
+        resources = container.get("resources") if isinstance(container.get("resources"), Mapping) else {}
+        limits = resources.get("limits") if isinstance(resources.get("limits"), Mapping) else {}
+        requests = resources.get("requests") if isinstance(resources.get("requests"), Mapping) else {}
+        merged = {**limits, **requests}  # the API server defaults requests from limits
+        wanted = {}
+        for name, raw in merged.items():
+            value = amount(raw)
+            if name in ext and value is not None and value > 0:
+                wanted[str(name)] = int(value)
+        if wanted:
+            out.append(ContainerDemand(index, long_lived, tuple(sorted(str(n) for n in merged)), wanted))
+    return tuple(out)
+
+
+def pod_demand(
+    label: str,
+    spec: Mapping[str, Any],
+    namespace: str,
+    lookup: Lookup,
+    inv: Inventory,
+    ext: Mapping[str, str],
+) -> PodDemand:
+    """Resolve a pod spec's claims (templates, named claims) and extended resources."""
+    claims: list[Claim] = []
+    shared: set[int] = set()
+    allocated: list[AllocatedClaim] = []
+    unresolved: list[str] = []
+    for i, entry in enumerate(spec.get("resourceClaims") or ()):
+        if not isinstance(entry, Mapping):
+            continue
+        tmpl = entry.get("resourceClaimTemplateName")
+        named = entry.get("resourceClaimName")
+        if tmpl:
+            data = lookup("ResourceClaimTemplate", namespace, str(tmpl))
+            inner = (data or {}).get("spec") or {}
+            if data is None or not isinstance(inner, Mapping):
+                unresolved.append(f"ResourceClaimTemplate {namespace}/{tmpl}")
+                continue
+            body = inner.get("spec") if isinstance(inner.get("spec"), Mapping) else {}
+            claims.append(parse_claim(f"{entry.get('name')} (template {tmpl})", body, source=data, base=("spec", "spec")))
+        elif named:
+            done = inv.allocated_claims.get((namespace, str(named)))
+            if done is not None:
+                allocated.append(done)
+                continue
+            data = lookup("ResourceClaim", namespace, str(named))
+            if data is None or not isinstance(data.get("spec"), Mapping):
+                unresolved.append(f"ResourceClaim {namespace}/{named}")
+                continue
+            shared.add(len(claims))
+            claims.append(parse_claim(f"{namespace}/{named}", data["spec"], source=data, base=("spec",)))
+    affinity = None
+    node_affinity = ((spec.get("affinity") or {}).get("nodeAffinity") or {}) if isinstance(spec.get("affinity"), Mapping) else {}
+    if isinstance(node_affinity, Mapping):
+        required = node_affinity.get("requiredDuringSchedulingIgnoredDuringExecution")
+        affinity = required if isinstance(required, Mapping) else None
+    selector = spec.get("nodeSelector") if isinstance(spec.get("nodeSelector"), Mapping) else {}
+    return PodDemand(
+        label=label,
+        claims=tuple(claims),
+        shared=frozenset(shared),
+        allocated=tuple(allocated),
+        containers=_containers(spec, ext),
+        node_selector={str(k): str(v) for k, v in selector.items()},
+        affinity=affinity,
+        unresolved=tuple(unresolved),
+    )
+
+
+def _allocatable(node: Node, resource: str) -> int:
+    value = amount(node.allocatable.get(resource))
+    return int(value) if value is not None else 0
+
+
+def extended_requests(
+    containers: Sequence[ContainerDemand], node: Node, ext: Mapping[str, str]
+) -> tuple[Claim | None, str | None]:
+    """The special claim for this node (None when nothing goes through DRA), or a reason.
+
+    A resource the node advertises goes to the device plugin; the reason then says when the
+    node's allocatable is smaller than the largest container demand (NodeResourcesFit's check).
+    """
+    requests: list[tuple[str, str, int]] = []
+    short: dict[str, tuple[str, int]] = {}
+    for c in containers:
+        for resource, qty in sorted(c.wanted.items()):
+            have = _allocatable(node, resource)
+            if have > 0:
+                if qty > have:
+                    return None, f"Insufficient {resource}"
+                continue
+            name = f"container-{c.index}-request-{c.names.index(resource)}"
+            if c.long_lived:
+                requests.append((name, ext[resource], qty))
+                continue
+            later = sum(
+                o.wanted.get(resource, 0) for o in containers if o.long_lived and o.index > c.index
+            )
+            missing = qty - later
+            if missing > 0 and (resource not in short or short[resource][1] < missing):
+                short[resource] = (name, missing)
+    for resource, (name, missing) in short.items():
+        requests.append((name, ext[resource], missing))
+    if not requests:
+        return None, None
+    return extended_claim(sorted(requests)), None

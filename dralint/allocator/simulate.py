@@ -1,0 +1,184 @@
+"""Placement of pod templates over every node of the snapshot, and greedy replica packing.
+
+For one template every node is tried from the same starting occupancy (what the scheduler's
+Filter does for one pod). Replicas are then packed greedily: each placed pod takes its devices
+out of the pool before the next one is tried, which answers "how many of my N replicas fit at
+once". Because removing devices never makes a node feasible again, packing walks the nodes once.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+from dralint.allocator.explain import explain
+from dralint.allocator.model import Claim, Matcher
+from dralint.allocator.nodeselector import SelectorError, labels_match, node_matches
+from dralint.allocator.pod import PodDemand, extended_requests
+from dralint.allocator.search import DEFAULT_BUDGET, BudgetExceeded, ClaimResult, Fatal, Search, Selection
+from dralint.allocator.view import NodeView, State, node_view
+from dralint.inventory import Inventory, Node
+
+#: Replicas beyond this are not packed one by one (the answer would be "M of N" anyway).
+MAX_PACKED_REPLICAS = 5_000
+
+AFFINITY_REASON = "node(s) didn't match Pod's node affinity/selector"
+
+
+@dataclass(slots=True)
+class Outcome:
+    """Per-template answer: feasible nodes with a concrete assignment, or grouped reasons."""
+
+    label: str
+    nodes: int = 0
+    feasible: list[str] = field(default_factory=list)
+    first: list[ClaimResult] | None = None
+    reasons: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
+    fatal: Fatal | None = None
+    replicas: int = 1
+    placed: int = 0
+    packing: list[str] = field(default_factory=list)
+
+    @property
+    def schedulable(self) -> bool:
+        """At least one node can take one pod."""
+        return bool(self.feasible)
+
+    def summary(self) -> str:
+        """Reasons grouped like the scheduler's "0/N nodes are available" histogram."""
+        if self.fatal is not None:
+            return self.fatal.message
+        if not self.nodes:
+            return "the snapshot has no nodes"
+        parts = sorted(self.reasons.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+        return "; ".join(f"{len(nodes)} node{'s' if len(nodes) != 1 else ''}: {reason}" for reason, nodes in parts)
+
+
+class Simulator:
+    """Holds the per-run caches: node views, selector results, the snapshot's occupancy."""
+
+    def __init__(
+        self,
+        inv: Inventory,
+        classes: Mapping[str, Mapping[str, Any]],
+        matcher: Matcher,
+        ext: Mapping[str, str] | None = None,
+        budget: int = DEFAULT_BUDGET,
+    ) -> None:
+        self.inv = inv
+        self.selection = Selection(classes, matcher)
+        self.ext = ext or {}
+        self.budget = budget
+        self.base = State.from_inventory(inv)
+        self._views: dict[str, NodeView] = {}
+
+    def view(self, node: Node) -> NodeView:
+        """The node's pools and candidates, built once."""
+        found = self._views.get(node.name)
+        if found is None:
+            found = self._views[node.name] = node_view(self.inv, node)
+        return found
+
+    # ------------------------------------------------------------------ one node
+
+    def _node_filter(self, demand: PodDemand, node: Node) -> str | None:
+        """Pod-level node constraints: nodeSelector, required node affinity, allocated claims."""
+        if node.source is not None:
+            try:
+                if not labels_match(demand.node_selector, node.labels) or (
+                    demand.affinity is not None and not node_matches(demand.affinity, node.name, node.labels)
+                ):
+                    return AFFINITY_REASON
+            except SelectorError:
+                return AFFINITY_REASON
+        for done in demand.allocated:
+            if done.node_selector is not None:
+                try:
+                    ok = node_matches(done.node_selector, node.name, node.labels)
+                except SelectorError:
+                    ok = False
+                if not ok:
+                    return "resourceclaim not available on the node"
+        return None
+
+    def try_node(
+        self, demand: PodDemand, claims: Sequence[Claim], node: Node, state: State
+    ) -> tuple[list[ClaimResult] | None, str | None]:
+        """(results, None) when the pod fits on the node, else (None, reason); raises Fatal."""
+        reason = self._node_filter(demand, node)
+        if reason:
+            return None, reason
+        special, reason = extended_requests(demand.containers, node, self.ext)
+        if reason:
+            return None, reason
+        todo = list(claims) + ([special] if special else [])
+        if not todo:
+            return [], None
+        view = self.view(node)
+        try:
+            results = Search(view, todo, self.selection, state, self.budget).run()
+        except BudgetExceeded:
+            return None, f"timed out trying to allocate devices (search budget of {self.budget} steps)"
+        if results is not None:
+            return results, None
+        if view.invalid:
+            return None, "invalid resource pools were encountered"
+        return None, explain(view, todo, self.selection, state)
+
+    # ------------------------------------------------------------------ templates
+
+    def place(self, demand: PodDemand, replicas: int = 1) -> Outcome:
+        """Try every node for one pod, then pack ``replicas`` pods greedily."""
+        out = Outcome(demand.label, nodes=len(self.inv.nodes), replicas=replicas)
+        names = self.inv.node_names()
+        try:
+            for name in names:
+                results, reason = self.try_node(demand, demand.claims, self.inv.nodes[name], self.base)
+                if results is None:
+                    out.reasons[reason or "cannot allocate all claims"].append(name)
+                else:
+                    out.feasible.append(name)
+                    if out.first is None:
+                        out.first = results
+            if out.feasible:
+                self._pack(demand, out)
+        except Fatal as exc:
+            out.fatal = exc
+            out.feasible.clear()
+            out.first = None
+        return out
+
+    def _pack(self, demand: PodDemand, out: Outcome) -> None:
+        state = self.base.fork()
+        claims = list(demand.claims)
+        shared_done: list[tuple[ClaimResult, set[str]]] = []
+        pending = [n for n in out.feasible]
+        target = min(out.replicas, MAX_PACKED_REPLICAS)
+        while out.placed < target and pending:
+            node = self.inv.nodes[pending[0]]
+            if any(node.name not in allowed for _, allowed in shared_done):
+                pending.pop(0)
+                continue
+            results, _ = self.try_node(demand, claims, node, state)
+            if results is None:
+                pending.pop(0)
+                continue
+            state.take((p.device, p.shared, p.consumed) for r in results for p in r.picks if not p.admin)
+            out.placed += 1
+            out.packing.append(node.name)
+            if demand.shared and not shared_done:
+                for i in sorted(demand.shared):
+                    shared_done.append((results[i], self._nodes_for(results[i])))
+                claims = [c for i, c in enumerate(claims) if i not in demand.shared]
+                demand = dataclasses.replace(demand, shared=frozenset())
+
+    def _nodes_for(self, result: ClaimResult) -> set[str]:
+        """Nodes on which an allocated shared claim stays usable (its result node selector)."""
+        allowed = set()
+        for name, node in self.inv.nodes.items():
+            ids = {d.id for d in self.view(node).candidates}
+            if all(p.device.id in ids for p in result.picks):
+                allowed.add(name)
+        return allowed

@@ -1,0 +1,88 @@
+"""The snapshot model: pools, devices, occupancy and snapshot problems located at the slice."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from dralint.inventory import DeviceId, Inventory
+from tests.allocator_fixtures import allocated_claim, device, resource_slice
+
+
+def problems(inv: Inventory) -> list[tuple[str, tuple]]:
+    return [(p.code, p.path) for p in inv.problems]
+
+
+def test_devices_attributes_and_capacity():
+    cap = {"memory": {"value": "80Gi"}}
+    inv = Inventory.build([resource_slice("s", [device("gpu-0", model="H100", index=0, capacity=cap)])])
+    dev = inv.devices[DeviceId("gpu.example.com", "n1", "gpu-0")]
+    assert dev.attribute("gpu.example.com/model") == ("string", "H100")
+    assert dev.attribute("gpu.example.com/index") == ("int", 0)
+    assert dev.capacity["memory"].value == Fraction(80 * 1024**3)
+    assert dev.cel_input()["attributes"] == {"gpu.example.com": {"model": "H100", "index": 0}}
+    assert inv.node_names() == ["n1"]
+    assert inv.problems == []
+
+
+def test_list_documents_and_v1beta1_basic_devices():
+    legacy = resource_slice("s", [{"name": "gpu-0", "basic": {"attributes": {"model": {"string": "A"}}}}])
+    inv = Inventory.build([{"apiVersion": "v1", "kind": "List", "items": [legacy]}])
+    (dev,) = inv.all_devices()
+    assert dev.attribute("gpu.example.com/model") == ("string", "A")
+    assert inv.source_of(dev, ("name",))[1] == ("items", 0, "spec", "devices", 0, "name")
+
+
+def test_incomplete_pool_is_reported_at_the_slice_count():
+    inv = Inventory.build([resource_slice("s", [device("a")], count=3)])
+    assert problems(inv) == [("incomplete-pool", ("spec", "pool", "resourceSliceCount"))]
+    assert not inv.pools[("gpu.example.com", "n1")].complete
+
+
+def test_complete_pool_has_no_problem():
+    inv = Inventory.build([resource_slice("s1", [device("a")], count=2), resource_slice("s2", [device("b")], count=2)])
+    assert inv.problems == [] and inv.pools[("gpu.example.com", "n1")].complete
+
+
+def test_duplicate_device_names_in_a_pool():
+    inv = Inventory.build([resource_slice("s1", [device("a")], count=2), resource_slice("s2", [device("a")], count=2)])
+    assert problems(inv) == [("duplicate-device", ("spec", "devices", 0, "name"))]
+    assert "also in slice 's1'" in inv.problems[0].message
+
+
+def test_unknown_counter_set_and_counter():
+    consume = [{"counterSet": "missing", "counters": {"mem": {"value": "1"}}}]
+    inv = Inventory.build([resource_slice("s", [device("a", consumesCounters=consume)])])
+    assert problems(inv) == [("unknown-counter", ("spec", "devices", 0, "consumesCounters", 0, "counterSet"))]
+    consume[0]["counterSet"] = "cs"
+    slices = [
+        resource_slice("c", None, count=2, counters={"cs": {"other": "4"}}),
+        resource_slice("d", [device("a", consumesCounters=consume)], count=2),
+    ]
+    assert "counter 'mem', which counter set 'cs' does not have" in Inventory.build(slices).problems[0].message
+
+
+def test_mixed_generations_point_at_the_old_slice():
+    inv = Inventory.build([resource_slice("old", [device("a")], generation=1), resource_slice("new", [device("a")], generation=2)])
+    assert problems(inv) == [("mixed-generations", ("spec", "pool", "generation"))]
+    assert inv.problems[0].source["metadata"]["name"] == "old"
+
+
+def test_slice_without_node_selection_is_a_problem():
+    bad = resource_slice("s", [device("a")], node=None, pool="p")
+    assert problems(Inventory.build([bad])) == [("slice-without-node-selection", ("spec",))]
+
+
+def test_allocated_claims_build_occupancy():
+    shared = allocated_claim("a", ("n1", "nic"), shared={"bw": "10"})
+    again = allocated_claim("b", ("n1", "nic"), shared={"bw": "5"})
+    dedicated = allocated_claim("c", ("n1", "gpu"))
+    inv = Inventory.build([shared, again, dedicated])
+    nic = inv.allocated[DeviceId("gpu.example.com", "n1", "nic")]
+    assert not nic.dedicated and nic.consumed == {"bw": 15} and nic.claims == ("default/a", "default/b")
+    assert inv.allocated[DeviceId("gpu.example.com", "n1", "gpu")].dedicated
+
+
+def test_bad_input_does_not_raise():
+    junk = [{"kind": "ResourceSlice"}, {"kind": "ResourceSlice", "spec": {"driver": "d", "pool": "x"}}, "text", None]
+    inv = Inventory.build(junk)
+    assert [p.code for p in inv.problems] == ["slice-without-pool", "slice-without-pool"]
