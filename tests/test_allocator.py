@@ -7,7 +7,7 @@ import pytest
 from dralint.allocator import BudgetExceeded, Fatal
 from dralint.allocator.explain import explain
 from dralint.allocator.view import State
-from tests.allocator_fixtures import (
+from allocator_fixtures import (
     allocate,
     allocated_claim,
     claim_spec,

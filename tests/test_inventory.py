@@ -5,7 +5,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from dralint.inventory import DeviceId, Inventory
-from tests.allocator_fixtures import allocated_claim, device, resource_slice
+from allocator_fixtures import allocated_claim, device, resource_slice
 
 
 def problems(inv: Inventory) -> list[tuple[str, tuple]]:

@@ -6,7 +6,7 @@ from typing import Any
 
 from dralint.allocator import Simulator, extended_resource_classes, pod_demand
 from dralint.inventory import Inventory
-from tests.allocator_fixtures import (
+from allocator_fixtures import (
     DEFAULT_CLASSES,
     allocated_claim,
     claim_spec,
