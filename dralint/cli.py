@@ -122,3 +122,8 @@ def explain_command(rule_id: str) -> None:
     from dralint.docs import explain
 
     click.echo(explain(rule))
+
+
+from dralint.simulate_cli import simulate_command  # noqa: E402  (own module; keeps this file small)
+
+main.add_command(simulate_command)

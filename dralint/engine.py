@@ -10,6 +10,7 @@ import traceback
 from dataclasses import dataclass, field
 from typing import BinaryIO, Iterable
 
+from dralint.allocator.examples import PREFIX as EXAMPLE_PREFIX, example_sources
 from dralint.catalog import DRA_CATEGORIES, Rule, load_catalog
 from dralint.context import Context
 from dralint.diagnostics import Diagnostic, Finding, Related, Severity, Span
@@ -283,5 +284,6 @@ def lint(options: LintOptions, stdin: BinaryIO | None = None) -> RunResult:
         read_all(options.paths, options, stdin),
         options,
         context=read_all(options.context, options),
-        cluster=read_all(options.slices, options),
+        cluster=read_all([p for p in options.slices if not p.startswith(EXAMPLE_PREFIX)], options)
+        + example_sources(options.slices),
     )

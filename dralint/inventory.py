@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Iterable, Iterator, Mapping, NamedTuple, Sequence
 
 from dralint.quantity import QuantityError, parse_quantity
 
@@ -39,9 +39,8 @@ def amount(raw: object) -> Fraction | None:
         return None
 
 
-@dataclass(frozen=True, slots=True)
-class DeviceId:
-    """The scheduler's device identity: driver, pool name and device name."""
+class DeviceId(NamedTuple):
+    """The scheduler's device identity: driver, pool name and device name (hashed in C: hot)."""
 
     driver: str
     pool: str
@@ -147,23 +146,6 @@ class Device:
         """(type, value) of a fully-qualified attribute; bare names were filed under the driver."""
         return self.attributes.get(qualified)
 
-    def cel_input(self) -> dict[str, Any]:
-        """The ``device`` variable of a DRA selector: attributes and capacity by domain then id."""
-        attrs: dict[str, dict[str, Any]] = defaultdict(dict)
-        for key, (_kind, value) in self.attributes.items():
-            domain, _, ident = key.rpartition("/")
-            attrs[domain][ident] = value
-        caps: dict[str, dict[str, str]] = defaultdict(dict)
-        for key, cap in self.capacity.items():
-            domain, _, ident = qualify(key, self.driver).rpartition("/")
-            caps[domain][ident] = cap.raw
-        return {
-            "driver": self.driver,
-            "attributes": dict(attrs),
-            "capacity": dict(caps),
-            "allowMultipleAllocations": self.allow_multiple,
-        }
-
 
 @dataclass(eq=False, slots=True)
 class Node:
@@ -246,18 +228,18 @@ def qualify(name: str, driver: str) -> str:
     return name if "/" in name else f"{driver}/{name}"
 
 
-def _data(item: Any) -> tuple[Mapping[str, Any], Any]:
-    """Accept plain dicts and objects with a ``data`` dict (the lint pipeline's KubeObject)."""
+def object_data(item: Any) -> Mapping[str, Any]:
+    """The plain data of a dict or of an object with a ``data`` dict (the pipeline's KubeObject)."""
     if isinstance(item, Mapping):
-        return item, item
+        return item
     data = getattr(item, "data", None)
-    return (data if isinstance(data, Mapping) else {}), item
+    return data if isinstance(data, Mapping) else {}
 
 
 def _flatten(items: Iterable[Any]) -> Iterator[tuple[Mapping[str, Any], Any, Path]]:
     """Yield (object, source, base path), opening ``kind: List`` documents."""
     for item in items:
-        data, source = _data(item)
+        data, source = object_data(item), item
         if isinstance(data.get("items"), list) and str(data.get("kind", "")).endswith("List"):
             for i, sub in enumerate(data["items"]):
                 if isinstance(sub, Mapping):

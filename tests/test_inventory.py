@@ -19,7 +19,6 @@ def test_devices_attributes_and_capacity():
     assert dev.attribute("gpu.example.com/model") == ("string", "H100")
     assert dev.attribute("gpu.example.com/index") == ("int", 0)
     assert dev.capacity["memory"].value == Fraction(80 * 1024**3)
-    assert dev.cel_input()["attributes"] == {"gpu.example.com": {"model": "H100", "index": 0}}
     assert inv.node_names() == ["n1"]
     assert inv.problems == []
 

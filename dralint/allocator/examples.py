@@ -10,6 +10,12 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+import yaml
+
+from dralint.sources import FileIssue, SourceFile
+
+PREFIX = "example:"
+
 Obj = dict[str, Any]
 
 NVIDIA = "gpu.nvidia.com"
@@ -201,3 +207,22 @@ def load_example(name: str) -> list[Obj]:
     if name not in EXAMPLES:
         raise KeyError(f"unknown example snapshot {name!r}; known: {', '.join(sorted(EXAMPLES))}")
     return EXAMPLES[name][1]()
+
+
+def example_sources(paths: list[str]) -> list[SourceFile | FileIssue]:
+    """``example:<name>`` entries of ``--slices`` as in-memory YAML files (others are skipped).
+
+    Rendering to YAML lets the built-in snapshots go through the same loader as a user's file,
+    so findings on them carry positions like any other snapshot.
+    """
+    out: list[SourceFile | FileIssue] = []
+    for path in paths:
+        if not path.startswith(PREFIX):
+            continue
+        try:
+            objects = load_example(path[len(PREFIX):])
+        except KeyError as exc:
+            out.append(FileIssue(path, "unreadable", str(exc.args[0])))
+            continue
+        out.append(SourceFile(path, yaml.safe_dump_all(objects, sort_keys=False)))
+    return out

@@ -13,12 +13,12 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
 from dralint.allocator.model import Claim, extended_claim, parse_claim
-from dralint.inventory import AllocatedClaim, Inventory, Node, amount
+from dralint.inventory import AllocatedClaim, Inventory, Node, amount, object_data
 
 IMPLICIT_PREFIX = "deviceclass.resource.kubernetes.io/"
 
-#: ``lookup(kind, namespace, name)`` returns the object's data dict or None.
-Lookup = Callable[[str, str, str], "Mapping[str, Any] | None"]
+#: ``lookup(kind, namespace, name)`` returns the object (a dict, or anything with ``data``) or None.
+Lookup = Callable[[str, str, str], Any]
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,6 +26,7 @@ class ContainerDemand:
     """Extended resources of one container (index over initContainers then containers)."""
 
     index: int
+    path: tuple[str | int, ...]
     long_lived: bool
     names: tuple[str, ...]
     wanted: Mapping[str, int]
@@ -70,9 +71,13 @@ def extended_resource_classes(classes: Mapping[str, Mapping[str, Any]]) -> dict[
 
 def _containers(spec: Mapping[str, Any], ext: Mapping[str, str]) -> tuple[ContainerDemand, ...]:
     out = []
-    inits = [(c, c.get("restartPolicy") == "Always") for c in spec.get("initContainers") or () if isinstance(c, Mapping)]
-    mains = [(c, True) for c in spec.get("containers") or () if isinstance(c, Mapping)]
-    for index, (container, long_lived) in enumerate(inits + mains):
+    inits = [
+        (c, c.get("restartPolicy") == "Always", ("initContainers", i))
+        for i, c in enumerate(spec.get("initContainers") or ())
+        if isinstance(c, Mapping)
+    ]
+    mains = [(c, True, ("containers", i)) for i, c in enumerate(spec.get("containers") or ()) if isinstance(c, Mapping)]
+    for index, (container, long_lived, path) in enumerate(inits + mains):
         resources = container.get("resources") if isinstance(container.get("resources"), Mapping) else {}
         limits = resources.get("limits") if isinstance(resources.get("limits"), Mapping) else {}
         requests = resources.get("requests") if isinstance(resources.get("requests"), Mapping) else {}
@@ -83,7 +88,7 @@ def _containers(spec: Mapping[str, Any], ext: Mapping[str, str]) -> tuple[Contai
             if name in ext and value is not None and value > 0:
                 wanted[str(name)] = int(value)
         if wanted:
-            out.append(ContainerDemand(index, long_lived, tuple(sorted(str(n) for n in merged)), wanted))
+            out.append(ContainerDemand(index, path, long_lived, tuple(sorted(str(n) for n in merged)), wanted))
     return tuple(out)
 
 
@@ -106,24 +111,25 @@ def pod_demand(
         tmpl = entry.get("resourceClaimTemplateName")
         named = entry.get("resourceClaimName")
         if tmpl:
-            data = lookup("ResourceClaimTemplate", namespace, str(tmpl))
-            inner = (data or {}).get("spec") or {}
-            if data is None or not isinstance(inner, Mapping):
+            found = lookup("ResourceClaimTemplate", namespace, str(tmpl))
+            inner = object_data(found).get("spec")
+            if found is None or not isinstance(inner, Mapping):
                 unresolved.append(f"ResourceClaimTemplate {namespace}/{tmpl}")
                 continue
             body = inner.get("spec") if isinstance(inner.get("spec"), Mapping) else {}
-            claims.append(parse_claim(f"{entry.get('name')} (template {tmpl})", body, source=data, base=("spec", "spec")))
+            claims.append(parse_claim(f"{entry.get('name')} (template {tmpl})", body, source=found, base=("spec", "spec")))
         elif named:
             done = inv.allocated_claims.get((namespace, str(named)))
             if done is not None:
                 allocated.append(done)
                 continue
-            data = lookup("ResourceClaim", namespace, str(named))
-            if data is None or not isinstance(data.get("spec"), Mapping):
+            found = lookup("ResourceClaim", namespace, str(named))
+            body = object_data(found).get("spec")
+            if found is None or not isinstance(body, Mapping):
                 unresolved.append(f"ResourceClaim {namespace}/{named}")
                 continue
             shared.add(len(claims))
-            claims.append(parse_claim(f"{namespace}/{named}", data["spec"], source=data, base=("spec",)))
+            claims.append(parse_claim(f"{namespace}/{named}", body, source=found, base=("spec",)))
     affinity = None
     node_affinity = ((spec.get("affinity") or {}).get("nodeAffinity") or {}) if isinstance(spec.get("affinity"), Mapping) else {}
     if isinstance(node_affinity, Mapping):

@@ -72,15 +72,20 @@ class Selection:
         self.classes = classes
         self.matcher = matcher
         self._cache: dict[tuple[str, ...], dict[DeviceId, bool | EvalError]] = {}
+        self._class_cache: dict[str, tuple[str, ...]] = {}
 
     def class_selectors(self, name: str) -> tuple[str, ...]:
-        """Selectors of a DeviceClass, or () when it has none."""
-        spec = self.classes.get(name, {}).get("spec") or {}
-        out = []
-        for s in spec.get("selectors") or () if isinstance(spec, Mapping) else ():
-            cel = s.get("cel") if isinstance(s, Mapping) else None
-            out.append(str(cel.get("expression") or "") if isinstance(cel, Mapping) else "")
-        return tuple(out)
+        """Selectors of a DeviceClass, or () when it has none (parsed once per class)."""
+        found = self._class_cache.get(name)
+        if found is None:
+            spec = self.classes.get(name, {}).get("spec")
+            raw = spec.get("selectors") if isinstance(spec, dict) else None
+            found = tuple(
+                str(s["cel"].get("expression") or "") if isinstance(s, dict) and isinstance(s.get("cel"), dict) else ""
+                for s in (raw if isinstance(raw, list) else ())
+            )
+            self._class_cache[name] = found
+        return found
 
     def evaluate(self, exprs: tuple[str, ...], dev: Device) -> bool | EvalError:
         """All expressions true on the device; cached per expression tuple and device."""
@@ -319,10 +324,14 @@ class Search:
 
     def capacity_fit(self, dev: Device, alt: Alternative) -> dict[str, Fraction] | None:
         """Consumption if it fits next to earlier allocations and earlier picks, else None."""
+        if not dev.allow_multiple:
+            # A dedicated device is never shared, so only the request itself must fit.
+            caps = dev.capacity
+            if any(name not in caps or value > caps[name].value for name, value in alt.capacity.items()):
+                return None
+            return {}
         want = consumption(dev, alt)
-        if want is None:
-            return None
-        if not dev.capacity:
+        if want is None or not dev.capacity:
             return want
         before = self.state.shared_use(dev.id)
         mine = self.capacity.get(dev.id, {})

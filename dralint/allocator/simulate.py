@@ -104,9 +104,13 @@ class Simulator:
         return None
 
     def try_node(
-        self, demand: PodDemand, claims: Sequence[Claim], node: Node, state: State
+        self, demand: PodDemand, claims: Sequence[Claim], node: Node, state: State, *, explain_failure: bool = True
     ) -> tuple[list[ClaimResult] | None, str | None]:
-        """(results, None) when the pod fits on the node, else (None, reason); raises Fatal."""
+        """(results, None) when the pod fits on the node, else (None, reason); raises Fatal.
+
+        Without ``explain_failure`` a failed search returns (None, None): explaining costs a
+        second look at the node and is only needed when no node fits at all.
+        """
         reason = self._node_filter(demand, node)
         if reason:
             return None, reason
@@ -125,7 +129,7 @@ class Simulator:
             return results, None
         if view.invalid:
             return None, "invalid resource pools were encountered"
-        return None, explain(view, todo, self.selection, state)
+        return None, explain(view, todo, self.selection, state) if explain_failure else None
 
     # ------------------------------------------------------------------ templates
 
@@ -133,17 +137,24 @@ class Simulator:
         """Try every node for one pod, then pack ``replicas`` pods greedily."""
         out = Outcome(demand.label, nodes=len(self.inv.nodes), replicas=replicas)
         names = self.inv.node_names()
+        failed: list[str] = []
         try:
             for name in names:
-                results, reason = self.try_node(demand, demand.claims, self.inv.nodes[name], self.base)
-                if results is None:
-                    out.reasons[reason or "cannot allocate all claims"].append(name)
-                else:
+                results, reason = self.try_node(demand, demand.claims, self.inv.nodes[name], self.base, explain_failure=False)
+                if results is not None:
                     out.feasible.append(name)
                     if out.first is None:
                         out.first = results
+                elif reason is not None:
+                    out.reasons[reason].append(name)
+                else:
+                    failed.append(name)
             if out.feasible:
                 self._pack(demand, out)
+            else:
+                for name in failed:
+                    _, reason = self.try_node(demand, demand.claims, self.inv.nodes[name], self.base)
+                    out.reasons[reason or "cannot allocate all claims"].append(name)
         except Fatal as exc:
             out.fatal = exc
             out.feasible.clear()
@@ -161,7 +172,7 @@ class Simulator:
             if any(node.name not in allowed for _, allowed in shared_done):
                 pending.pop(0)
                 continue
-            results, _ = self.try_node(demand, claims, node, state)
+            results, _ = self.try_node(demand, claims, node, state, explain_failure=False)
             if results is None:
                 pending.pop(0)
                 continue

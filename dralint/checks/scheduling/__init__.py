@@ -1,0 +1,1 @@
+"""Allocation against a cluster snapshot (SCH rules)."""

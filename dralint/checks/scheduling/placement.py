@@ -1,0 +1,181 @@
+"""SCH checks: would the pod templates schedule on the snapshot, and is the snapshot sound?
+
+All of them are silent without a snapshot (``--slices``): without the fleet there is nothing
+to allocate from, and guessing would only produce noise.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Iterator
+
+from dralint.allocator.pod import PodDemand, extended_requests
+from dralint.allocator.search import CelFailure
+from dralint.checks.scheduling.simulation import MEMO, Simulation, simulation, snapshot_inventory
+from dralint.context import Context
+from dralint.diagnostics import Finding, Related
+from dralint.inventory import Node, amount
+from dralint.objects import KubeObject, PodTemplate, pod_templates
+from dralint.registry import context_check, object_check
+
+SIMULATE_HINT = "run `dralint simulate` with the same --slices to see every node's reason"
+
+#: Snapshot problem code -> rule.
+PROBLEM_RULES = {
+    "incomplete-pool": "SCH005",
+    "duplicate-device": "SCH006",
+    "duplicate-counter-set": "SCH006",
+    "unknown-counter": "SCH006",
+    "mixed-generations": "SCH007",
+    "slice-without-node-selection": "SCH007",
+    "slice-without-pool": "SCH007",
+}
+PROBLEM_HINTS = {
+    "SCH005": "wait for the driver to publish every slice of the pool, or fix resourceSliceCount",
+    "SCH006": "report it to the driver: the scheduler ignores the whole pool until it is fixed",
+    "SCH007": "delete the stale slice or let the driver republish it",
+}
+
+
+def _claim_related(demand: PodDemand) -> tuple[Related, ...]:
+    out = []
+    for claim in demand.claims:
+        if isinstance(claim.source, KubeObject):
+            out.append(claim.source.related(claim.base + ("devices",), f"claim {claim.label} is defined here"))
+    return tuple(out)
+
+
+def _where(tpl: PodTemplate) -> tuple:
+    """The pod's resourceClaims list when it has one, else the pod spec."""
+    return tpl.path + ("resourceClaims",) if tpl.spec.get("resourceClaims") else tpl.path
+
+
+def _cel_finding(sim: Simulation, failure: CelFailure, tpl: PodTemplate) -> Finding | None:
+    if failure.class_name is not None:
+        owner = sim.classes.get(failure.class_name)
+        path: tuple = ("spec", "selectors", failure.index, "cel", "expression")
+        what = f"DeviceClass {failure.class_name}"
+    else:
+        owner = failure.claim.source if failure.claim is not None else None
+        path = failure.claim.base + failure.alternative.path + ("selectors", failure.index, "cel", "expression")
+        what = f"claim {failure.claim.label}, request {failure.alternative.label}"
+    if not isinstance(owner, KubeObject):
+        return None
+    seen = sim.ctx.memo((MEMO, "cel-reported"), set)
+    key = (id(owner), path)
+    if key in seen:
+        return None
+    seen.add(key)
+    dev = failure.device
+    related = [tpl.owner.related(tpl.path, f"{tpl.label} is the pod that evaluates it")]
+    if isinstance(dev.slice.source, KubeObject):
+        related.append(dev.slice.source.related(dev.slice.base + ("spec", "devices", dev.index, "name"), f"device {dev.id}"))
+    return owner.finding(
+        path,
+        f"{what}: selector #{failure.index} fails at run time on device {dev.id} of the snapshot: "
+        f"{failure.error}; the scheduler stops scheduling the pod with this error",
+        hint="guard optional attributes with has() or the ?. operator, e.g. "
+        "`device.attributes['domain'].?name.orValue('') == 'x'`",
+        rule="SCH004",
+        related=related,
+    )
+
+
+def _extended_too_large(sim: Simulation, demand: PodDemand, tpl: PodTemplate) -> Iterator[Finding]:
+    """SCH003: the special claim asks more devices of a class than any node has at all."""
+    special, _ = extended_requests(demand.containers, Node("", {}, {}), sim.ext)
+    if special is None:
+        return
+    need: dict[str, int] = defaultdict(int)
+    for req in special.requests:
+        need[req.alternatives[0].class_name] += req.alternatives[0].count
+    best = sim.ctx.memo((MEMO, "class-max"), dict)
+    sel = sim.simulator.selection
+    for cls, count in need.items():
+        if cls not in best:
+            exprs = sel.class_selectors(cls)
+            best[cls] = max(
+                (
+                    sum(1 for d in sim.simulator.view(node).candidates if sel.evaluate(exprs, d) is True)
+                    for node in sim.inv.nodes.values()
+                ),
+                default=0,
+            )
+        resources = sorted({r for c in demand.containers for r in c.wanted if sim.ext.get(r) == cls})
+        plugin = any(
+            (amount(n.allocatable.get(r)) or 0) >= count for n in sim.inv.nodes.values() for r in resources
+        )
+        if count <= best[cls] or plugin:
+            continue
+        container = next(c for c in demand.containers if any(sim.ext.get(r) == cls for r in c.wanted))
+        resource = next(r for r in sorted(container.wanted) if sim.ext.get(r) == cls)
+        resources_path = tpl.path + container.path + ("resources",)
+        section = "limits" if resource in (tpl.owner.get(resources_path + ("limits",)) or {}) else "requests"
+        yield tpl.owner.finding(
+            resources_path + (section, resource),
+            f"{tpl.label} asks for {count} device(s) of DeviceClass {cls} through extended resource "
+            f"{resource}, but no node of the snapshot has more than {best[cls]} such device(s)",
+            hint="lower the request, or split the work over more pods",
+            rule="SCH003",
+        )
+
+
+@object_check("SCH001", "SCH002", "SCH003", "SCH004")
+def check_placement(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
+    """Simulate every pod template of a workload against the snapshot."""
+    sim = simulation(ctx)
+    if sim is None:
+        return
+    for tpl in pod_templates(obj):
+        demand, outcome = sim.run(obj, tpl)
+        if not sim.relevant(demand):
+            continue
+        too_large = list(_extended_too_large(sim, demand, tpl))
+        yield from too_large
+        fatal = outcome.fatal
+        if fatal is not None and fatal.cel is not None:
+            found = _cel_finding(sim, fatal.cel, tpl)
+            if found is not None:
+                yield found
+            continue
+        if too_large:
+            continue
+        related = _claim_related(demand)
+        if fatal is not None:
+            yield obj.finding(
+                _where(tpl),
+                f"{tpl.label}: scheduling would fail with an error on every node: {fatal.message}",
+                hint=SIMULATE_HINT,
+                rule="SCH001",
+                related=related,
+            )
+        elif not outcome.schedulable:
+            yield obj.finding(
+                _where(tpl),
+                f"{tpl.label} cannot be scheduled on any of the {outcome.nodes} node(s) of the snapshot: "
+                f"{outcome.summary()}",
+                hint=SIMULATE_HINT,
+                rule="SCH001",
+                related=related,
+            )
+        elif tpl.replicas is not None and outcome.placed < tpl.replicas:
+            yield obj.finding(
+                tpl.path[:-2] + ("replicas",) if obj.get(tpl.path[:-2] + ("replicas",)) is not None else _where(tpl),
+                f"only {outcome.placed} of {tpl.replicas} replicas of {tpl.label} fit at once on the snapshot "
+                f"(each placed pod takes its devices); the rest would stay Pending",
+                hint="reduce replicas, ask for fewer devices per pod, or add capacity; " + SIMULATE_HINT,
+                rule="SCH002",
+                related=related,
+            )
+
+
+@context_check("SCH005", "SCH006", "SCH007")
+def check_snapshot(ctx: Context) -> Iterator[Finding]:
+    """Problems of the snapshot itself, at the slice that causes them."""
+    inv = snapshot_inventory(ctx)
+    if inv is None:
+        return
+    for problem in inv.problems:
+        rule = PROBLEM_RULES[problem.code]
+        if isinstance(problem.source, KubeObject):
+            yield problem.source.finding(problem.path, problem.message, hint=PROBLEM_HINTS[rule], rule=rule)

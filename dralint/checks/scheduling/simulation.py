@@ -1,0 +1,114 @@
+"""The run's snapshot and simulator, built once per lint run through ``ctx.memo``.
+
+Other checks (the CEL helper's "selectors match no device") use :func:`snapshot_inventory` so
+there is one view of the cluster per run. ``dralint simulate`` reads the same outcomes the
+SCH checks computed, so the table and the findings never disagree.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from dralint.allocator import EvalError, Matcher, Outcome, PodDemand, Simulator, extended_resource_classes, pod_demand
+from dralint.context import Context
+from dralint.inventory import Device, DeviceId, Inventory
+from dralint.objects import KubeObject, PodTemplate
+
+MEMO = "dralint.checks.scheduling"
+#: Kinds the snapshot is built from. Scanned ResourceSlices count too: they describe the fleet.
+SNAPSHOT_KINDS = frozenset({"ResourceSlice", "DeviceClass", "Node", "ResourceClaim", "DeviceTaintRule"})
+
+
+def snapshot_inventory(ctx: Context) -> Inventory | None:
+    """The inventory of this run, or None when no ResourceSlice was given at all.
+
+    Cluster-state objects of the snapshot kinds, plus DeviceClasses, Nodes, DeviceTaintRules and
+    ResourceSlices from any origin. Allocated ResourceClaims only count from the snapshot: a
+    claim in the user's manifests with a status is not cluster state.
+    """
+
+    def build() -> Inventory | None:
+        objects = [
+            o
+            for o in ctx.objects
+            if o.kind in SNAPSHOT_KINDS and (o.origin == "cluster" or o.kind != "ResourceClaim")
+        ]
+        if not any(o.kind == "ResourceSlice" for o in objects):
+            return None
+        return Inventory.build(objects)
+
+    return ctx.memo((MEMO, "inventory"), build)
+
+
+def device_classes(ctx: Context) -> dict[str, KubeObject]:
+    """DeviceClasses by name; a scanned class wins over the snapshot's copy of the same name."""
+    out: dict[str, KubeObject] = {}
+    for obj in sorted(ctx.by_kind("DeviceClass"), key=lambda o: o.origin != "scan"):
+        out.setdefault(obj.name, obj)
+    return out
+
+
+def cel_matcher() -> Matcher:
+    """Selector evaluation through the CEL adapter, with one CEL device view per device."""
+    from dralint.cel import CelEvalError, evaluate
+    from dralint.cel.device import Device as CelDevice
+
+    views: dict[DeviceId, CelDevice] = {}
+
+    def matches(expressions: Any, dev: Device) -> bool | EvalError:
+        view = views.get(dev.id)
+        if view is None:
+            view = views[dev.id] = CelDevice.from_slice(dev.driver, dev.data, dev.id.pool)
+        for index, expression in enumerate(expressions):
+            try:
+                if evaluate(expression, view) is not True:
+                    return False
+            except CelEvalError as exc:
+                return EvalError(index, str(exc))
+        return True
+
+    return matches
+
+
+class Simulation:
+    """Demands and outcomes per pod template, computed on first use."""
+
+    def __init__(self, ctx: Context, inv: Inventory) -> None:
+        self.ctx = ctx
+        self.inv = inv
+        self.classes = device_classes(ctx)
+        data: Mapping[str, Mapping[str, Any]] = {name: obj.data for name, obj in self.classes.items()}
+        self.ext = extended_resource_classes(data)
+        self.simulator = Simulator(inv, data, cel_matcher(), self.ext)
+        self._outcomes: dict[tuple[int, tuple], tuple[PodDemand, Outcome]] = {}
+
+    def _lookup(self, kind: str, namespace: str, name: str) -> KubeObject | None:
+        return self.ctx.find(kind, namespace, name)
+
+    def run(self, obj: KubeObject, tpl: PodTemplate) -> tuple[PodDemand, Outcome]:
+        """(demand, outcome) for one template; replicas packed as the owner asks."""
+        key = (id(obj), tuple(tpl.path))
+        if key not in self._outcomes:
+            namespace = obj.namespace or "default"
+            demand = pod_demand(tpl.label, tpl.spec, namespace, self._lookup, self.inv, self.ext)
+            if demand.unresolved or not (demand.claims or demand.containers or demand.allocated):
+                outcome = Outcome(tpl.label, nodes=len(self.inv.nodes))
+            else:
+                outcome = self.simulator.place(demand, tpl.replicas or 1)
+            self._outcomes[key] = (demand, outcome)
+        return self._outcomes[key]
+
+    @staticmethod
+    def relevant(demand: PodDemand) -> bool:
+        """The template asks for devices and every reference resolved."""
+        return not demand.unresolved and bool(demand.claims or demand.containers or demand.allocated)
+
+
+def simulation(ctx: Context) -> Simulation | None:
+    """The run's Simulation, or None without a snapshot."""
+
+    def build() -> Simulation | None:
+        inv = snapshot_inventory(ctx)
+        return Simulation(ctx, inv) if inv is not None else None
+
+    return ctx.memo((MEMO, "simulation"), build)
