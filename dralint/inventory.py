@@ -538,7 +538,7 @@ class Inventory:
                         if problem:
                             self._problem(
                                 "unknown-counter",
-                                f"device {dev.id.name!r}: {problem} in pool {label}; the pool is invalid",
+                                f"device {dev.id.name!r} of pool {label} {problem}; the pool is invalid",
                                 sl,
                                 ("spec", "devices", dev.index, "consumesCounters", ci, "counterSet"),
                             )

@@ -3,7 +3,7 @@
 It loads the manifests and the snapshot through the lint pipeline (same loader, same
 inventory, same outcomes as the SCH rules) and prints one block per pod template: replicas
 placed, feasible nodes, the devices chosen per request on the first feasible node, or the
-per-node reasons. Exit code 1 when some template fits nowhere, 2 when there is no snapshot.
+per-node reasons. Exit code 1 when some (resolved) template fits nowhere, 2 when there is no snapshot.
 """
 
 from __future__ import annotations
@@ -63,6 +63,14 @@ def as_json(demand: PodDemand, outcome: Outcome, replicas: int | None) -> dict[s
     }
 
 
+def _compact(devices: list[str]) -> str:
+    """``driver/pool/a, driver/pool/b`` -> ``driver/pool/{a, b}`` when they share the pool."""
+    prefixes = {d.rsplit("/", 1)[0] for d in devices}
+    if len(devices) == 1 or len(prefixes) != 1:
+        return ", ".join(devices)
+    return f"{prefixes.pop()}/{{{', '.join(d.rsplit('/', 1)[1] for d in devices)}}}"
+
+
 def as_text(rows: list[dict[str, Any]]) -> str:
     """The human table: a header line per template, then devices or reasons indented."""
     if not rows:
@@ -71,8 +79,8 @@ def as_text(rows: list[dict[str, Any]]) -> str:
     lines = [f"{'TEMPLATE':<{width}}  {'REPLICAS':>8}  {'NODES':>7}  PLACEMENT"]
     for r in rows:
         wanted = r["replicas"] if r["replicas"] is not None else 1
-        fits = f"{r['placed']}/{wanted}"
-        nodes = f"{len(r['feasibleNodes'])}/{r['nodes']}"
+        fits = f"{r['placed']}/{wanted}" if not r["unresolved"] else "-"
+        nodes = f"{len(r['feasibleNodes'])}/{r['nodes']}" if not r["unresolved"] else "-"
         if r["unresolved"]:
             head = "not simulated: " + ", ".join(r["unresolved"]) + " not found"
         elif r["error"]:
@@ -83,9 +91,13 @@ def as_text(rows: list[dict[str, Any]]) -> str:
             head = "does not fit"
         lines.append(f"{r['template']:<{width}}  {fits:>8}  {nodes:>7}  {head}")
         for claim in r["claims"]:
+            by_request: dict[str, list[str]] = {}
             for dev in claim["devices"]:
-                extra = f" ({', '.join(f'{k}={v}' for k, v in dev['consumedCapacity'].items())})" if "consumedCapacity" in dev else ""
-                lines.append(f"    {claim['claim']} / {dev['request']}: {dev['device']}{extra}")
+                used = dev.get("consumedCapacity")
+                extra = f" ({', '.join(f'{k}={v}' for k, v in used.items())})" if used else ""
+                by_request.setdefault(dev["request"], []).append(dev["device"] + extra)
+            for request, devices in by_request.items():
+                lines.append(f"    {claim['claim']} / {request}: {_compact(devices)}")
         if r["error"]:
             lines.append(f"    {r['error']}")
         elif not r["node"]:
@@ -122,4 +134,4 @@ def simulate_command(paths: tuple[str, ...], slices: tuple[str, ...], context_pa
         click.echo(json.dumps({"nodes": len(sim.inv.nodes), "templates": rows}, indent=2))
     else:
         click.echo(as_text(rows), nl=False)
-    sys.exit(1 if any(not r["feasibleNodes"] for r in rows) else 0)
+    sys.exit(1 if any(not r["feasibleNodes"] and not r["unresolved"] for r in rows) else 0)

@@ -21,10 +21,16 @@ MAX_RESULTS = 32
 
 @dataclass(frozen=True, slots=True)
 class EvalError:
-    """A selector that failed at run time on a device (fatal for the pod, like the scheduler)."""
+    """A selector that failed on a device (fatal for the pod, like the scheduler).
+
+    ``kind`` is "runtime" (a CEL runtime error on this device), "compile" (the expression does
+    not compile; reported by the CEL checks) or "unsupported" (dralint cannot evaluate it, so
+    the simulation of that pod stops without a verdict).
+    """
 
     index: int
     message: str
+    kind: str = "runtime"
 
 
 #: ``matches(expressions, device)``: all expressions true (in order, stop at the first false).

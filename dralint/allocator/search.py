@@ -44,6 +44,7 @@ class CelFailure:
     index: int
     device: Device
     error: str
+    kind: str = "runtime"
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,18 +104,22 @@ class Selection:
         got = self.evaluate(self.class_selectors(alt.class_name), dev)
         if isinstance(got, EvalError):
             raise Fatal(
-                f"class {alt.class_name}: selector #{got.index} on device {dev.id}: CEL runtime error: {got.message}",
-                cel=CelFailure(alt.class_name, None, None, got.index, dev, got.message),
+                f"class {alt.class_name}: selector #{got.index} on device {dev.id}: {_what(got)}: {got.message}",
+                cel=CelFailure(alt.class_name, None, None, got.index, dev, got.message, got.kind),
             )
         if not got:
             return False
         got = self.evaluate(alt.selectors, dev)
         if isinstance(got, EvalError):
             raise Fatal(
-                f"claim {claim.label}: selector #{got.index} on device {dev.id}: CEL runtime error: {got.message}",
-                cel=CelFailure(None, claim, alt, got.index, dev, got.message),
+                f"claim {claim.label}: selector #{got.index} on device {dev.id}: {_what(got)}: {got.message}",
+                cel=CelFailure(None, claim, alt, got.index, dev, got.message, got.kind),
             )
         return bool(got)
+
+
+def _what(error: EvalError) -> str:
+    return {"runtime": "CEL runtime error", "compile": "CEL compile error"}.get(error.kind, "not evaluated")
 
 
 def _up(value: Fraction) -> int:

@@ -134,6 +134,8 @@ def check_placement(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
         yield from too_large
         fatal = outcome.fatal
         if fatal is not None and fatal.cel is not None:
+            if fatal.cel.kind != "runtime":
+                continue  # compile errors are the CEL checks' findings; unsupported: no verdict
             found = _cel_finding(sim, fatal.cel, tpl)
             if found is not None:
                 yield found
@@ -148,6 +150,7 @@ def check_placement(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
                 hint=SIMULATE_HINT,
                 rule="SCH001",
                 related=related,
+                key=True,
             )
         elif not outcome.schedulable:
             yield obj.finding(
@@ -157,6 +160,7 @@ def check_placement(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
                 hint=SIMULATE_HINT,
                 rule="SCH001",
                 related=related,
+                key=True,
             )
         elif tpl.replicas is not None and outcome.placed < tpl.replicas:
             yield obj.finding(

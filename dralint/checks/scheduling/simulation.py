@@ -7,7 +7,7 @@ SCH checks computed, so the table and the findings never disagree.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from dralint.allocator import EvalError, Matcher, Outcome, PodDemand, Simulator, extended_resource_classes, pod_demand
 from dralint.context import Context
@@ -50,22 +50,22 @@ def device_classes(ctx: Context) -> dict[str, KubeObject]:
 
 def cel_matcher() -> Matcher:
     """Selector evaluation through the CEL adapter, with one CEL device view per device."""
-    from dralint.cel import CelEvalError, evaluate
-    from dralint.cel.device import Device as CelDevice
+    from dralint.cel import Device as CelDevice
+    from dralint.cel import matches as cel_matches
 
     views: dict[DeviceId, CelDevice] = {}
 
-    def matches(expressions: Any, dev: Device) -> bool | EvalError:
+    def matches(expressions: Sequence[str], dev: Device) -> bool | EvalError:
         view = views.get(dev.id)
         if view is None:
             view = views[dev.id] = CelDevice.from_slice(dev.driver, dev.data, dev.id.pool)
-        for index, expression in enumerate(expressions):
-            try:
-                if evaluate(expression, view) is not True:
-                    return False
-            except CelEvalError as exc:
-                return EvalError(index, str(exc))
-        return True
+        result = cel_matches(tuple(expressions), view)
+        if result.unsupported:
+            return EvalError(result.selector or 0, result.unsupported, "unsupported")
+        if result.error:
+            kind = "compile" if result.error.startswith("CEL compile error") else "runtime"
+            return EvalError(result.selector or 0, result.error, kind)
+        return result.matched
 
     return matches
 

@@ -1,0 +1,170 @@
+"""SCH checks through the lint pipeline, the built-in snapshots, and ``dralint simulate``."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+from click.testing import CliRunner
+
+from conftest import lint_text
+from dralint.allocator.examples import EXAMPLES, load_example
+from dralint.cli import main
+from dralint.inventory import Inventory
+
+CLASS = """\
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata:
+  name: gpu.example.com
+spec:
+  selectors:
+  - cel:
+      expression: device.driver == 'gpu.example.com'
+"""
+
+
+def node_slice(node: str, *devices: str, taint: str = "") -> str:
+    items = "".join(f"  - name: {d}\n{taint}" for d in devices)
+    return f"""\
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata:
+  name: {node}-gpus
+spec:
+  driver: gpu.example.com
+  nodeName: {node}
+  pool:
+    name: {node}
+    generation: 1
+    resourceSliceCount: 1
+  devices:
+{items}"""
+
+
+def workload(count: int, replicas: int = 1) -> str:
+    return textwrap.dedent(
+        f"""\
+        apiVersion: resource.k8s.io/v1
+        kind: ResourceClaimTemplate
+        metadata:
+          name: gpus
+        spec:
+          spec:
+            devices:
+              requests:
+              - name: gpus
+                exactly:
+                  deviceClassName: gpu.example.com
+                  count: {count}
+        ---
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata:
+          name: train
+        spec:
+          replicas: {replicas}
+          selector: {{matchLabels: {{app: t}}}}
+          template:
+            metadata: {{labels: {{app: t}}}}
+            spec:
+              resourceClaims:
+              - name: gpus
+                resourceClaimTemplateName: gpus
+              containers:
+              - name: main
+                image: registry.example.com/train:1
+        """
+    )
+
+
+TAINT = "    taints:\n    - key: example.com/unhealthy\n      effect: NoSchedule\n"
+FLEET = (
+    CLASS
+    + node_slice("a", "gpu-0", "gpu-1")
+    + node_slice("b", "gpu-0", "gpu-1", "gpu-2", taint=TAINT)
+    + node_slice("c", "gpu-0")
+)
+
+
+def sch(result) -> list[tuple[str, int, int, str]]:
+    return [(d.rule, d.span.line, d.span.column, d.message) for d in result.diagnostics if d.rule.startswith("SCH")]
+
+
+def test_not_schedulable_groups_reasons_per_node(tmp_path):
+    (found,) = sch(lint_text(tmp_path, workload(3), slices=FLEET, profile="strict"))
+    rule, line, column, message = found
+    assert (rule, line, column) == ("SCH001", 24, 7)  # the resourceClaims key of the template
+    assert message == (
+        "Deployment default/train cannot be scheduled on any of the 3 node(s) of the snapshot: "
+        "1 node: device taint example.com/unhealthy:NoSchedule not tolerated; "
+        "1 node: not enough devices of class gpu.example.com (need 3, node has 1 free); "
+        "1 node: not enough devices of class gpu.example.com (need 3, node has 2 free)"
+    )
+
+
+def test_fitting_workload_is_clean(tmp_path):
+    assert sch(lint_text(tmp_path, workload(1), slices=FLEET, profile="strict")) == []
+
+
+def test_replicas_that_do_not_all_fit(tmp_path):
+    (found,) = sch(lint_text(tmp_path, workload(1, replicas=5), slices=FLEET, profile="strict"))
+    assert found[0] == "SCH002" and found[3].startswith("only 3 of 5 replicas")
+    assert found[1:3] == (19, 13)  # spec.replicas
+
+
+def test_no_snapshot_no_findings(tmp_path):
+    assert sch(lint_text(tmp_path, workload(64), profile="strict")) == []
+
+
+def test_snapshot_problem_is_reported_in_the_snapshot_file(tmp_path):
+    stale = node_slice("a", "gpu-0").replace("generation: 1", "generation: 1", 1)
+    newer = node_slice("a", "gpu-0").replace("a-gpus", "a-gpus-new").replace("generation: 1", "generation: 2")
+    result = lint_text(tmp_path, CLASS, slices=CLASS + stale + newer, profile="strict")
+    (diag,) = [d for d in result.diagnostics if d.rule == "SCH007"]
+    assert diag.span.path.endswith("slices.yaml") and diag.span.line == 19
+    assert "generation 1 but the pool is at generation 2" in diag.message
+
+
+def test_examples_build_without_problems():
+    for name in EXAMPLES:
+        inv = Inventory.build(load_example(name))
+        assert inv.problems == [] and inv.devices, name
+
+
+def test_h100_example_counts_partitions_and_taints(tmp_path):
+    manifest = workload(8, replicas=3).replace("gpu.example.com", "gpu.nvidia.com")
+    runner = CliRunner()
+    path = tmp_path / "w.yaml"
+    path.write_text(manifest)
+    out = runner.invoke(main, ["simulate", "--slices", "example:h100-mig", "--format", "json", str(path)])
+    assert out.exit_code == 0, out.output
+    (row,) = json.loads(out.output)["templates"]
+    # node 0 has MIG slices of two GPUs in use, node 1 has a tainted GPU: 8 whole GPUs only on 2 and 3
+    assert row["feasibleNodes"] == ["h100-node-2", "h100-node-3"]
+    assert (row["placed"], row["replicas"]) == (2, 3)
+    assert [d["device"] for d in row["claims"][0]["devices"]][:2] == [
+        "gpu.nvidia.com/h100-node-2/gpu-0",
+        "gpu.nvidia.com/h100-node-2/gpu-1",
+    ]
+
+
+def test_simulate_text_table_and_exit_codes(tmp_path):
+    (tmp_path / "w.yaml").write_text(workload(3))
+    runner = CliRunner()
+    out = runner.invoke(main, ["simulate", "--slices", "example:kind", str(tmp_path / "w.yaml")])
+    assert out.exit_code == 0, out.output
+    assert "dra-example-driver-cluster-worker-gpu.example.com" not in out.output
+    assert "gpus (template gpus) / gpus: gpu.example.com/dra-example-driver-cluster-worker/{gpu-0, gpu-1, gpu-2}" in out.output
+    (tmp_path / "w.yaml").write_text(workload(9))
+    out = runner.invoke(main, ["simulate", "--slices", "example:kind", str(tmp_path / "w.yaml")])
+    assert out.exit_code == 1
+    assert "1 node(s) (dra-example-driver-cluster-worker): not enough devices of class gpu.example.com (need 9, node has 8 free)" in out.output
+
+
+def test_simulate_needs_a_snapshot(tmp_path):
+    runner = CliRunner()
+    assert runner.invoke(main, ["simulate", str(tmp_path)]).exit_code == 2
+    out = runner.invoke(main, ["simulate", "--slices", "example:nope", str(tmp_path)])
+    assert out.exit_code == 2
