@@ -534,7 +534,7 @@ class Inventory:
                         seen[dev.id.name] = sl
                         self.devices[dev.id] = dev
                     for ci, (cs_name, counters) in enumerate(dev.consumes):
-                        problem = _counter_problem(counter_sets, cs_name, counters)
+                        problem = counter_problem(counter_sets, cs_name, counters)
                         if problem:
                             self._problem(
                                 "unknown-counter",
@@ -608,9 +608,10 @@ class Inventory:
         return dev.slice.source, dev.slice.base + ("spec", "devices", dev.index) + tuple(path)
 
 
-def _counter_problem(
+def counter_problem(
     counter_sets: Mapping[str, Mapping[str, Fraction]], cs_name: str, counters: Sequence[tuple[str, Fraction]]
 ) -> str | None:
+    """Why a device's counter consumption does not resolve inside its pool, or None."""
     if cs_name not in counter_sets:
         return f"consumes counter set {cs_name!r}, which the pool does not define"
     for counter, _value in counters:

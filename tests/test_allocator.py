@@ -210,7 +210,9 @@ class TestPartitionableDevices:
         objs[1]["spec"]["devices"][0]["consumesCounters"][0]["counterSet"] = "gpu-9"
         results, sim, view, _ = allocate(objs, claim_spec(request("g", "mig")))
         assert results is None
-        assert view.invalid == (("gpu.example.com/n1", "counter set gpu-9 not found"),)
+        assert view.invalid == (
+            ("gpu.example.com/n1", "device gpu-0 consumes counter set 'gpu-9', which the pool does not define"),
+        )
         assert [p.code for p in sim.inv.problems] == ["unknown-counter"]
 
 

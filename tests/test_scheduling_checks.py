@@ -168,3 +168,23 @@ def test_simulate_needs_a_snapshot(tmp_path):
     assert runner.invoke(main, ["simulate", str(tmp_path)]).exit_code == 2
     out = runner.invoke(main, ["simulate", "--slices", "example:nope", str(tmp_path)])
     assert out.exit_code == 2
+
+
+def test_snapshot_cel_devices_for_the_cel_checks(tmp_path):
+    from dralint.checks.scheduling.simulation import snapshot_cel_devices
+
+    result = lint_text(tmp_path, CLASS, slices=FLEET, profile="strict")
+    devices = snapshot_cel_devices(result.context)
+    assert sorted(d.label for d in devices)[:2] == ["gpu.example.com/a/gpu-0", "gpu.example.com/a/gpu-1"]
+    assert len(devices) == 6
+    assert snapshot_cel_devices(lint_text(tmp_path, CLASS, profile="strict").context) == []
+
+
+def test_missing_device_class_is_left_to_the_reference_checks(tmp_path):
+    manifest = workload(1).replace("deviceClassName: gpu.example.com", "deviceClassName: nope.example.com")
+    assert sch(lint_text(tmp_path, manifest, slices=FLEET, profile="strict")) == []
+    runner = CliRunner()
+    (tmp_path / "w.yaml").write_text(manifest)
+    (tmp_path / "s.yaml").write_text(FLEET)
+    out = runner.invoke(main, ["simulate", "--slices", str(tmp_path / "s.yaml"), str(tmp_path / "w.yaml")])
+    assert "request gpus: device class nope.example.com does not exist" in out.output

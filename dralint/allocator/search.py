@@ -24,10 +24,11 @@ DEFAULT_BUDGET = 200_000
 class Fatal(Exception):
     """An error that aborts the pod's scheduling attempt on every node (not "unschedulable")."""
 
-    def __init__(self, message: str, *, cel: "CelFailure | None" = None) -> None:
+    def __init__(self, message: str, *, cel: "CelFailure | None" = None, missing_class: str | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.cel = cel
+        self.missing_class = missing_class
 
 
 class BudgetExceeded(Exception):
@@ -222,7 +223,10 @@ class Search:
                 counts = []
                 for alt in req.alternatives:
                     if alt.class_name not in self.sel.classes:
-                        raise Fatal(f"request {alt.label}: device class {alt.class_name} does not exist")
+                        raise Fatal(
+                            f"request {alt.label}: device class {alt.class_name} does not exist",
+                            missing_class=alt.class_name,
+                        )
                     if alt.all_mode:
                         counts.append(len(self._all_mode_devices(ci, claim, alt)))
                     else:

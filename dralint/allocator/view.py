@@ -14,7 +14,7 @@ from fractions import Fraction
 from typing import Iterable, Mapping
 
 from dralint.allocator.nodeselector import SelectorError, node_matches
-from dralint.inventory import Device, DeviceId, Inventory, Node, NodeSelection, Slice
+from dralint.inventory import Device, DeviceId, Inventory, Node, NodeSelection, Slice, counter_problem
 
 PoolKey = tuple[str, str]
 CounterKey = tuple[str, str]
@@ -71,11 +71,9 @@ def _invalid_reason(device_slices: list[Slice], all_slices: list[Slice]) -> str 
     for sl in all_slices:
         for dev in sl.devices:
             for cs_name, counters in dev.consumes:
-                if cs_name not in sets:
-                    return f"counter set {cs_name} not found"
-                for counter, _ in counters:
-                    if counter not in sets[cs_name]:
-                        return f"counter {counter} not found in counter set {cs_name}"
+                problem = counter_problem(sets, cs_name, counters)
+                if problem:
+                    return f"device {dev.id.name} {problem}"
     return None
 
 
@@ -123,6 +121,16 @@ def node_view(inv: Inventory, node: Node) -> NodeView:
     return NodeView(node, candidates, counters, tuple(incomplete), tuple(invalid))
 
 
+def _layered(base: dict, own: Mapping | None) -> dict:
+    """The parent's amounts plus this layer's (the parent's dict is never modified)."""
+    if not own:
+        return base
+    merged = dict(base)
+    for k, v in own.items():
+        merged[k] = merged.get(k, Fraction(0)) + v
+    return merged
+
+
 @dataclass(slots=True)
 class State:
     """Device occupancy: dedicated devices, shared capacity in use, counters in use per pool.
@@ -162,13 +170,7 @@ class State:
     def shared_use(self, dev_id: DeviceId) -> dict[str, Fraction]:
         """Capacity consumed on a shareable device, aggregated over all its allocations."""
         base = self.parent.shared_use(dev_id) if self.parent is not None else {}
-        own = self.consumed.get(dev_id)
-        if not own:
-            return base
-        merged = dict(base)
-        for k, v in own.items():
-            merged[k] = merged.get(k, Fraction(0)) + v
-        return merged
+        return _layered(base, self.consumed.get(dev_id))
 
     def is_allocated(self, dev_id: DeviceId) -> bool:
         """Dedicated or with any capacity share: such a device already charged its counters."""
@@ -177,13 +179,7 @@ class State:
     def counters_used(self, key: PoolKey) -> dict[CounterKey, Fraction]:
         """Counter consumption of allocated devices in one pool."""
         base = self.parent.counters_used(key) if self.parent is not None else {}
-        own = self.counters.get(key)
-        if not own:
-            return base
-        merged = dict(base)
-        for k, v in own.items():
-            merged[k] = merged.get(k, Fraction(0)) + v
-        return merged
+        return _layered(base, self.counters.get(key))
 
     def take(self, picks: Iterable[tuple[Device, bool, Mapping[str, Fraction]]]) -> None:
         """Record an allocation: (device, shared?, consumed capacity) per picked device."""

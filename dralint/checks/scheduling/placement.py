@@ -68,8 +68,9 @@ def _cel_finding(sim: Simulation, failure: CelFailure, tpl: PodTemplate) -> Find
     seen.add(key)
     dev = failure.device
     related = [tpl.owner.related(tpl.path, f"{tpl.label} is the pod that evaluates it")]
-    if isinstance(dev.slice.source, KubeObject):
-        related.append(dev.slice.source.related(dev.slice.base + ("spec", "devices", dev.index, "name"), f"device {dev.id}"))
+    source, where = sim.inv.source_of(dev, ("name",))
+    if isinstance(source, KubeObject):
+        related.append(source.related(where, f"device {dev.id}"))
     return owner.finding(
         path,
         f"{what}: selector #{failure.index} fails at run time on device {dev.id} of the snapshot: "
@@ -140,8 +141,8 @@ def check_placement(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
             if found is not None:
                 yield found
             continue
-        if too_large:
-            continue
+        if too_large or (fatal is not None and fatal.missing_class is not None):
+            continue  # a missing DeviceClass is a reference finding, not a scheduling one
         related = _claim_related(demand)
         if fatal is not None:
             yield obj.finding(

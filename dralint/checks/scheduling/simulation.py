@@ -1,7 +1,7 @@
 """The run's snapshot and simulator, built once per lint run through ``ctx.memo``.
 
-Other checks (the CEL helper's "selectors match no device") use :func:`snapshot_inventory` so
-there is one view of the cluster per run. ``dralint simulate`` reads the same outcomes the
+Other checks (the CEL helper's "selectors match no device") use :func:`snapshot_inventory` or
+:func:`snapshot_cel_devices` so there is one view of the cluster per run. ``dralint simulate`` reads the same outcomes the
 SCH checks computed, so the table and the findings never disagree.
 """
 
@@ -10,6 +10,8 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from dralint.allocator import EvalError, Matcher, Outcome, PodDemand, Simulator, extended_resource_classes, pod_demand
+from dralint.cel import Device as CelDevice
+from dralint.cel import matches as cel_matches
 from dralint.context import Context
 from dralint.inventory import Device, DeviceId, Inventory
 from dralint.objects import KubeObject, PodTemplate
@@ -48,17 +50,32 @@ def device_classes(ctx: Context) -> dict[str, KubeObject]:
     return out
 
 
-def cel_matcher() -> Matcher:
-    """Selector evaluation through the CEL adapter, with one CEL device view per device."""
-    from dralint.cel import Device as CelDevice
-    from dralint.cel import matches as cel_matches
+def _cel_view(views: dict[DeviceId, CelDevice], dev: Device) -> CelDevice:
+    view = views.get(dev.id)
+    if view is None:
+        view = views[dev.id] = CelDevice.from_slice(dev.driver, dev.data, dev.id.pool)
+    return view
 
-    views: dict[DeviceId, CelDevice] = {}
+
+def snapshot_cel_devices(ctx: Context) -> list[CelDevice]:
+    """Every device of the snapshot as the CEL adapter sees it ([] without a snapshot).
+
+    This is the inventory the CEL checks use for "selectors match no device", shared with the
+    allocator's matcher so each device is converted once per run.
+    """
+    inv = snapshot_inventory(ctx)
+    if inv is None:
+        return []
+    views = ctx.memo((MEMO, "cel-devices"), dict)
+    return [_cel_view(views, dev) for dev in inv.all_devices()]
+
+
+def cel_matcher(views: dict[DeviceId, CelDevice] | None = None) -> Matcher:
+    """Selector evaluation through the CEL adapter, with one CEL device view per device."""
+    cache: dict[DeviceId, CelDevice] = {} if views is None else views
 
     def matches(expressions: Sequence[str], dev: Device) -> bool | EvalError:
-        view = views.get(dev.id)
-        if view is None:
-            view = views[dev.id] = CelDevice.from_slice(dev.driver, dev.data, dev.id.pool)
+        view = _cel_view(cache, dev)
         result = cel_matches(tuple(expressions), view)
         if result.unsupported:
             return EvalError(result.selector or 0, result.unsupported, "unsupported")
@@ -79,7 +96,7 @@ class Simulation:
         self.classes = device_classes(ctx)
         data: Mapping[str, Mapping[str, Any]] = {name: obj.data for name, obj in self.classes.items()}
         self.ext = extended_resource_classes(data)
-        self.simulator = Simulator(inv, data, cel_matcher(), self.ext)
+        self.simulator = Simulator(inv, data, cel_matcher(ctx.memo((MEMO, "cel-devices"), dict)), self.ext)
         self._outcomes: dict[tuple[int, tuple], tuple[PodDemand, Outcome]] = {}
 
     def _lookup(self, kind: str, namespace: str, name: str) -> KubeObject | None:
