@@ -9,6 +9,7 @@ and "which device makes a selector fail" need only the devices.
 from __future__ import annotations
 
 import difflib
+import re
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -17,12 +18,14 @@ from dralint.cel import Device, Selection, check, matching_devices
 from dralint.cel.lints import lookups
 from dralint.checks.cel.sites import SELECTOR_KINDS, SelectorGroup, class_expressions, selector_groups
 from dralint.context import Context
-from dralint.diagnostics import Finding
+from dralint.diagnostics import Finding, Span
 from dralint.objects import KubeObject
 from dralint.registry import object_check
 from dralint.semver import Semver
 
 __all__ = ["Inventory", "inventory", "uses_snapshot"]
+
+_NO_SUCH_KEY = re.compile(r"no such key: ([A-Za-z_][A-Za-z0-9_]*)")
 
 
 @dataclass
@@ -104,12 +107,27 @@ def _failures(obj: KubeObject, group: SelectorGroup, selection: Selection, offse
             by_selector[index - offset].append((device, error))
     for index, failures in sorted(by_selector.items()):
         names = ", ".join(d.label for d, _e in failures[:3]) + (", ..." if len(failures) > 3 else "")
+        path, error = group.paths[index], failures[0][1]
         yield obj.finding(
-            group.paths[index],
+            path,
             f"selector fails on {len(failures)} of {selection.considered} devices in the snapshot ({names}): "
-            f"{failures[0][1]}; a failing selector aborts scheduling of the pod",
-            rule="CEL008",
+            f"{error}; a failing selector aborts scheduling of the pod",
+            rule="CEL008", span=_missing_name_span(obj, path, group.expressions[index], error),
             hint="guard optional attributes with has() or read them with .?name.orValue(default)")
+
+
+def _missing_name_span(obj: KubeObject, path: tuple, expression: str, error: str) -> Span | None:
+    """Point at the read of the missing attribute when the error is "no such key: <name>"."""
+    match = _NO_SUCH_KEY.match(error)
+    result = check(expression)
+    if not match or result.ast is None:
+        return None
+    for lookup in lookups(result.ast):
+        if lookup.name == match.group(1) and not lookup.guarded:
+            start = expression.find(lookup.name, max(lookup.node.offset, 0))
+            if start >= 0:
+                return obj.scalar_span(path, start, start + len(lookup.name))
+    return None
 
 
 def _no_match(obj: KubeObject, group: SelectorGroup, selection: Selection, offset: int) -> Finding:
@@ -158,7 +176,7 @@ def _named(obj: KubeObject, path: tuple, expression: str, offset: int, name: str
            candidates: list[str]) -> Finding:
     lowered = {c.lower(): c for c in candidates}
     suggestion = lowered.get(name.lower()) or next(iter(difflib.get_close_matches(name, candidates, n=1)), None)
-    hint = f"did you mean {suggestion!r}?" if suggestion else f"published names: {', '.join(candidates[:10])}"
+    hint = f"names published there: {', '.join(candidates[:10])}"
     start = expression.find(name, max(offset, 0))
     span = obj.scalar_span(path, start, start + len(name)) if start >= 0 else None
     return obj.finding(path, message + (f"; did you mean \"{suggestion}\"?" if suggestion else ""), rule="CEL010",
