@@ -39,6 +39,7 @@ class SelectorNote:
     start: int
     end: int
     hint: str | None = None
+    fails: bool = False   # the scheduler gets a runtime error (not just a wrong answer)
 
 
 @dataclass(frozen=True)
@@ -216,7 +217,8 @@ def version_string_comparisons(expression: str, root: Node, versions: set[tuple[
                 f'"{lookup.name}" is a version attribute; comparing it with the string {json.dumps(text)} is {outcome}',
                 call.offset, call.offset + len(_operator(call)),
                 hint=f'compare versions: device.attributes["{lookup.domain}"].{lookup.name}'
-                     f'.compareTo(semver({json.dumps(text)}, true)) {_operator(call)} 0'))
+                     f'.compareTo(semver({json.dumps(text)}, true)) {_operator(call)} 0',
+                fails=call.value in _ORDERING))
     return notes
 
 
@@ -241,16 +243,19 @@ def capacity_misuse(expression: str, root: Node) -> list[SelectorNote]:
                        else "never true")
             article = "an" if other.type == "int" else "a"
             notes.append(_capacity_note(lookup, other, f"compares it with {article} {other.type} using {_operator(call)}",
-                                        outcome, call.offset, call.offset + len(_operator(call))))
+                                        outcome, call.offset, call.offset + len(_operator(call)),
+                                        fails=call.value in _ORDERING))
     return notes
 
 
-def _capacity_note(lookup: Lookup, other: Node, what: str, outcome: str, start: int, end: int) -> SelectorNote:
+def _capacity_note(lookup: Lookup, other: Node, what: str, outcome: str, start: int, end: int,
+                   fails: bool) -> SelectorNote:
     sample = other.value if other.kind == "const" and isinstance(other.value, (str, int)) else "..."
     return SelectorNote(
         f'capacity "{lookup.name}" is a quantity; this {what}, which is {outcome}',
         start, end,
-        hint=f'device.capacity["{lookup.domain}"].{lookup.name}.compareTo(quantity("{sample}")) >= 0')
+        hint=f'device.capacity["{lookup.domain}"].{lookup.name}.compareTo(quantity("{sample}")) >= 0',
+        fails=fails)
 
 
 def quantity_string_comparisons(expression: str, root: Node) -> list[SelectorNote]:

@@ -1,0 +1,185 @@
+"""CEL checks through the whole pipeline: exact line and column inside every scalar style."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import lint_text
+
+HEAD = """apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata:
+  name: gpu.example.com
+spec:
+  selectors:
+  - cel:
+"""
+
+
+def _diags(tmp_path, manifest: str, rule: str = "CEL001", **options):
+    result = lint_text(tmp_path, manifest, **options)
+    return [d for d in result.diagnostics if d.rule == rule]
+
+
+def _at(diag) -> tuple[int, int, int, int]:
+    return diag.span.line, diag.span.column, diag.span.end_line, diag.span.end_column
+
+
+# Each case: the expression scalar as written in YAML; the error is the `>` of `device.driver > 5`
+# or the `drivr` field, on the line and column given (1-based, end exclusive).
+@pytest.mark.parametrize(("scalar", "where"), [
+    ("      expression: device.driver > 5\n", (8, 33, 8, 34)),
+    ("      expression: |\n        device.driver == \"a\" ||\n        device.driver > 5\n", (10, 23, 10, 24)),
+    ("      expression: >-\n        device.driver == \"a\" ||\n        device.driver > 5\n", (10, 23, 10, 24)),
+    ("      expression: 'device.driver == ''a'' ||\n        device.driver > 5'\n", (9, 23, 9, 24)),
+    ("      expression: \"device.driver == \\\"a\\\" ||\n        device.driver > 5\"\n", (9, 23, 9, 24)),
+    ("      expression: \"device.driver == \\u0022a\\u0022 || device.driver > 5\"\n", (8, 68, 8, 69)),   # escapes count in the file
+    ("      expression: |\n        device.driver == \"a\" ||\n          device.drivr == \"b\"\n", (10, 18, 10, 23)),
+])
+def test_compile_error_position_in_every_scalar_style(tmp_path, scalar: str, where) -> None:
+    diags = _diags(tmp_path, HEAD + scalar)
+    assert len(diags) == 1, diags
+    assert _at(diags[0]) == where
+    assert diags[0].message.startswith("compilation failed: ERROR: <input>:")
+
+
+def test_eof_error_in_block_scalar_points_at_the_last_content_character(tmp_path) -> None:
+    diags = _diags(tmp_path, HEAD + "      expression: |\n        device.driver == \"a\" &&\n          (device.driver == \"b\"\n")
+    assert len(diags) == 1 and "<EOF>" in diags[0].message
+    assert _at(diags[0])[:2] == (10, 31)   # the closing quote, last character of the content
+
+
+def test_selectors_in_claims_templates_and_subrequests(tmp_path) -> None:
+    manifest = """apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata:
+  name: t
+  namespace: default
+spec:
+  spec:
+    devices:
+      requests:
+      - name: gpu
+        exactly:
+          deviceClassName: gpu.example.com
+          selectors:
+          - cel:
+              expression: device.driver > 1
+      - name: alt
+        firstAvailable:
+        - name: small
+          deviceClassName: gpu.example.com
+          selectors:
+          - cel:
+              expression: device.drivr == "x"
+"""
+    diags = _diags(tmp_path, manifest)
+    assert [(d.span.line, d.span.column, d.field) for d in diags] == [
+        (15, 41, "spec.spec.devices.requests[0].exactly.selectors[0].cel.expression"),
+        (22, 34, "spec.spec.devices.requests[1].firstAvailable[0].selectors[0].cel.expression"),
+    ]
+
+
+def test_v1beta1_flat_request(tmp_path) -> None:
+    manifest = """apiVersion: resource.k8s.io/v1beta1
+kind: ResourceClaim
+metadata:
+  name: c
+  namespace: default
+spec:
+  devices:
+    requests:
+    - name: gpu
+      deviceClassName: gpu.example.com
+      selectors:
+      - cel:
+          expression: device.driver == 1
+"""
+    assert [d.span.line for d in _diags(tmp_path, manifest)] == [13]
+
+
+def test_result_type_length_and_not_checked(tmp_path) -> None:
+    assert _diags(tmp_path, HEAD + "      expression: device.driver\n", "CEL002")
+    long = "device.driver == \"" + "x" * 10300 + "\""
+    assert _diags(tmp_path, HEAD + f"      expression: '{long}'\n", "CEL003")
+    info = _diags(tmp_path, HEAD + "      expression: url(\"https://a\").getHost() == \"a\"\n", "CEL006")
+    assert [d.severity.value for d in info] == ["info"]
+    assert not _diags(tmp_path, HEAD + "      expression: url(\"https://a\").getHost() == \"a\"\n")
+
+
+def test_version_and_capacity_lints_point_at_the_operator(tmp_path) -> None:
+    manifest = HEAD + """      expression: |
+        device.attributes["gpu.example.com"].driverVersion >= "550" &&
+        device.capacity["gpu.example.com"].memory == "40Gi"
+"""
+    version = _diags(tmp_path, manifest, "CEL011")
+    capacity = _diags(tmp_path, manifest, "CEL012")
+    assert [(_at(d), d.severity.value) for d in version] == [((9, 60, 9, 62), "error")]
+    assert [(_at(d), d.severity.value) for d in capacity] == [((10, 51, 10, 53), "warning")]
+
+
+SLICES = """apiVersion: v1
+kind: List
+items:
+- apiVersion: resource.k8s.io/v1
+  kind: ResourceSlice
+  metadata:
+    name: a
+  spec:
+    driver: gpu.example.com
+    nodeName: node-a
+    pool: {name: node-a, generation: 1, resourceSliceCount: 1}
+    devices:
+    - name: gpu-0
+      attributes:
+        productName: {string: A100}
+        fwVersion: {version: 1.2.3}
+    - name: gpu-1
+      attributes:
+        fwVersion: {version: 1.3.0}
+"""
+
+
+def test_snapshot_knows_which_attributes_are_versions(tmp_path) -> None:
+    manifest = HEAD + '      expression: device.attributes["gpu.example.com"].fwVersion > "1.2.0"\n'
+    assert _diags(tmp_path, manifest, "CEL011", slices=SLICES)
+
+
+def test_request_inherits_the_class_selectors(tmp_path) -> None:
+    manifest = """apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata:
+  name: gpu.example.com
+spec:
+  selectors:
+  - cel:
+      expression: device.driver == "gpu.example.com"
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata:
+  name: c
+  namespace: default
+spec:
+  devices:
+    requests:
+    - name: gpu
+      exactly:
+        deviceClassName: gpu.example.com
+        selectors:
+        - cel:
+            expression: |
+              device.attributes["gpu.example.com"].?productName.orValue("") == "H100"
+"""
+    diags = _diags(tmp_path, manifest, "CEL015", slices=SLICES)
+    assert len(diags) == 1
+    assert diags[0].object.kind == "ResourceClaim"
+    assert "2 devices considered (2 of gpu.example.com)" in diags[0].message
+    assert (diags[0].span.line, diags[0].span.column) == (24, 15)
+
+
+def test_snapshot_rules_stay_quiet_without_slices(tmp_path) -> None:
+    manifest = HEAD + '      expression: device.attributes["gpu.example.com"].productName == "H100"\n'
+    result = lint_text(tmp_path, manifest)   # strict profile: CEL009 is on
+    assert not {d.rule for d in result.diagnostics} & {"CEL008", "CEL010", "CEL015"}
+    assert {d.rule for d in result.diagnostics} >= {"CEL009"}
