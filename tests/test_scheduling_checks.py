@@ -122,7 +122,7 @@ def test_snapshot_problem_is_reported_in_the_snapshot_file(tmp_path):
     stale = node_slice("a", "gpu-0").replace("generation: 1", "generation: 1", 1)
     newer = node_slice("a", "gpu-0").replace("a-gpus", "a-gpus-new").replace("generation: 1", "generation: 2")
     result = lint_text(tmp_path, CLASS, slices=CLASS + stale + newer, profile="strict")
-    (diag,) = [d for d in result.diagnostics if d.rule == "SCH007"]
+    (diag,) = [d for d in result.diagnostics if d.rule == "SCH006"]
     assert diag.span.path.endswith("slices.yaml") and diag.span.line == 19
     assert "generation 1 but the pool is at generation 2" in diag.message
 
@@ -188,3 +188,18 @@ def test_missing_device_class_is_left_to_the_reference_checks(tmp_path):
     (tmp_path / "s.yaml").write_text(FLEET)
     out = runner.invoke(main, ["simulate", "--slices", str(tmp_path / "s.yaml"), str(tmp_path / "w.yaml")])
     assert "request gpus: device class nope.example.com does not exist" in out.output
+
+
+def test_cel_runtime_error_is_reported_on_the_pod_it_stops(tmp_path):
+    manifest = workload(1).replace(
+        "count: 1",
+        "count: 1\n          selectors:\n          - cel:\n"
+        "              expression: device.attributes['gpu.example.com'].model == 'H100'",
+    )
+    result = lint_text(tmp_path, manifest, slices=FLEET, profile="strict")
+    (diag,) = [d for d in result.diagnostics if d.rule == "SCH001"]
+    assert "CEL runtime error: no such key: model" in diag.message
+    assert [(r.span.line, r.message) for r in diag.related][1:] == [
+        (15, "selector #0 fails here"),
+        (22, "on device gpu.example.com/a/gpu-0"),
+    ]

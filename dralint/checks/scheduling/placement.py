@@ -22,18 +22,18 @@ SIMULATE_HINT = "run `dralint simulate` with the same --slices to see every node
 
 #: Snapshot problem code -> rule.
 PROBLEM_RULES = {
-    "incomplete-pool": "SCH005",
-    "duplicate-device": "SCH006",
-    "duplicate-counter-set": "SCH006",
-    "unknown-counter": "SCH006",
-    "mixed-generations": "SCH007",
-    "slice-without-node-selection": "SCH007",
-    "slice-without-pool": "SCH007",
+    "incomplete-pool": "SCH004",
+    "duplicate-device": "SCH005",
+    "duplicate-counter-set": "SCH005",
+    "unknown-counter": "SCH005",
+    "mixed-generations": "SCH006",
+    "slice-without-node-selection": "SCH006",
+    "slice-without-pool": "SCH006",
 }
 PROBLEM_HINTS = {
-    "SCH005": "wait for the driver to publish every slice of the pool, or fix resourceSliceCount",
-    "SCH006": "report it to the driver: the scheduler ignores the whole pool until it is fixed",
-    "SCH007": "delete the stale slice or let the driver republish it",
+    "SCH004": "wait for the driver to publish every slice of the pool, or fix resourceSliceCount",
+    "SCH005": "report it to the driver: the scheduler ignores the whole pool until it is fixed",
+    "SCH006": "delete the stale slice or let the driver republish it",
 }
 
 
@@ -50,36 +50,25 @@ def _where(tpl: PodTemplate) -> tuple:
     return tpl.path + ("resourceClaims",) if tpl.spec.get("resourceClaims") else tpl.path
 
 
-def _cel_finding(sim: Simulation, failure: CelFailure, tpl: PodTemplate) -> Finding | None:
+def _cel_related(sim: Simulation, failure: CelFailure) -> list[Related]:
+    """The failing selector and the device it failed on, as related locations of SCH001.
+
+    The selector itself is CEL008's finding (every device it fails on); SCH001 says which pod
+    the failure actually stops, because the scheduler reaches that device for it.
+    """
     if failure.class_name is not None:
         owner = sim.classes.get(failure.class_name)
         path: tuple = ("spec", "selectors", failure.index, "cel", "expression")
-        what = f"DeviceClass {failure.class_name}"
     else:
         owner = failure.claim.source if failure.claim is not None else None
         path = failure.claim.base + failure.alternative.path + ("selectors", failure.index, "cel", "expression")
-        what = f"claim {failure.claim.label}, request {failure.alternative.label}"
-    if not isinstance(owner, KubeObject):
-        return None
-    seen = sim.ctx.memo((MEMO, "cel-reported"), set)
-    key = (id(owner), path)
-    if key in seen:
-        return None
-    seen.add(key)
-    dev = failure.device
-    related = [tpl.owner.related(tpl.path, f"{tpl.label} is the pod that evaluates it")]
-    source, where = sim.inv.source_of(dev, ("name",))
+    out = []
+    if isinstance(owner, KubeObject):
+        out.append(owner.related(path, f"selector #{failure.index} fails here"))
+    source, where = sim.inv.source_of(failure.device, ("name",))
     if isinstance(source, KubeObject):
-        related.append(source.related(where, f"device {dev.id}"))
-    return owner.finding(
-        path,
-        f"{what}: selector #{failure.index} fails at run time on device {dev.id} of the snapshot: "
-        f"{failure.error}; the scheduler stops scheduling the pod with this error",
-        hint="guard optional attributes with has() or the ?. operator, e.g. "
-        "`device.attributes['domain'].?name.orValue('') == 'x'`",
-        rule="SCH004",
-        related=related,
-    )
+        out.append(source.related(where, f"on device {failure.device.id}"))
+    return out
 
 
 def _extended_too_large(sim: Simulation, demand: PodDemand, tpl: PodTemplate) -> Iterator[Finding]:
@@ -121,7 +110,7 @@ def _extended_too_large(sim: Simulation, demand: PodDemand, tpl: PodTemplate) ->
         )
 
 
-@object_check("SCH001", "SCH002", "SCH003", "SCH004")
+@object_check("SCH001", "SCH002", "SCH003")
 def check_placement(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     """Simulate every pod template of a workload against the snapshot."""
     sim = simulation(ctx)
@@ -134,17 +123,14 @@ def check_placement(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
         too_large = list(_extended_too_large(sim, demand, tpl))
         yield from too_large
         fatal = outcome.fatal
-        if fatal is not None and fatal.cel is not None:
-            if fatal.cel.kind != "runtime":
-                continue  # compile errors are the CEL checks' findings; unsupported: no verdict
-            found = _cel_finding(sim, fatal.cel, tpl)
-            if found is not None:
-                yield found
-            continue
+        if fatal is not None and fatal.cel is not None and fatal.cel.kind != "runtime":
+            continue  # compile errors are the CEL checks' findings; unsupported: no verdict
         if too_large or (fatal is not None and fatal.missing_class is not None):
             continue  # a missing DeviceClass is a reference finding, not a scheduling one
         related = _claim_related(demand)
         if fatal is not None:
+            if fatal.cel is not None:
+                related += tuple(_cel_related(sim, fatal.cel))
             yield obj.finding(
                 _where(tpl),
                 f"{tpl.label}: scheduling would fail with an error on every node: {fatal.message}",
@@ -174,7 +160,7 @@ def check_placement(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
             )
 
 
-@context_check("SCH005", "SCH006", "SCH007")
+@context_check("SCH004", "SCH005", "SCH006")
 def check_snapshot(ctx: Context) -> Iterator[Finding]:
     """Problems of the snapshot itself, at the slice that causes them."""
     inv = snapshot_inventory(ctx)
