@@ -348,3 +348,14 @@ class TestErrorsAndBudget:
         with pytest.raises(BudgetExceeded):
             allocate([resource_slice("s", devs)], spec, budget=100)
         assert allocate([resource_slice("s", devs)], spec, budget=1_000)[0] is None
+
+
+def test_explanation_ignores_selector_errors_on_devices_in_use():
+    # gpu-0 (no ecc attribute, would error) is in use; gpu-1 has ecc=false: no match, no error.
+    objs = [
+        resource_slice("s", [device("gpu-0"), device("gpu-1", ecc=False)]),
+        allocated_claim("busy", ("n1", "gpu-0")),
+    ]
+    spec = claim_spec(request("g", selectors=["needs-ecc"]))
+    assert allocate(objs, spec)[0] is None
+    assert why(objs, spec) == "no device of class gpu matches request g"

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 from fractions import Fraction
+from pathlib import Path
+
+import pytest
+import yaml
 
 from dralint.inventory import DeviceId, Inventory
 from allocator_fixtures import allocated_claim, device, resource_slice
@@ -85,3 +89,32 @@ def test_bad_input_does_not_raise():
     junk = [{"kind": "ResourceSlice"}, {"kind": "ResourceSlice", "spec": {"driver": "d", "pool": "x"}}, "text", None]
     inv = Inventory.build(junk)
     assert [p.code for p in inv.problems] == ["slice-without-pool", "slice-without-pool"]
+
+
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+
+
+@pytest.mark.skipif(not CORPUS.is_dir(), reason="the shared corpus is not present")
+def test_real_captured_slices_build():
+    """Every parseable corpus file with ResourceSlices builds; every named device is indexed."""
+    built = 0
+    for path in sorted(CORPUS.rglob("*.yaml")):
+        try:
+            docs = [d for d in yaml.safe_load_all(path.read_text(encoding="utf-8")) if isinstance(d, dict)]
+        except yaml.YAMLError:
+            continue  # two markdown extracts are deliberately not YAML
+        items = [i for d in docs for i in (d.get("items") if isinstance(d.get("items"), list) else [d])]
+        slices = [i for i in items if isinstance(i, dict) and i.get("kind") == "ResourceSlice"]
+        if not slices:
+            continue
+        inv = Inventory.build(docs)
+        named = {
+            (s["spec"].get("driver"), (s["spec"].get("pool") or {}).get("name"), d.get("name"))
+            for s in slices
+            if isinstance(s.get("spec"), dict) and isinstance(s["spec"].get("pool"), dict)
+            for d in s["spec"].get("devices") or ()
+            if isinstance(d, dict) and d.get("name")
+        }
+        assert {tuple(k) for k in inv.devices} <= named, path
+        built += 1
+    assert built >= 10

@@ -16,15 +16,27 @@ from typing import Sequence
 from dralint.allocator.model import Alternative, Claim
 from dralint.allocator.search import BudgetExceeded, Fatal, Search, Selection, blocking_taint
 from dralint.allocator.view import NodeView, State
+from dralint.inventory import Device
 
 #: A smaller budget for the "is it the constraint?" re-runs; explanations must stay cheap.
 EXPLAIN_BUDGET = 20_000
 
 
+def _matches(sel: Selection, claim: Claim, alt: Alternative, dev: Device, state: State) -> bool:
+    """Selectors on a device; an error on a device in use does not count (the scheduler skips
+    in-use devices before evaluating anything)."""
+    if alt.admin or not state.is_dedicated(dev.id):
+        return sel.selectable(claim, alt, dev)
+    try:
+        return sel.selectable(claim, alt, dev)
+    except Fatal:
+        return False
+
+
 def _shortfall(view: NodeView, claim: Claim, alt: Alternative, sel: Selection, state: State) -> str | None:
     """A reason when this alternative cannot get its devices on the node even alone, else None."""
     probe = Search(view, [claim], sel, state)
-    matching = [d for d in view.candidates if sel.selectable(claim, alt, d)]
+    matching = [d for d in view.candidates if _matches(sel, claim, alt, d, state)]
     what = f"devices of class {alt.class_name}" + (f" for request {alt.label}" if alt.selectors else "")
     if not matching:
         text = f"no device of class {alt.class_name} matches request {alt.label}"
