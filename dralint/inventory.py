@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Iterable, Iterator, Mapping, NamedTuple, Sequence
 
-from dralint.quantity import QuantityError, parse_quantity
+from dralint.quantity import DECIMAL_SI, Quantity, QuantityError, parse_quantity
 
 Path = tuple[str | int, ...]
 
@@ -37,6 +37,15 @@ def amount(raw: object) -> Fraction | None:
         return parse_quantity(str(raw)).value
     except (QuantityError, ValueError, ArithmeticError):
         return None
+
+
+def format_amount(value: Fraction, like: str = "") -> str:
+    """A quantity string for ``value`` in the format (binary/decimal SI) of the quantity ``like``."""
+    try:
+        fmt = parse_quantity(like).format if like else DECIMAL_SI
+    except QuantityError:
+        fmt = DECIMAL_SI
+    return Quantity(value, fmt, None).canonical()
 
 
 class DeviceId(NamedTuple):

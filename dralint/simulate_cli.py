@@ -10,14 +10,16 @@ from __future__ import annotations
 
 import json
 import sys
+from collections import Counter
 from typing import Any, Iterator
 
 import click
 
-from dralint.allocator import Outcome, PodDemand
+from dralint.allocator import Outcome, Pick, PodDemand
 from dralint.allocator.examples import EXAMPLES
 from dralint.checks.scheduling.simulation import Simulation, simulation
 from dralint.engine import lint
+from dralint.inventory import format_amount
 from dralint.objects import pod_templates
 from dralint.options import LintOptions
 
@@ -31,6 +33,11 @@ def placements(sim: Simulation) -> Iterator[tuple[PodDemand, Outcome, int | None
                 yield demand, outcome, tpl.replicas
 
 
+def _consumed(pick: Pick) -> dict[str, str]:
+    caps = pick.device.capacity
+    return {k: format_amount(v, caps[k].raw if k in caps else "") for k, v in pick.consumed.items()}
+
+
 def as_json(demand: PodDemand, outcome: Outcome, replicas: int | None) -> dict[str, Any]:
     """One template's result as plain data."""
     claims = [
@@ -40,7 +47,7 @@ def as_json(demand: PodDemand, outcome: Outcome, replicas: int | None) -> dict[s
                 {
                     "request": p.request,
                     "device": str(p.device.id),
-                    **({"consumedCapacity": {k: str(v) for k, v in p.consumed.items()}} if p.shared else {}),
+                    **({"consumedCapacity": _consumed(p)} if p.shared else {}),
                     **({"adminAccess": True} if p.admin else {}),
                 }
                 for p in result.picks
@@ -86,7 +93,8 @@ def as_text(rows: list[dict[str, Any]]) -> str:
         elif r["error"]:
             head = "ERROR on every node"
         elif r["node"]:
-            head = r["node"] if len(set(r["replicaNodes"])) <= 1 else ", ".join(r["replicaNodes"])
+            counts = Counter(r["replicaNodes"])
+            head = ", ".join(f"{n} x{c}" if c > 1 else n for n, c in counts.items()) or r["node"]
         else:
             head = "does not fit"
         lines.append(f"{r['template']:<{width}}  {fits:>8}  {nodes:>7}  {head}")

@@ -203,3 +203,55 @@ def test_cel_runtime_error_is_reported_on_the_pod_it_stops(tmp_path):
         (15, "selector #0 fails here"),
         (22, "on device gpu.example.com/a/gpu-0"),
     ]
+
+
+MIXED_WORKLOAD = """\
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata:
+  name: gpu-and-uplink
+spec:
+  spec:
+    devices:
+      requests:
+      - name: gpu
+        exactly:
+          deviceClassName: a100.example.com
+      - name: uplink
+        exactly:
+          deviceClassName: nic.example.com
+          capacity:
+            requests:
+              bandwidth: 30G
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata:
+  name: workers
+spec:
+  replicas: 8
+  serviceName: w
+  selector: {matchLabels: {app: w}}
+  template:
+    metadata: {labels: {app: w}}
+    spec:
+      resourceClaims:
+      - name: dev
+        resourceClaimTemplateName: gpu-and-uplink
+      containers:
+      - name: main
+        image: registry.example.com/worker:1
+"""
+
+
+def test_mixed_example_shares_uplink_bandwidth(tmp_path):
+    (tmp_path / "w.yaml").write_text(MIXED_WORKLOAD)
+    runner = CliRunner()
+    out = runner.invoke(main, ["simulate", "--slices", "example:mixed", "--format", "json", str(tmp_path / "w.yaml")])
+    (row,) = json.loads(out.output)["templates"]
+    # two 100G uplinks on rack-a, 30G per pod: three pods per uplink; the L4 node is in rack-b
+    assert (row["placed"], row["feasibleNodes"]) == (6, ["a100-0", "a100-1"])
+    uplink = row["claims"][0]["devices"][1]
+    assert uplink == {"request": "uplink", "device": "net.example.com/rack-a/uplink-0", "consumedCapacity": {"bandwidth": "30G"}}
+    text = runner.invoke(main, ["simulate", "--slices", "example:mixed", str(tmp_path / "w.yaml")]).output
+    assert "StatefulSet default/workers       6/8      2/3  a100-0 x4, a100-1 x2" in text

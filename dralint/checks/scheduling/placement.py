@@ -50,6 +50,15 @@ def _where(tpl: PodTemplate) -> tuple:
     return tpl.path + ("resourceClaims",) if tpl.spec.get("resourceClaims") else tpl.path
 
 
+def _replicas_field(obj: KubeObject, tpl: PodTemplate) -> tuple:
+    """Where the owner sets how many pods run (replicas, Job parallelism), else the claims."""
+    owner = tpl.path[:-2]
+    for name in ("replicas", "parallelism"):
+        if obj.get(owner + (name,)) is not None:
+            return owner + (name,)
+    return _where(tpl)
+
+
 def _cel_related(sim: Simulation, failure: CelFailure) -> list[Related]:
     """The failing selector and the device it failed on, as related locations of SCH001.
 
@@ -151,7 +160,7 @@ def check_placement(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
             )
         elif tpl.replicas is not None and outcome.placed < tpl.replicas:
             yield obj.finding(
-                tpl.path[:-2] + ("replicas",) if obj.get(tpl.path[:-2] + ("replicas",)) is not None else _where(tpl),
+                _replicas_field(obj, tpl),
                 f"only {outcome.placed} of {tpl.replicas} replicas of {tpl.label} fit at once on the snapshot "
                 f"(each placed pod takes its devices); the rest would stay Pending",
                 hint="reduce replicas, ask for fewer devices per pod, or add capacity; " + SIMULATE_HINT,
