@@ -162,3 +162,20 @@ def test_fatal_cel_error_stops_every_node():
     out = simulate(fleet({"a": 1, "b": 1}), pod, [spec])
     assert out.fatal is not None and not out.schedulable
     assert "CEL runtime error: no such key: ecc" in out.summary()
+
+
+def test_node_selector_slices_assume_unknown_labels_match():
+    """Nodes known only from nodeName have no labels; a nodeSelector slice is not ruled out."""
+    sel = {"nodeSelectorTerms": [{"matchExpressions": [{"key": "rack", "operator": "In", "values": ["r1"]}]}]}
+    net = resource_slice("net", [device("nic-0")], node=None, pool="net", nodeSelector=sel)
+    pod = {"resourceClaims": [{"name": "n", "resourceClaimTemplateName": "one"}], "containers": [{"name": "c"}]}
+    one = template("one", claim_spec(request("g", count=2)))
+    assert simulate(fleet({"a": 1}) + [net], pod, [one]).feasible == ["a"]
+    labelled = {"kind": "Node", "metadata": {"name": "a", "labels": {"rack": "r2"}}}
+    assert simulate(fleet({"a": 1}) + [net, labelled], pod, [one]).feasible == []
+
+
+def test_snapshot_without_nodes():
+    net = resource_slice("net", [device("nic-0")], node=None, pool="net", allNodes=True)
+    out = simulate([net], POD, [FOUR])
+    assert out.nodes == 0 and out.summary().startswith("the snapshot names no node")

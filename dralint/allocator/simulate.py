@@ -51,7 +51,7 @@ class Outcome:
         if self.fatal is not None:
             return self.fatal.message
         if not self.nodes:
-            return "the snapshot has no nodes"
+            return "the snapshot names no node (add Node objects: kubectl get nodes -o yaml)"
         parts = sorted(self.reasons.items(), key=lambda kv: (-len(kv[1]), kv[0]))
         return "; ".join(f"{len(nodes)} node{'s' if len(nodes) != 1 else ''}: {reason}" for reason, nodes in parts)
 

@@ -37,6 +37,10 @@ def _selected(selection: NodeSelection, node: Node) -> bool:
     if selection.all_nodes:
         return True
     if selection.selector is not None:
+        if node.source is None:
+            # A node known only from a nodeName: its labels are unknown, so assume the
+            # selector picks it rather than invent "no device" failures.
+            return True
         try:
             return node_matches(selection.selector, node.name, node.labels)
         except SelectorError:

@@ -127,8 +127,8 @@ def check_placement(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
         return
     for tpl in pod_templates(obj):
         demand, outcome = sim.run(obj, tpl)
-        if not sim.relevant(demand):
-            continue
+        if not sim.relevant(demand) or not outcome.nodes:
+            continue  # nothing asked, or a snapshot without any node to place on
         too_large = list(_extended_too_large(sim, demand, tpl))
         yield from too_large
         fatal = outcome.fatal
