@@ -265,6 +265,11 @@ def _mapping(value: object) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
 
 
+def items(value: object) -> list[Any]:
+    """A list field, or [] when the snapshot has anything else there (bad input never raises)."""
+    return value if isinstance(value, list) else []
+
+
 def _attribute(raw: object) -> tuple[str, Any]:
     """(type, value) of a DeviceAttribute; type "" when no supported value is set."""
     for kind in SCALAR_ATTRIBUTE_TYPES + LIST_ATTRIBUTE_TYPES:
@@ -409,7 +414,7 @@ class Inventory:
             )
             return
         counter_sets: dict[str, dict[str, Fraction]] = {}
-        for i, cs in enumerate(spec.get("sharedCounters") or ()):
+        for i, cs in enumerate(items(spec.get("sharedCounters"))):
             cs = _mapping(cs)
             cs_name = str(cs.get("name") or "")
             if cs_name in counter_sets:
@@ -438,7 +443,7 @@ class Inventory:
             source=source,
             base=base,
         )
-        for i, raw in enumerate(spec.get("devices") or ()):
+        for i, raw in enumerate(items(spec.get("devices"))):
             if isinstance(raw, Mapping) and raw.get("name"):
                 sl.devices.append(self._device(sl, i, raw))
         self.pools.setdefault((driver, pool_name), Pool(driver, pool_name)).slices.append(sl)
@@ -467,11 +472,11 @@ class Inventory:
                     for k, v in _mapping(_mapping(c).get("counters")).items()
                 ),
             )
-            for c in merged.get("consumesCounters") or ()
+            for c in items(merged.get("consumesCounters"))
         )
         own_taints = tuple(
             Taint(str(t.get("key") or ""), str(t.get("value") or ""), str(t.get("effect") or ""))
-            for t in (_mapping(t) for t in merged.get("taints") or ())
+            for t in (_mapping(t) for t in items(merged.get("taints")))
         )
         name = str(merged["name"])
         return Device(
@@ -559,7 +564,7 @@ class Inventory:
             return
         claim_name = f"{meta.get('namespace') or 'default'}/{meta.get('name') or '?'}"
         ids = []
-        for result in _mapping(allocation.get("devices")).get("results") or ():
+        for result in items(_mapping(allocation.get("devices")).get("results")):
             result = _mapping(result)
             dev_id = DeviceId(str(result.get("driver")), str(result.get("pool")), str(result.get("device")))
             ids.append(dev_id)

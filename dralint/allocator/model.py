@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Callable, Mapping, Sequence
 
-from dralint.inventory import Device, amount
+from dralint.inventory import Device, amount, items
 
 Path = tuple[str | int, ...]
 
@@ -160,7 +160,7 @@ def parse_claim(label: str, spec: Mapping[str, Any], *, source: Any = None, base
     """Build a Claim from a ResourceClaimSpec (``spec`` of a claim, ``spec.spec`` of a template)."""
     devices = spec.get("devices") if isinstance(spec.get("devices"), Mapping) else {}
     requests = []
-    for i, raw in enumerate(devices.get("requests") or ()):
+    for i, raw in enumerate(items(devices.get("requests"))):
         if not isinstance(raw, Mapping) or not raw.get("name"):
             continue
         name = str(raw["name"])
@@ -178,13 +178,13 @@ def parse_claim(label: str, spec: Mapping[str, Any], *, source: Any = None, base
             body, bpath = (exact, rpath + ("exactly",)) if isinstance(exact, Mapping) else (raw, rpath)
             requests.append(Request(name, (_alternative(name, None, body, bpath),), False))
     constraints = []
-    for i, raw in enumerate(devices.get("constraints") or ()):
+    for i, raw in enumerate(items(devices.get("constraints"))):
         if not isinstance(raw, Mapping):
             continue
         kind = "matchAttribute" if raw.get("matchAttribute") else "distinctAttribute"
         attr = raw.get(kind)
         if attr:
-            constraints.append(Constraint(kind, str(attr), frozenset(str(r) for r in raw.get("requests") or ()), i))
+            constraints.append(Constraint(kind, str(attr), frozenset(str(r) for r in items(raw.get("requests"))), i))
     return Claim(label, tuple(requests), tuple(constraints), source=source, base=base)
 
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from dralint.inventory import items
+
 
 class SelectorError(ValueError):
     """A node selector the scheduler cannot evaluate (the allocator treats this as fatal)."""
@@ -15,7 +17,7 @@ class SelectorError(ValueError):
 
 def _requirement(req: Mapping[str, Any], value: str | None) -> bool:
     op = req.get("operator")
-    values = [str(v) for v in req.get("values") or ()]
+    values = [str(v) for v in items(req.get("values"))]
     if op == "In":
         return value is not None and value in values
     if op == "NotIn":
@@ -37,11 +39,11 @@ def _requirement(req: Mapping[str, Any], value: str | None) -> bool:
 
 def node_matches(selector: Mapping[str, Any], name: str, labels: Mapping[str, str]) -> bool:
     """True when the node (name + labels) matches the NodeSelector; raises SelectorError."""
-    for term in selector.get("nodeSelectorTerms") or ():
+    for term in items(selector.get("nodeSelectorTerms")):
         if not isinstance(term, Mapping):
             continue
-        exprs = term.get("matchExpressions") or ()
-        fields = term.get("matchFields") or ()
+        exprs = [r for r in items(term.get("matchExpressions")) if isinstance(r, Mapping)]
+        fields = [r for r in items(term.get("matchFields")) if isinstance(r, Mapping)]
         if not exprs and not fields:
             continue
         ok = all(_requirement(r, labels.get(str(r.get("key")))) for r in exprs)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
 from dralint.allocator.model import Claim, extended_claim, parse_claim
-from dralint.inventory import AllocatedClaim, Inventory, Node, amount, object_data
+from dralint.inventory import AllocatedClaim, Inventory, Node, amount, items, object_data
 
 IMPLICIT_PREFIX = "deviceclass.resource.kubernetes.io/"
 
@@ -73,10 +73,10 @@ def _containers(spec: Mapping[str, Any], ext: Mapping[str, str]) -> tuple[Contai
     out = []
     inits = [
         (c, c.get("restartPolicy") == "Always", ("initContainers", i))
-        for i, c in enumerate(spec.get("initContainers") or ())
+        for i, c in enumerate(items(spec.get("initContainers")))
         if isinstance(c, Mapping)
     ]
-    mains = [(c, True, ("containers", i)) for i, c in enumerate(spec.get("containers") or ()) if isinstance(c, Mapping)]
+    mains = [(c, True, ("containers", i)) for i, c in enumerate(items(spec.get("containers"))) if isinstance(c, Mapping)]
     for index, (container, long_lived, path) in enumerate(inits + mains):
         resources = container.get("resources") if isinstance(container.get("resources"), Mapping) else {}
         limits = resources.get("limits") if isinstance(resources.get("limits"), Mapping) else {}
@@ -105,7 +105,7 @@ def pod_demand(
     shared: set[int] = set()
     allocated: list[AllocatedClaim] = []
     unresolved: list[str] = []
-    for i, entry in enumerate(spec.get("resourceClaims") or ()):
+    for i, entry in enumerate(items(spec.get("resourceClaims"))):
         if not isinstance(entry, Mapping):
             continue
         tmpl = entry.get("resourceClaimTemplateName")
