@@ -28,7 +28,7 @@ def placements(sim: Simulation) -> Iterator[tuple[PodDemand, Outcome, int | None
     """(demand, outcome, replicas) for every pod template of the scanned objects that uses devices."""
     for obj in sim.ctx.scanned:
         for tpl in pod_templates(obj):
-            demand, outcome = sim.run(obj, tpl)
+            demand, outcome = sim.run(obj, tpl, every_node=True)
             if demand.unresolved or sim.relevant(demand):
                 yield demand, outcome, tpl.replicas
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from dralint.allocator import Simulator, extended_resource_classes, pod_demand
 from dralint.inventory import Inventory
 from allocator_fixtures import (
@@ -179,3 +181,14 @@ def test_snapshot_without_nodes():
     net = resource_slice("net", [device("nic-0")], node=None, pool="net", allNodes=True)
     out = simulate([net], POD, [FOUR])
     assert out.nodes == 0 and out.summary().startswith("the snapshot names no node")
+
+
+@pytest.mark.parametrize("replicas", [0, 1, 3, 7, 40])
+def test_lazy_walk_agrees_with_the_full_one(replicas):
+    inv = Inventory.build(fleet({"a": 2, "b": 8, "c": 1, "d": 4}) + DEFAULT_CLASSES)
+    demand = pod_demand("pod", POD, "default", lambda *_: FOUR, inv, {})
+    sim = Simulator(inv, inv.device_classes, fake_matcher)
+    full, lazy = sim.place(demand, replicas), sim.place(demand, replicas, every_node=False)
+    assert full.feasible == ["b", "d"]
+    assert (lazy.placed, lazy.packing, lazy.schedulable) == (full.placed, full.packing, full.schedulable)
+    assert full.placed == min(max(replicas, 1), 3)

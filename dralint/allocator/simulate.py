@@ -8,7 +8,6 @@ once". Because removing devices never makes a node feasible again, packing walks
 
 from __future__ import annotations
 
-import dataclasses
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
@@ -33,7 +32,7 @@ class Outcome:
 
     label: str
     nodes: int = 0
-    feasible: list[str] = field(default_factory=list)
+    feasible: list[str] = field(default_factory=list)  # all of them only with every_node
     first: list[ClaimResult] | None = None
     reasons: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
     fatal: Fatal | None = None
@@ -133,25 +132,52 @@ class Simulator:
 
     # ------------------------------------------------------------------ templates
 
-    def place(self, demand: PodDemand, replicas: int = 1) -> Outcome:
-        """Try every node for one pod, then pack ``replicas`` pods greedily."""
+    def place(self, demand: PodDemand, replicas: int = 1, *, every_node: bool = True) -> Outcome:
+        """Pack ``replicas`` pods greedily over the nodes in order; the first one answers "does
+        one pod fit at all".
+
+        One walk over the nodes is enough: taking devices never makes a node feasible again, and
+        until the first pod is placed the packing state is the snapshot's. ``every_node`` also
+        checks the nodes after the packing frontier (from the snapshot's state) so that
+        ``feasible`` lists every node one pod fits on; without it the walk stops as soon as all
+        replicas are placed, which is all the lint rules need.
+        """
         out = Outcome(demand.label, nodes=len(self.inv.nodes), replicas=replicas)
-        names = self.inv.node_names()
+        target = max(1, min(replicas, MAX_PACKED_REPLICAS))
+        state = self.base.fork()
+        claims = list(demand.claims)
+        pinned: list[set[str]] = []  # nodes allowed by shared claims allocated by earlier replicas
         failed: list[str] = []
         try:
-            for name in names:
-                results, reason = self.try_node(demand, demand.claims, self.inv.nodes[name], self.base, explain_failure=False)
-                if results is not None:
+            for name in self.inv.node_names():
+                node = self.inv.nodes[name]
+                results, reason, placed_here = None, None, False
+                while out.placed < target and all(name in allowed for allowed in pinned):
+                    results, reason = self.try_node(demand, claims, node, state, explain_failure=False)
+                    if results is None:
+                        break
+                    if not placed_here:
+                        out.feasible.append(name)
+                        placed_here = True
+                    out.first = out.first or results
+                    state.take((p.device, p.shared, p.consumed) for r in results for p in r.picks if not p.admin)
+                    out.placed += 1
+                    out.packing.append(name)
+                    if demand.shared and not pinned:
+                        pinned = [self._nodes_for(results[i]) for i in sorted(demand.shared)]
+                        claims = [c for i, c in enumerate(claims) if i not in demand.shared]
+                if placed_here:
+                    continue
+                if not out.placed:
+                    if reason is not None:
+                        out.reasons[reason].append(name)
+                    else:
+                        failed.append(name)
+                elif not every_node and out.placed >= target:
+                    break
+                elif every_node and self.try_node(demand, demand.claims, node, self.base, explain_failure=False)[0]:
                     out.feasible.append(name)
-                    if out.first is None:
-                        out.first = results
-                elif reason is not None:
-                    out.reasons[reason].append(name)
-                else:
-                    failed.append(name)
-            if out.feasible:
-                self._pack(demand, out)
-            else:
+            if not out.placed:
                 for name in failed:
                     _, reason = self.try_node(demand, demand.claims, self.inv.nodes[name], self.base)
                     out.reasons[reason or "cannot allocate all claims"].append(name)
@@ -159,31 +185,9 @@ class Simulator:
             out.fatal = exc
             out.feasible.clear()
             out.first = None
+            out.placed = 0
+            out.packing.clear()
         return out
-
-    def _pack(self, demand: PodDemand, out: Outcome) -> None:
-        state = self.base.fork()
-        claims = list(demand.claims)
-        shared_done: list[tuple[ClaimResult, set[str]]] = []
-        pending = [n for n in out.feasible]
-        target = min(out.replicas, MAX_PACKED_REPLICAS)
-        while out.placed < target and pending:
-            node = self.inv.nodes[pending[0]]
-            if any(node.name not in allowed for _, allowed in shared_done):
-                pending.pop(0)
-                continue
-            results, _ = self.try_node(demand, claims, node, state, explain_failure=False)
-            if results is None:
-                pending.pop(0)
-                continue
-            state.take((p.device, p.shared, p.consumed) for r in results for p in r.picks if not p.admin)
-            out.placed += 1
-            out.packing.append(node.name)
-            if demand.shared and not shared_done:
-                for i in sorted(demand.shared):
-                    shared_done.append((results[i], self._nodes_for(results[i])))
-                claims = [c for i, c in enumerate(claims) if i not in demand.shared]
-                demand = dataclasses.replace(demand, shared=frozenset())
 
     def _nodes_for(self, result: ClaimResult) -> set[str]:
         """Nodes on which an allocated shared claim stays usable (its result node selector)."""

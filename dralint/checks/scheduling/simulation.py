@@ -97,21 +97,25 @@ class Simulation:
         data: Mapping[str, Mapping[str, Any]] = {name: obj.data for name, obj in self.classes.items()}
         self.ext = extended_resource_classes(data)
         self.simulator = Simulator(inv, data, cel_matcher(ctx.memo((MEMO, "cel-devices"), dict)), self.ext)
-        self._outcomes: dict[tuple[int, tuple], tuple[PodDemand, Outcome]] = {}
+        self._outcomes: dict[tuple[int, tuple, bool], tuple[PodDemand, Outcome]] = {}
 
     def _lookup(self, kind: str, namespace: str, name: str) -> KubeObject | None:
         return self.ctx.find(kind, namespace, name)
 
-    def run(self, obj: KubeObject, tpl: PodTemplate) -> tuple[PodDemand, Outcome]:
-        """(demand, outcome) for one template; replicas packed as the owner asks."""
-        key = (id(obj), tuple(tpl.path))
+    def run(self, obj: KubeObject, tpl: PodTemplate, *, every_node: bool = False) -> tuple[PodDemand, Outcome]:
+        """(demand, outcome) for one template; replicas packed as the owner asks.
+
+        ``every_node`` lists every node one pod fits on (``dralint simulate``); the rules only
+        need to know whether one does and how many replicas fit, which is cheaper.
+        """
+        key = (id(obj), tuple(tpl.path), every_node)
         if key not in self._outcomes:
             namespace = obj.namespace or "default"
             demand = pod_demand(tpl.label, tpl.spec, namespace, self._lookup, self.inv, self.ext)
             if demand.unresolved or not (demand.claims or demand.containers or demand.allocated):
                 outcome = Outcome(tpl.label, nodes=len(self.inv.nodes))
             else:
-                outcome = self.simulator.place(demand, tpl.replicas or 1)
+                outcome = self.simulator.place(demand, tpl.replicas or 1, every_node=every_node)
             self._outcomes[key] = (demand, outcome)
         return self._outcomes[key]
 
