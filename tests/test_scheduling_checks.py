@@ -255,3 +255,9 @@ def test_mixed_example_shares_uplink_bandwidth(tmp_path):
     assert uplink == {"request": "uplink", "device": "net.example.com/rack-a/uplink-0", "consumedCapacity": {"bandwidth": "30G"}}
     text = runner.invoke(main, ["simulate", "--slices", "example:mixed", str(tmp_path / "w.yaml")]).output
     assert "StatefulSet default/workers       6/8      2/3  a100-0 x4, a100-1 x2" in text
+
+
+def test_slices_in_the_linted_manifests_are_not_the_fleet(tmp_path):
+    """Without --slices nothing is simulated, even when the manifests hold ResourceSlices."""
+    result = lint_text(tmp_path, FLEET + "---\n" + workload(9), profile="strict")
+    assert sch(result) == []

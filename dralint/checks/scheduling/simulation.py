@@ -17,23 +17,27 @@ from dralint.inventory import Device, DeviceId, Inventory
 from dralint.objects import KubeObject, PodTemplate
 
 MEMO = "dralint.checks.scheduling"
-#: Kinds the snapshot is built from. Scanned ResourceSlices count too: they describe the fleet.
+#: Kinds read from the snapshot (``--slices``).
 SNAPSHOT_KINDS = frozenset({"ResourceSlice", "DeviceClass", "Node", "ResourceClaim", "DeviceTaintRule"})
+#: Kinds that also count when they come from the linted manifests: they shape allocation.
+MANIFEST_KINDS = frozenset({"DeviceClass", "DeviceTaintRule"})
 
 
 def snapshot_inventory(ctx: Context) -> Inventory | None:
-    """The inventory of this run, or None when no ResourceSlice was given at all.
+    """The inventory of this run, or None unless ``--slices`` gave at least one ResourceSlice.
 
-    Cluster-state objects of the snapshot kinds, plus DeviceClasses, Nodes, DeviceTaintRules and
-    ResourceSlices from any origin. Allocated ResourceClaims only count from the snapshot: a
-    claim in the user's manifests with a status is not cluster state.
+    The fleet comes from the snapshot only: ResourceSlices, Nodes and allocated ResourceClaims
+    in the linted manifests are examples or intent, not cluster state. DeviceClasses and
+    DeviceTaintRules from the manifests count too, since they change what allocation does.
     """
 
     def build() -> Inventory | None:
+        if not ctx.options.slices:
+            return None
         objects = [
             o
             for o in ctx.objects
-            if o.kind in SNAPSHOT_KINDS and (o.origin == "cluster" or o.kind != "ResourceClaim")
+            if (o.origin == "cluster" and o.kind in SNAPSHOT_KINDS) or o.kind in MANIFEST_KINDS
         ]
         if not any(o.kind == "ResourceSlice" for o in objects):
             return None
