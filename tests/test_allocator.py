@@ -245,6 +245,22 @@ class TestConsumableCapacity:
         assert [p.device.id.name for r in results for p in r.picks] == ["nic-0", "nic-0"]
         assert allocate(nic(), spec, spec, spec)[0] is None
 
+    def test_two_requests_of_one_claim_share_a_device(self):
+        spec = claim_spec(
+            request("a", capacity={"requests": {"bandwidth": "40"}}),
+            request("b", capacity={"requests": {"bandwidth": "60"}}),
+        )
+        results, *_ = allocate(nic(), spec)
+        assert [(p.request, p.device.id.name, p.consumed) for p in results[0].picks] == [
+            ("a", "nic-0", {"bandwidth": 40}),
+            ("b", "nic-0", {"bandwidth": 60}),
+        ]
+        over = claim_spec(
+            request("a", capacity={"requests": {"bandwidth": "50"}}),
+            request("b", capacity={"requests": {"bandwidth": "60"}}),
+        )
+        assert allocate(nic(), over)[0] is None
+
     def test_unknown_capacity_name_skips_the_device(self):
         assert allocate(nic(), claim_spec(request("n", capacity={"requests": {"iops": "1"}})))[0] is None
 

@@ -322,12 +322,12 @@ class Search:
     # ----------------------------------------------------------------- device checks
 
     def _free(self, ci: int, alt: Alternative, dev: Device) -> bool:
-        """In-use rules of §1.5: admin access only avoids devices of the same claim."""
+        """In-use rules of §1.5: admin access only avoids devices of the same claim; a shareable
+        device is never marked in use by a pick, so later requests (even of the same claim) may
+        share it while its capacity lasts."""
         if alt.admin:
             return dev.id not in self.cs[ci].used
         if dev.id in self.picked and not dev.allow_multiple:
-            return False
-        if dev.id in self.cs[ci].used and dev.allow_multiple:
             return False
         return not self.state.is_dedicated(dev.id)
 
