@@ -192,3 +192,21 @@ def test_lazy_walk_agrees_with_the_full_one(replicas):
     assert full.feasible == ["b", "d"]
     assert (lazy.placed, lazy.packing, lazy.schedulable) == (full.placed, full.packing, full.schedulable)
     assert full.placed == min(max(replicas, 1), 3)
+
+
+def test_unmapped_extended_resource_cannot_fit():
+    pod = {"containers": [{"name": "c", "resources": {"limits": {"example.com/gpu": "1", "vendor.io/fpga": "1"}}}]}
+    out = simulate(fleet({"a": 2}), pod, classes=EXT_CLASSES)
+    assert out.reasons == {"cannot fit resource": ["a"]}
+    node = {"kind": "Node", "metadata": {"name": "a"}, "status": {"allocatable": {"vendor.io/fpga": "2"}}}
+    assert simulate(fleet({"a": 2}) + [node], pod, classes=EXT_CLASSES).feasible == ["a"]
+
+
+def test_device_plugin_total_counts_every_container():
+    node = {"kind": "Node", "metadata": {"name": "a"}, "status": {"allocatable": {"example.com/gpu": "3"}}}
+    two = {"resources": {"limits": {"example.com/gpu": "2"}}}
+    pod = {"containers": [dict(two, name="x"), dict(two, name="y")]}
+    assert simulate(fleet({"a": 0}) + [node], pod, classes=EXT_CLASSES).reasons == {
+        "Insufficient example.com/gpu": ["a"]
+    }
+    assert simulate(fleet({"a": 0}) + [node], {"containers": [dict(two, name="x")]}, classes=EXT_CLASSES).feasible == ["a"]

@@ -30,6 +30,7 @@ class ContainerDemand:
     long_lived: bool
     names: tuple[str, ...]
     wanted: Mapping[str, int]
+    unmapped: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,13 +84,30 @@ def _containers(spec: Mapping[str, Any], ext: Mapping[str, str]) -> tuple[Contai
         requests = resources.get("requests") if isinstance(resources.get("requests"), Mapping) else {}
         merged = {**limits, **requests}  # the API server defaults requests from limits
         wanted = {}
+        unmapped = []
         for name, raw in merged.items():
             value = amount(raw)
-            if name in ext and value is not None and value > 0:
+            if value is None or value <= 0:
+                continue
+            if name in ext:
                 wanted[str(name)] = int(value)
-        if wanted:
-            out.append(ContainerDemand(index, path, long_lived, tuple(sorted(str(n) for n in merged)), wanted))
+            elif _extended_name(str(name)):
+                unmapped.append(str(name))
+        if wanted or unmapped:
+            names = tuple(sorted(str(n) for n in merged))
+            out.append(ContainerDemand(index, path, long_lived, names, wanted, tuple(unmapped)))
     return tuple(out)
+
+
+def _extended_name(name: str) -> bool:
+    """Names the scheduler may map to a DeviceClass: domain-prefixed outside kubernetes.io, or
+    the implicit ``deviceclass.resource.kubernetes.io/`` names."""
+    if name.startswith(IMPLICIT_PREFIX):
+        return True
+    domain, slash, _ = name.partition("/")
+    return bool(slash) and not name.startswith("requests.") and not (
+        domain == "kubernetes.io" or domain.endswith(".kubernetes.io")
+    )
 
 
 def pod_demand(
@@ -153,23 +171,38 @@ def _allocatable(node: Node, resource: str) -> int:
     return int(value) if value is not None else 0
 
 
+def _pod_total(containers: Sequence[ContainerDemand], resource: str) -> int:
+    """Effective pod request: long-lived containers add up, an init container needs its own peak."""
+    running = sum(c.wanted.get(resource, 0) for c in containers if c.long_lived)
+    peaks = [c.wanted.get(resource, 0) for c in containers if not c.long_lived]
+    return max([running, *peaks])
+
+
 def extended_requests(
     containers: Sequence[ContainerDemand], node: Node, ext: Mapping[str, str]
 ) -> tuple[Claim | None, str | None]:
     """The special claim for this node (None when nothing goes through DRA), or a reason.
 
     A resource the node advertises goes to the device plugin; the reason then says when the
-    node's allocatable is smaller than the largest container demand (NodeResourcesFit's check).
+    node's allocatable is smaller than the pod's effective request (NodeResourcesFit's check,
+    without other pods' usage). An extended resource no class maps and the node does not
+    advertise makes the node unusable ("cannot fit resource") once the pod uses DRA for any.
     """
     requests: list[tuple[str, str, int]] = []
     short: dict[str, tuple[str, int]] = {}
+    if any(c.wanted for c in containers):
+        for c in containers:
+            missing = [r for r in c.unmapped if _allocatable(node, r) <= 0]
+            if missing:
+                return None, "cannot fit resource"
+    for resource in sorted({r for c in containers for r in c.wanted}):
+        have = _allocatable(node, resource)
+        if have > 0 and _pod_total(containers, resource) > have:
+            return None, f"Insufficient {resource}"
     for c in containers:
         for resource, qty in sorted(c.wanted.items()):
-            have = _allocatable(node, resource)
-            if have > 0:
-                if qty > have:
-                    return None, f"Insufficient {resource}"
-                continue
+            if _allocatable(node, resource) > 0:
+                continue  # the device plugin serves it on this node
             name = f"container-{c.index}-request-{c.names.index(resource)}"
             if c.long_lived:
                 requests.append((name, ext[resource], qty))
