@@ -193,7 +193,7 @@ class TestPartitionableDevices:
         assert allocate(objs, spec)[0] is None
         assert why(objs, spec) == (
             "not enough devices of class full (need 1, node has 0 free: "
-            "shared counters of pool gpu.example.com/n1 used by allocated partitions)"
+            "shared counters used up by allocated partitions of the same device)"
         )
 
     def test_remaining_partition_still_fits(self):
@@ -298,7 +298,7 @@ class TestPools:
     def test_incomplete_pool_is_not_used(self):
         objs = [resource_slice("s", [device("gpu-0")], count=2)]
         assert allocate(objs, claim_spec(request("g")))[0] is None
-        assert why(objs, claim_spec(request("g"))) == "no device of class gpu matches request g (pool gpu.example.com/n1 is incomplete)"
+        assert why(objs, claim_spec(request("g"))) == "no device of class gpu matches request g (a pool of driver gpu.example.com is incomplete)"
 
     def test_complete_pool_of_two_slices(self):
         objs = [resource_slice("s1", [device("gpu-0")], count=2), resource_slice("s2", [device("gpu-1")], count=2)]

@@ -4,7 +4,8 @@ The scheduler only says "cannot allocate all claims". After the search failed on
 module looks again, request by request: how many devices match, how many are free, and what
 blocks the rest (in use, an untolerated taint, shared counters used up, capacity). When every
 request fits on its own, the claim constraints or the competition between requests are to blame.
-The messages carry no node name so identical reasons group across nodes.
+The messages carry no node or pool name (pools are often named after their node) so that
+identical reasons group across nodes.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ def _shortfall(view: NodeView, claim: Claim, alt: Alternative, sel: Selection, s
     if not matching:
         text = f"no device of class {alt.class_name} matches request {alt.label}"
         if view.incomplete:
-            text += f" (pool {view.incomplete[0]} is incomplete)"
+            text += f" (a pool of driver {view.incomplete[0].split('/', 1)[0]} is incomplete)"
         return text
     in_use = taints = counters = capacity = 0
     taint_names: Counter[str] = Counter()
@@ -65,7 +66,7 @@ def _shortfall(view: NodeView, claim: Claim, alt: Alternative, sel: Selection, s
         return f"device taint {taint_names.most_common(1)[0][0]} not tolerated"
     head = f"not enough {what} (need {need}, node has {usable} free"
     if counters and usable + counters >= need:
-        return f"{head}: shared counters of pool {matching[0].id.driver}/{matching[0].id.pool} used by allocated partitions)"
+        return f"{head}: shared counters used up by allocated partitions of the same device)"
     if capacity and usable + capacity >= need:
         return f"{head}: remaining capacity too small)"
     if alt.all_mode:
