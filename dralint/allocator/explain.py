@@ -19,7 +19,8 @@ from dralint.allocator.search import BudgetExceeded, Fatal, Search, Selection, b
 from dralint.allocator.view import NodeView, State
 from dralint.inventory import Device
 
-#: A smaller budget for the "is it the constraint?" re-runs; explanations must stay cheap.
+#: Budget of the "is it the constraint?" re-runs; when one runs out the answer is "it fits",
+#: which only makes the explanation less specific.
 EXPLAIN_BUDGET = 20_000
 
 
@@ -90,13 +91,13 @@ def explain(view: NodeView, claims: Sequence[Claim], sel: Selection, state: Stat
                         return f"{reasons[0]} (and no firstAvailable fallback of request {req.name} fits)"
                     return reasons[0]
         free = [dataclasses.replace(c, constraints=()) for c in claims]
-        if any(c.constraints for c in claims) and _fits(view, free, sel, state):
-            for i, claim in enumerate(claims):
-                for con in claim.constraints:
-                    trial = list(free)
-                    trial[i] = dataclasses.replace(claim, constraints=(con,))
-                    if not _fits(view, trial, sel, state):
-                        return f"constraint {con.kind} {con.attribute} cannot be satisfied (claim {claim.label})"
+        constrained = [(i, con) for i, c in enumerate(claims) for con in c.constraints]
+        if constrained and _fits(view, free, sel, state):
+            for i, con in constrained:
+                trial = list(free)
+                trial[i] = dataclasses.replace(claims[i], constraints=(con,))
+                if len(constrained) == 1 or not _fits(view, trial, sel, state):
+                    return f"constraint {con.kind} {con.attribute} cannot be satisfied (claim {claims[i].label})"
             return "claim constraints cannot be satisfied together"
     except Fatal as exc:
         return exc.message
