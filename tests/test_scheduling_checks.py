@@ -261,3 +261,16 @@ def test_slices_in_the_linted_manifests_are_not_the_fleet(tmp_path):
     """Without --slices nothing is simulated, even when the manifests hold ResourceSlices."""
     result = lint_text(tmp_path, FLEET + "---\n" + workload(9), profile="strict")
     assert sch(result) == []
+
+
+def test_shipped_scheduling_example_on_the_h100_snapshot():
+    from pathlib import Path
+
+    from dralint.engine import lint
+    from dralint.options import LintOptions
+
+    example = Path(__file__).resolve().parent.parent / "examples" / "scheduling"
+    result = lint(LintOptions(paths=[str(example)], slices=["example:h100-mig"], profile="strict"))
+    found = sorted((d.rule, d.span.line) for d in result.diagnostics if d.rule.startswith("SCH"))
+    assert found == [("SCH001", 105), ("SCH002", 65)]
+    assert not [d for d in result.diagnostics if d.severity.value == "error" and not d.rule.startswith("SCH")]
