@@ -1,0 +1,136 @@
+"""Pods asking for extended resources: is anything there to provide them, and twice?
+
+A pod that asks for ``nvidia.com/gpu`` is served by a device plugin on nodes that advertise it,
+or through DRA when a DeviceClass maps the name (``spec.extendedResourceName``); a pod that asks
+for ``deviceclass.resource.kubernetes.io/<class>`` is served by that class. With neither, the
+scheduler reports ``cannot fit resource`` / ``Insufficient`` and the pod stays Pending.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+from dralint.claims import class_drivers, device_requests, resolve_pod_claim
+from dralint.context import Context
+from dralint.diagnostics import Finding, Severity
+from dralint.migration import (
+    IMPLICIT_PREFIX, ExtendedRequest, device_plugins, extended_requests, extended_resource_classes,
+    mapped_class, node_allocatable, positive, same_vendor,
+)
+from dralint.objects import KubeObject, PodTemplate, pod_templates
+from dralint.refs import reference_finding, resolve
+from dralint.registry import object_check
+from dralint.yamlload import DataPath
+
+
+def _provided_by_plugin(ctx: Context, resource: str) -> bool:
+    if any(resource in plugin.names for plugin in device_plugins(ctx)):
+        return True
+    return any(node_allocatable(node, resource) for node in ctx.by_kind("Node"))
+
+
+def _requests(template: PodTemplate, implicit: bool) -> Iterator[tuple[str, ExtendedRequest]]:
+    for path, container in template.containers():
+        for request in extended_requests(path, container, implicit=implicit):
+            if positive(request.quantity):
+                yield str(container.get("name", "?")), request
+
+
+@object_check("EXT001", kinds=None)
+def check_unprovided_extended_resource(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
+    """An extended resource no DeviceClass maps and no device plugin provides."""
+    for template in pod_templates(obj):
+        for container, request in _requests(template, implicit=False):
+            if extended_resource_classes(ctx).get(request.resource) or _provided_by_plugin(ctx, request.resource):
+                continue
+            closed = ctx.is_closed("DeviceClass") and ctx.is_closed("Node")
+            if closed:
+                detail = "no DeviceClass maps it and no Node advertises it in status.allocatable"
+            else:
+                detail = ("no DeviceClass among the scanned files maps it and no device plugin for it was found "
+                          "(pass the cluster state with --slices, including DeviceClasses and Nodes, to decide)")
+            yield obj.finding(
+                request.path,
+                f"container {container!r} of {template.label} requests {request.resource}, but {detail}: "
+                "unless something provides it, the pod stays Pending",
+                hint=f"map it to DRA by adding `extendedResourceName: {request.resource}` to the spec of the DeviceClass "
+                     "that selects these devices, or run the device plugin that advertises it",
+                key=True,
+                severity=None if closed else Severity.WARNING,
+            )
+
+
+@object_check("REF001", "EXT004", kinds=None)
+def check_implicit_class_resource(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
+    """``deviceclass.resource.kubernetes.io/<class>`` for a class that does not exist."""
+    for template in pod_templates(obj):
+        for container, request in _requests(template, implicit=True):
+            class_name = request.resource[len(IMPLICIT_PREFIX):]
+            resolution = resolve(ctx, "DeviceClass", None, class_name)
+            finding = reference_finding(obj, request.path, resolution, f"container {container!r} resource {request.resource}",
+                                        missing_rule="EXT004", scope_rule="REF001")
+            if finding:
+                yield finding
+
+
+def _claim_classes(ctx: Context, obj: KubeObject, template: PodTemplate, claims: Any) -> tuple[list[KubeObject], list[str]]:
+    """Claims/templates a container uses and the DeviceClass names their requests draw from."""
+    entries = {e.get("name"): e for e in template.spec.get("resourceClaims") or [] if isinstance(e, dict)}
+    targets: list[KubeObject] = []
+    classes: list[str] = []
+    for claim in claims if isinstance(claims, list) else []:
+        entry = entries.get(claim.get("name")) if isinstance(claim, dict) else None
+        resolved = resolve_pod_claim(ctx, obj.namespace, entry) if entry else None
+        if resolved is None or resolved[2].target is None:
+            continue
+        target = resolved[2].target
+        wanted = claim.get("request")
+        picked = [r.device_class for r in device_requests(target) if r.device_class and (not wanted or r.name.split("/")[0] == wanted)]
+        if picked:
+            targets.append(target)
+            classes += picked
+    return targets, classes
+
+
+def same_devices(ctx: Context, resource: str, class_names: list[str]) -> bool:
+    """Whether an extended resource and claims of these DeviceClasses reach the same devices."""
+    mapped = mapped_class(ctx, resource)
+    if mapped is not None and mapped.name in class_names:
+        return True
+    mapped_drivers = (class_drivers(mapped) or frozenset()) if mapped is not None else frozenset()
+    for name in class_names:
+        device_class = ctx.find("DeviceClass", None, name)
+        drivers = (class_drivers(device_class) if device_class else None) or frozenset()
+        if drivers & mapped_drivers:
+            return True
+        if not resource.startswith(IMPLICIT_PREFIX) and any(same_vendor(resource, d) for d in drivers | {name}):
+            return True
+    return False
+
+
+@object_check("EXT003", kinds=None)
+def check_device_requested_twice(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
+    """A container that asks for the same kind of device through an extended resource and a claim."""
+    for template in pod_templates(obj):
+        for path, container in template.containers():
+            resources = container.get("resources") if isinstance(container.get("resources"), dict) else {}
+            if not resources.get("claims"):
+                continue
+            targets, classes = _claim_classes(ctx, obj, template, resources.get("claims"))
+            for implicit in (False, True):
+                for request in extended_requests(path, container, implicit=implicit):
+                    if positive(request.quantity) and classes and same_devices(ctx, request.resource, classes):
+                        yield _twice(obj, template, container, request, classes, targets)
+
+
+def _twice(obj: KubeObject, template: PodTemplate, container: dict, request: ExtendedRequest, classes: list[str], targets: list[KubeObject]) -> Finding:
+    where: DataPath = request.path
+    return obj.finding(
+        where,
+        f"container {container.get('name', '?')!r} of {template.label} asks for {request.resource} and also claims devices of "
+        f"DeviceClass {', '.join(sorted(set(classes)))}: the same kind of device through two paths, which can double the "
+        "devices it holds or fail when one path has none left",
+        hint="request the devices one way (the claim, during a migration), and test the exact combination on a node before rollout",
+        key=True,
+        related=tuple(t.related(("metadata", "name"), f"{t.display} claims the devices") for t in targets),
+    )

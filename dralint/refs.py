@@ -1,0 +1,183 @@
+"""Reference resolution: found, missing, or not in scope, with the evidence of a mistake.
+
+Peers call a reference "dangling" whenever its target was not in the files they read, which is
+their most common false positive. dralint answers with one of three results instead:
+
+* **found**: the target is among the run's objects (scanned, context or cluster state);
+* **missing**: the run is known to hold every object of that kind (``Context.is_closed``);
+* **not in scope**: nothing says the run is complete, so the target may simply not be scanned.
+
+Independently of the world being open or closed, some evidence shows a mistake rather than an
+unscanned file: the name exists in another namespace, an object of a sibling kind (a
+ResourceClaim where a template was named) has the name, or a near-identical name exists in the
+right namespace. Such a resolution is ``mistaken`` and callers report it as an error.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+from dralint.context import Context
+from dralint.diagnostics import Finding, Related
+from dralint.objects import KubeObject
+from dralint.yamlload import DataPath
+
+
+class Status(enum.Enum):
+    FOUND = "found"
+    MISSING = "missing"
+    NOT_IN_SCOPE = "not-in-scope"
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """An object that suggests what the user meant, and why."""
+
+    obj: KubeObject
+    reason: str  # other-namespace | other-kind | near-name
+
+    def describe(self) -> str:
+        where = f" in namespace {self.obj.namespace!r}" if self.obj.namespace else ""
+        if self.reason == "near-name":
+            return f"did you mean {self.obj.name!r}?"
+        return f"a {self.obj.kind} named {self.obj.name!r} exists{where}"
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """Where a reference from one object to ``kind namespace/name`` leads."""
+
+    kind: str
+    namespace: str | None
+    name: str
+    status: Status
+    target: KubeObject | None = None
+    evidence: tuple[Evidence, ...] = field(default=())
+
+    @property
+    def found(self) -> bool:
+        return self.status is Status.FOUND
+
+    @property
+    def mistaken(self) -> bool:
+        """Not found, and the run shows what was probably meant."""
+        return not self.found and bool(self.evidence)
+
+    @property
+    def is_error(self) -> bool:
+        return not self.found and (self.status is Status.MISSING or self.mistaken)
+
+    @property
+    def display(self) -> str:
+        where = f"{self.namespace}/" if self.namespace else ""
+        return f"{self.kind} {where}{self.name}"
+
+    def message(self, what: str) -> str:
+        """A sentence for an unresolved reference; ``what`` names the referring field."""
+        if self.found:
+            return f"{what} refers to {self.display}"
+        scope = f" in namespace {self.namespace!r}" if self.namespace else ""
+        head = f"{what} refers to {self.kind} {self.name!r}, which does not exist{scope}"
+        if self.evidence:
+            return head + "; " + "; ".join(e.describe() for e in self.evidence)
+        if self.status is Status.MISSING:
+            return head + f" (the run holds every {self.kind}: cluster state or --closed-world)"
+        return (f"{what} refers to {self.kind} {self.name!r}{scope}, which is not among the scanned files, "
+                "so it could not be checked")
+
+    def hint(self) -> str:
+        """What to do about it, depending on the evidence."""
+        for item in self.evidence:
+            if item.reason == "near-name":
+                return f"correct the name to {item.obj.name!r} if that is the intended {self.kind}"
+            if item.reason == "other-namespace":
+                return (f"{self.kind} references do not cross namespaces: create it in namespace "
+                        f"{self.namespace!r} or move the referring object to {item.obj.namespace!r}")
+            if item.reason == "other-kind":
+                return f"use the field that refers to a {item.obj.kind}, or create the {self.kind}"
+        if self.status is Status.MISSING:
+            return f"create the {self.kind} or correct the name"
+        return (f"add the file that defines it to the run (or pass it with --context); if the run holds "
+                f"every {self.kind}, pass --closed-world {self.kind} to make this an error")
+
+    def related(self) -> tuple[Related, ...]:
+        """Pointers at the target (found) or at the evidence (a likely mistake)."""
+        if self.target is not None:
+            return (self.target.related(("metadata", "name"), f"{self.target.display} is defined here"),)
+        return tuple(e.obj.related(("metadata", "name"), e.describe()) for e in self.evidence)
+
+
+def resolve(ctx: Context, kind: str, namespace: str | None, name: str, *, sibling_kinds: tuple[str, ...] = ()) -> Resolution:
+    """Resolve ``kind namespace/name`` against every object of the run.
+
+    ``sibling_kinds`` are kinds a user plausibly confuses with ``kind`` (template vs claim).
+    """
+    target = ctx.find(kind, namespace, name)
+    if target is not None:
+        return Resolution(kind, namespace, name, Status.FOUND, target)
+    evidence: list[Evidence] = []
+    if namespace is not None:
+        evidence += [Evidence(o, "other-namespace") for o in ctx.by_kind(kind) if o.name == name and o.namespace != namespace][:1]
+    for sibling in sibling_kinds:
+        other = ctx.find(sibling, namespace, name)
+        if other is not None:
+            evidence.append(Evidence(other, "other-kind"))
+    near = _nearest(name, [o for o in ctx.by_kind(kind) if o.namespace == namespace])
+    if near is not None:
+        evidence.append(Evidence(near, "near-name"))
+    status = Status.MISSING if ctx.is_closed(kind) else Status.NOT_IN_SCOPE
+    return Resolution(kind, namespace, name, status, None, tuple(evidence))
+
+
+def reference_finding(obj: KubeObject, path: DataPath, resolution: Resolution, what: str, *, missing_rule: str, scope_rule: str) -> Finding | None:
+    """The finding for an unresolved reference at ``path``: ``missing_rule`` when the target is
+    missing or the evidence shows a mistake, ``scope_rule`` when it is merely not in scope."""
+    if resolution.found:
+        return None
+    rule = missing_rule if resolution.is_error else scope_rule
+    return obj.finding(path, resolution.message(what), hint=resolution.hint(), rule=rule, related=resolution.related())
+
+
+def _nearest(name: str, candidates: list[KubeObject]) -> KubeObject | None:
+    best: tuple[int, str, KubeObject] | None = None
+    for obj in candidates:
+        if not looks_like_typo(name, obj.name):
+            continue
+        distance = edit_distance(name, obj.name)
+        if best is None or (distance, obj.name) < best[:2]:
+            best = (distance, obj.name, obj)
+    return best[2] if best else None
+
+
+def looks_like_typo(wrong: str, right: str) -> bool:
+    """Whether ``right`` is a near-identical spelling of ``wrong``.
+
+    One edit for short names, two for names of 12+ characters. Names that differ only in
+    digits (``gpu-1`` vs ``gpu-2``) are deliberate siblings, not typos.
+    """
+    if wrong == right or min(len(wrong), len(right)) < 4:
+        return False
+    if _strip_digits(wrong) == _strip_digits(right):
+        return False
+    limit = 2 if min(len(wrong), len(right)) >= 12 else 1
+    return edit_distance(wrong.lower(), right.lower()) <= limit
+
+
+def _strip_digits(text: str) -> str:
+    return "".join(ch for ch in text if not ch.isdigit())
+
+
+def edit_distance(a: str, b: str) -> int:
+    """Damerau-Levenshtein distance (optimal string alignment): a swap counts as one edit."""
+    previous2: list[int] = []
+    previous = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        current = [i] + [0] * len(b)
+        for j, cb in enumerate(b, 1):
+            cost = 0 if ca == cb else 1
+            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
+                current[j] = min(current[j], previous2[j - 2] + 1)
+        previous2, previous = previous, current
+    return previous[-1]
