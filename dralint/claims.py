@@ -104,7 +104,7 @@ def class_drivers(device_class: KubeObject) -> frozenset[str] | None:
     return frozenset(drivers) if drivers else None
 
 
-def resolve_pod_claim(ctx: Context, namespace: str | None, entry: dict[str, Any]) -> tuple[str, str, Resolution] | None:
+def resolve_pod_claim(ctx: Context, namespace: str | None, entry: dict[str, Any], referrer: KubeObject | None = None) -> tuple[str, str, Resolution] | None:
     """Resolve one ``spec.resourceClaims[]`` entry: (field, name, resolution), or None."""
     for field_name, kind, sibling in (
         ("resourceClaimTemplateName", "ResourceClaimTemplate", "ResourceClaim"),
@@ -112,5 +112,5 @@ def resolve_pod_claim(ctx: Context, namespace: str | None, entry: dict[str, Any]
     ):
         name = entry.get(field_name)
         if isinstance(name, str) and name:
-            return field_name, name, resolve(ctx, kind, namespace, name, sibling_kinds=(sibling,))
+            return field_name, name, resolve(ctx, kind, namespace, name, sibling_kinds=(sibling,), referrer=referrer)
     return None

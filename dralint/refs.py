@@ -80,7 +80,12 @@ class Resolution:
         scope = f" in namespace {self.namespace!r}" if self.namespace else ""
         head = f"{what} refers to {self.kind} {self.name!r}, which does not exist{scope}"
         if self.evidence:
-            return head + "; " + "; ".join(e.describe() for e in self.evidence)
+            elsewhere = [e.obj.namespace for e in self.evidence if e.reason == "other-namespace"]
+            parts = [e.describe() for e in self.evidence if e.reason != "other-namespace"]
+            if elsewhere:
+                listed = ", ".join(repr(n) for n in elsewhere)
+                parts.insert(0, f"a {self.kind} of that name exists in namespace{'s' if len(elsewhere) > 1 else ''} {listed}")
+            return head + "; " + "; ".join(parts)
         if self.status is Status.MISSING:
             return head + f" (the run holds every {self.kind}: cluster state or --closed-world)"
         return (f"{what} refers to {self.kind} {self.name!r}{scope}, which is not among the scanned files, "
@@ -108,17 +113,25 @@ class Resolution:
         return tuple(e.obj.related(("metadata", "name"), e.describe()) for e in self.evidence)
 
 
-def resolve(ctx: Context, kind: str, namespace: str | None, name: str, *, sibling_kinds: tuple[str, ...] = ()) -> Resolution:
+def resolve(ctx: Context, kind: str, namespace: str | None, name: str, *, sibling_kinds: tuple[str, ...] = (),
+            referrer: KubeObject | None = None) -> Resolution:
     """Resolve ``kind namespace/name`` against every object of the run.
 
-    ``sibling_kinds`` are kinds a user plausibly confuses with ``kind`` (template vs claim).
+    ``sibling_kinds`` are kinds a user plausibly confuses with ``kind`` (template vs claim);
+    ``referrer`` (the referring object) puts evidence from its own file first.
     """
     target = ctx.find(kind, namespace, name)
     if target is not None:
         return Resolution(kind, namespace, name, Status.FOUND, target)
     evidence: list[Evidence] = []
-    if namespace is not None:
-        evidence += [Evidence(o, "other-namespace") for o in ctx.by_kind(kind) if o.name == name and o.namespace != namespace][:1]
+    # A referrer without metadata.namespace lands wherever it is applied (`kubectl -n`), so a
+    # target in another namespace is then no evidence of a mistake.
+    pinned = referrer is None or isinstance(referrer.get(("metadata", "namespace")), str)
+    if namespace is not None and pinned:
+        elsewhere = [o for o in ctx.by_kind(kind) if o.name == name and o.namespace != namespace]
+        if referrer is not None:
+            elsewhere.sort(key=lambda o: (o.path != referrer.path, o.namespace or ""))
+        evidence += [Evidence(o, "other-namespace") for o in elsewhere[:3]]
     for sibling in sibling_kinds:
         other = ctx.find(sibling, namespace, name)
         if other is not None:
@@ -154,14 +167,19 @@ def looks_like_typo(wrong: str, right: str) -> bool:
     """Whether ``right`` is a near-identical spelling of ``wrong``.
 
     One edit for short names, two for names of 12+ characters. Names that differ only in
-    digits (``gpu-1`` vs ``gpu-2``) are deliberate siblings, not typos.
+    digits (``gpu-1`` vs ``gpu-2``) or in separators (``dra.net`` vs ``dranet``, both real
+    DeviceClass names in the wild) are deliberate siblings, not typos.
     """
-    if wrong == right or min(len(wrong), len(right)) < 4:
+    if wrong == right or min(len(wrong), len(right)) < 3:
         return False
-    if _strip_digits(wrong) == _strip_digits(right):
+    if _strip_digits(wrong) == _strip_digits(right) or _strip_separators(wrong) == _strip_separators(right):
         return False
     limit = 2 if min(len(wrong), len(right)) >= 12 else 1
     return edit_distance(wrong.lower(), right.lower()) <= limit
+
+
+def _strip_separators(text: str) -> str:
+    return "".join(ch for ch in text.lower() if ch not in ".-_")
 
 
 def _strip_digits(text: str) -> str:

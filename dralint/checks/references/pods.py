@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from dralint.claims import device_requests, request_names, resolve_pod_claim
+from dralint.claims import class_drivers, device_requests, request_names, resolve_pod_claim
 from dralint.context import Context
 from dralint.diagnostics import Finding
 from dralint.objects import KubeObject, PodTemplate, pod_templates
@@ -17,6 +17,9 @@ from dralint.registry import object_check
 from dralint.yamlload import DataPath
 
 NOT_IN_SCOPE = "REF001"
+#: DRA drivers whose devices serve the whole pod (network interfaces moved into the pod's
+#: network namespace), so no container needs to list their claims.
+POD_LEVEL_DRIVERS = frozenset({"dra.net", "sriovnetwork.k8snetworkplumbingwg.io", "ovsdpdk.k8snetworkplumbingwg.io"})
 
 
 def _list(value: Any) -> list:
@@ -41,7 +44,7 @@ def check_pod_claim_targets(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     if obj.kind == "PodGroup":
         entries += [(("spec", "resourceClaims", i), e) for i, e in enumerate(_list(obj.get(("spec", "resourceClaims")))) if isinstance(e, dict)]
     for path, entry in entries:
-        resolved = resolve_pod_claim(ctx, obj.namespace, entry)
+        resolved = resolve_pod_claim(ctx, obj.namespace, entry, referrer=obj)
         if resolved is None:
             continue
         field_name, _, resolution = resolved
@@ -56,6 +59,7 @@ def check_container_claims(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     for template in pod_templates(obj):
         declared = _declared(template)
         used: set[str] = set()
+        undeclared: list[str] = []
         for container_path, container in template.containers():
             resources = container.get("resources") if isinstance(container.get("resources"), dict) else {}
             for index, claim in enumerate(_list(resources.get("claims"))):
@@ -64,6 +68,7 @@ def check_container_claims(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
                 path = container_path + ("resources", "claims", index)
                 name = claim["name"]
                 if name not in declared:
+                    undeclared.append(name)
                     yield _undeclared(obj, template, path, name, declared)
                     continue
                 used.add(name)
@@ -75,14 +80,32 @@ def check_container_claims(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
         if not any(True for _ in template.containers()):
             continue
         for name, index in declared.items():
-            if name not in used:
-                yield obj.finding(
+            if name in used or any(looks_like_typo(u, name) for u in undeclared):
+                continue
+            if _pod_level(ctx, obj, template.spec["resourceClaims"][index]):
+                continue
+            yield obj.finding(
                     template.path + ("resourceClaims", index, "name"),
                     f"pod claim {name!r} of {template.label} is declared but no container lists it in resources.claims",
                     hint=f"add `claims: [{{name: {name}}}]` under the resources of the container that needs the devices; "
                          "devices that serve the whole pod (such as network interfaces) may not need it",
                     rule="REF004",
                 )
+
+
+def _pod_level(ctx: Context, obj: KubeObject, entry: dict) -> bool:
+    """Whether every device of the claim comes from a driver that serves the whole pod."""
+    resolved = resolve_pod_claim(ctx, obj.namespace, entry)
+    target = resolved[2].target if resolved else None
+    classes = [r.device_class for r in device_requests(target)] if target is not None else []
+    if not classes:
+        return False
+    for class_name in classes:
+        device_class = ctx.find("DeviceClass", None, class_name) if class_name else None
+        drivers = class_drivers(device_class) if device_class is not None else None
+        if class_name not in POD_LEVEL_DRIVERS and not (drivers and drivers <= POD_LEVEL_DRIVERS):
+            return False
+    return True
 
 
 def _undeclared(obj: KubeObject, template: PodTemplate, path: DataPath, name: str, declared: dict[str, int]) -> Finding:
