@@ -106,3 +106,32 @@ def test_symbolic_overlap_agrees_with_a_witness():
 def test_invalid_operator_never_matches():
     assert not selector_matches({"matchExpressions": [{"key": "a", "operator": "Bogus"}]}, {"a": "1"})
     assert NodeSelection().unrestricted
+
+
+def test_overlap_excluding_a_pool():
+    plugin = pod_node_selection(_spec({"nvidia.com/gpu.present": "true"}))
+    dra_pool = pod_node_selection(_spec({"gpu-pool": "dra"}))
+    pinned_to_dra = pod_node_selection(_spec({"gpu-pool": "dra"}))
+    anywhere = pod_node_selection(_spec())
+    assert not pinned_to_dra.may_overlap(plugin, excluding=[dra_pool])
+    assert anywhere.may_overlap(plugin, excluding=[dra_pool])
+    assert not anywhere.may_overlap(plugin, excluding=[NodeSelection()])
+
+
+def test_complement_of_terms_needs_every_term_negated():
+    sel = pod_node_selection(_spec(terms=[
+        {"matchExpressions": [{"key": "a", "operator": "In", "values": ["1"]}]},
+        {"matchExpressions": [{"key": "b", "operator": "Exists"}]},
+    ]))
+    (alternative,) = sel.complement()
+    assert all(r.matches({"a": "2"}) for r in alternative)
+    assert not all(r.matches({"a": "2", "b": "x"}) for r in alternative)
+    for labels in ({"a": "1"}, {"b": ""}, {"a": "2"}, {}):
+        outside = any(all(r.matches(labels) for r in alt) for alt in sel.complement())
+        assert outside is not sel.matches(labels)
+
+
+def test_describe_is_readable():
+    sel = pod_node_selection(_spec({"gpu-pool": "dra"}, [{"matchExpressions": [{"key": "zone", "operator": "NotIn", "values": ["a", "b"]}]}]))
+    assert sel.describe() == "gpu-pool=dra and zone notin (a, b)"
+    assert NodeSelection().describe() == "every node"

@@ -109,7 +109,11 @@ def check_device_plugin_dra_overlap(ctx: Context) -> Iterator[Finding]:
             continue
         drivers = sorted({d for o in overlaps for d in o.drivers})
         nodes = sorted({n for o in overlaps for n in o.nodes})
-        where = f" on nodes {', '.join(nodes)}" if nodes else " on the same nodes (their node selection overlaps)"
+        if nodes:
+            where = f" on node{'s' if len(nodes) > 1 else ''} {', '.join(nodes)}"
+        else:
+            scopes = sorted({o.selection.describe() if o.selection else "every node" for o in overlaps})
+            where = f" on nodes both can run on (the DRA side covers {'; '.join(scopes)})"
         template = plugin.template
         path = template.path + ("affinity",) if isinstance(template.spec.get("affinity"), dict) else template.path
         yield plugin.obj.finding(

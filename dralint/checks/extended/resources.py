@@ -13,9 +13,10 @@ from typing import Any, Iterator
 from dralint.claims import class_drivers, device_requests, resolve_pod_claim
 from dralint.context import Context
 from dralint.diagnostics import Finding, Severity
+from dralint.labels import NodeSelection, pod_node_selection
 from dralint.migration import (
-    IMPLICIT_PREFIX, ExtendedRequest, device_plugins, extended_requests, extended_resource_classes,
-    mapped_class, node_allocatable, positive, same_vendor,
+    IMPLICIT_PREFIX, ExtendedRequest, NodeAgent, device_plugins, dra_drivers, extended_requests,
+    extended_resource_classes, mapped_class, node_allocatable, positive, provides, same_vendor,
 )
 from dralint.objects import KubeObject, PodTemplate, pod_templates
 from dralint.refs import reference_finding, resolve
@@ -23,10 +24,30 @@ from dralint.registry import object_check
 from dralint.yamlload import DataPath
 
 
-def _provided_by_plugin(ctx: Context, resource: str) -> bool:
-    if any(resource in plugin.names for plugin in device_plugins(ctx)):
-        return True
-    return any(node_allocatable(node, resource) for node in ctx.by_kind("Node"))
+def _plugin_coverage(ctx: Context, resource: str, selection: NodeSelection) -> tuple[bool, list[NodeAgent]]:
+    """Whether a device plugin serves ``resource`` on a node the pod can use, and the plugins
+    that would, but only on nodes a DRA driver for the same devices also serves.
+
+    Such nodes do not count: the device plugin must leave them (device-plugin-and-dra-driver-
+    overlap), after which the pod has nothing there.
+    """
+    nodes = ctx.by_kind("Node")
+    if any(node_allocatable(n, resource) and selection.matches(n.labels, n.name) for n in nodes):
+        return True, []
+    blocked: list[NodeAgent] = []
+    for plugin in device_plugins(ctx):
+        if resource not in plugin.names:
+            continue
+        drivers = [a.selection for a in dra_drivers(ctx) if a.obj is not plugin.obj and any(provides(ctx, resource, d) for d in a.names)]
+        if nodes:
+            if any(selection.matches(n.labels, n.name) and plugin.selection.matches(n.labels, n.name)
+                   and not any(d.matches(n.labels, n.name) for d in drivers) for n in nodes):
+                return True, []
+        elif selection.may_overlap(plugin.selection, excluding=drivers):
+            return True, []
+        if selection.may_overlap(plugin.selection):
+            blocked.append(plugin)
+    return False, blocked
 
 
 def _requests(template: PodTemplate, implicit: bool) -> Iterator[tuple[str, ExtendedRequest]]:
@@ -40,11 +61,18 @@ def _requests(template: PodTemplate, implicit: bool) -> Iterator[tuple[str, Exte
 def check_unprovided_extended_resource(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     """An extended resource no DeviceClass maps and no device plugin provides."""
     for template in pod_templates(obj):
+        selection = pod_node_selection(template.spec)
         for container, request in _requests(template, implicit=False):
-            if extended_resource_classes(ctx).get(request.resource) or _provided_by_plugin(ctx, request.resource):
+            if extended_resource_classes(ctx).get(request.resource):
                 continue
-            closed = ctx.is_closed("DeviceClass") and ctx.is_closed("Node")
-            if closed:
+            served, blocked = _plugin_coverage(ctx, request.resource, selection)
+            if served:
+                continue
+            closed = ctx.is_closed("DeviceClass") and (ctx.is_closed("Node") or bool(blocked))
+            if blocked:
+                detail = (f"no DeviceClass maps it, and device plugin {blocked[0].obj.display} serves it only on nodes where "
+                          "a DRA driver publishes the same devices, which the device plugin has to leave")
+            elif closed:
                 detail = "no DeviceClass maps it and no Node advertises it in status.allocatable"
             else:
                 detail = ("no DeviceClass among the scanned files maps it and no device plugin for it was found "
@@ -57,6 +85,7 @@ def check_unprovided_extended_resource(obj: KubeObject, ctx: Context) -> Iterato
                      "that selects these devices, or run the device plugin that advertises it",
                 key=True,
                 severity=None if closed else Severity.WARNING,
+                related=tuple(p.obj.related(("metadata", "name"), f"{p.obj.display} advertises {request.resource}") for p in blocked[:1]),
             )
 
 
