@@ -176,7 +176,8 @@ class NodeAgent:
 
 
 def _strings(container: dict[str, Any]) -> Iterator[str]:
-    for key in ("image", "command", "args"):
+    """The command line and literal environment values, where drivers take their names."""
+    for key in ("command", "args"):
         value = container.get(key)
         for item in value if isinstance(value, list) else [value]:
             if isinstance(item, str):

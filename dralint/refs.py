@@ -143,13 +143,15 @@ def resolve(ctx: Context, kind: str, namespace: str | None, name: str, *, siblin
     return Resolution(kind, namespace, name, status, None, tuple(evidence))
 
 
-def reference_finding(obj: KubeObject, path: DataPath, resolution: Resolution, what: str, *, missing_rule: str, scope_rule: str) -> Finding | None:
-    """The finding for an unresolved reference at ``path``: ``missing_rule`` when the target is
-    missing or the evidence shows a mistake, ``scope_rule`` when it is merely not in scope."""
+def reference_finding(obj: KubeObject, path: DataPath, resolution: Resolution, what: str, *, missing_rule: str,
+                      scope_rule: str, key: bool = False) -> Finding | None:
+    """The finding for an unresolved reference at ``path`` (its key when the name is the key):
+    ``missing_rule`` when the target is missing or the evidence shows a mistake, ``scope_rule``
+    when it is merely not in scope."""
     if resolution.found:
         return None
     rule = missing_rule if resolution.is_error else scope_rule
-    return obj.finding(path, resolution.message(what), hint=resolution.hint(), rule=rule, related=resolution.related())
+    return obj.finding(path, resolution.message(what), hint=resolution.hint(), rule=rule, related=resolution.related(), key=key)
 
 
 def _nearest(name: str, candidates: list[KubeObject]) -> KubeObject | None:

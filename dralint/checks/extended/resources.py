@@ -97,7 +97,7 @@ def check_implicit_class_resource(obj: KubeObject, ctx: Context) -> Iterator[Fin
             class_name = request.resource[len(IMPLICIT_PREFIX):]
             resolution = resolve(ctx, "DeviceClass", None, class_name)
             finding = reference_finding(obj, request.path, resolution, f"container {container!r} resource {request.resource}",
-                                        missing_rule="EXT004", scope_rule="REF001")
+                                        missing_rule="EXT004", scope_rule="REF001", key=True)
             if finding:
                 yield finding
 
