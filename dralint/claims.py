@@ -104,6 +104,13 @@ def class_drivers(device_class: KubeObject) -> frozenset[str] | None:
     return frozenset(drivers) if drivers else None
 
 
+def pod_claim_entries(spec: dict[str, Any]) -> Iterator[tuple[int, dict[str, Any]]]:
+    """The well-formed ``spec.resourceClaims[]`` entries of a pod spec, with their indexes."""
+    for index, entry in enumerate(_list(spec.get("resourceClaims"))):
+        if isinstance(entry, dict):
+            yield index, entry
+
+
 def resolve_pod_claim(ctx: Context, namespace: str | None, entry: dict[str, Any], referrer: KubeObject | None = None) -> tuple[str, str, Resolution] | None:
     """Resolve one ``spec.resourceClaims[]`` entry: (field, name, resolution), or None."""
     for field_name, kind, sibling in (

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from dralint.claims import class_drivers, device_requests, resolve_pod_claim
+from dralint.claims import class_drivers, device_requests, pod_claim_entries, resolve_pod_claim
 from dralint.context import Context
 from dralint.diagnostics import Finding
 from dralint.migration import extended_resource_classes, is_extended_resource_name, same_vendor
@@ -29,8 +29,8 @@ def claim_users(ctx: Context, namespace: str | None) -> dict[str, KubeObject]:
             if obj.namespace != namespace:
                 continue
             for template in pod_templates(obj):
-                for entry in template.spec.get("resourceClaims") or []:
-                    resolved = resolve_pod_claim(ctx, namespace, entry) if isinstance(entry, dict) else None
+                for _, entry in pod_claim_entries(template.spec):
+                    resolved = resolve_pod_claim(ctx, namespace, entry)
                     if resolved and resolved[2].target is not None:
                         for request in device_requests(resolved[2].target):
                             if request.device_class:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from dralint.claims import class_drivers, device_requests, resolve_pod_claim
+from dralint.claims import class_drivers, device_requests, pod_claim_entries, resolve_pod_claim
 from dralint.context import Context
 from dralint.diagnostics import Finding, Severity
 from dralint.labels import NodeSelection, pod_node_selection
@@ -104,11 +104,12 @@ def check_implicit_class_resource(obj: KubeObject, ctx: Context) -> Iterator[Fin
 
 def _claim_classes(ctx: Context, obj: KubeObject, template: PodTemplate, claims: Any) -> tuple[list[KubeObject], list[str]]:
     """Claims/templates a container uses and the DeviceClass names their requests draw from."""
-    entries = {e.get("name"): e for e in template.spec.get("resourceClaims") or [] if isinstance(e, dict)}
+    entries = {e["name"]: e for _, e in pod_claim_entries(template.spec) if isinstance(e.get("name"), str)}
     targets: list[KubeObject] = []
     classes: list[str] = []
     for claim in claims if isinstance(claims, list) else []:
-        entry = entries.get(claim.get("name")) if isinstance(claim, dict) else None
+        name = claim.get("name") if isinstance(claim, dict) else None
+        entry = entries.get(name) if isinstance(name, str) else None
         resolved = resolve_pod_claim(ctx, obj.namespace, entry) if entry else None
         if resolved is None or resolved[2].target is None:
             continue

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from dralint.claims import class_drivers, device_requests, request_names, resolve_pod_claim
+from dralint.claims import class_drivers, device_requests, pod_claim_entries, request_names, resolve_pod_claim
 from dralint.context import Context
 from dralint.diagnostics import Finding
 from dralint.objects import KubeObject, PodTemplate, pod_templates
@@ -28,8 +28,8 @@ def _list(value: Any) -> list:
 
 def _declared(template: PodTemplate) -> dict[str, int]:
     out: dict[str, int] = {}
-    for index, entry in enumerate(_list(template.spec.get("resourceClaims"))):
-        if isinstance(entry, dict) and isinstance(entry.get("name"), str):
+    for index, entry in pod_claim_entries(template.spec):
+        if isinstance(entry.get("name"), str):
             out.setdefault(entry["name"], index)
     return out
 
@@ -40,7 +40,7 @@ def check_pod_claim_targets(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     namespace (also for PodGroups, which declare claims for the whole group)."""
     entries: list[tuple[DataPath, dict]] = []
     for template in pod_templates(obj):
-        entries += [(template.path + ("resourceClaims", i), e) for i, e in enumerate(_list(template.spec.get("resourceClaims"))) if isinstance(e, dict)]
+        entries += [(template.path + ("resourceClaims", i), e) for i, e in pod_claim_entries(template.spec)]
     if obj.kind == "PodGroup":
         entries += [(("spec", "resourceClaims", i), e) for i, e in enumerate(_list(obj.get(("spec", "resourceClaims")))) if isinstance(e, dict)]
     for path, entry in entries:

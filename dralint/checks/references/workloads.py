@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
+from dralint.claims import pod_claim_entries
 from dralint.context import Context
 from dralint.diagnostics import Finding
 from dralint.migration import extended_requests
@@ -40,8 +41,8 @@ def check_shared_claim_in_workload(obj: KubeObject, ctx: Context) -> Iterator[Fi
     for template in pod_templates(obj):
         if template.replicas is not None and template.replicas <= 1:
             continue
-        for index, entry in enumerate(_list(template.spec.get("resourceClaims"))):
-            name = entry.get("resourceClaimName") if isinstance(entry, dict) else None
+        for index, entry in pod_claim_entries(template.spec):
+            name = entry.get("resourceClaimName")
             if not isinstance(name, str) or not name:
                 continue
             claim = ctx.find("ResourceClaim", obj.namespace, name)
