@@ -135,7 +135,7 @@ spec:
     (diag,) = _ref_diags(result, "REF001", "REF002")
     assert diag.rule == "REF002"
     assert "a ResourceClaim named 'shared-gpu' exists" in diag.message
-    assert diag.hint == "use the field that refers to a ResourceClaim, or create the ResourceClaimTemplate"
+    assert "refer to it with `resourceClaimName: shared-gpu`" in diag.hint
     assert diag.related[0].span.line == 4
 
 

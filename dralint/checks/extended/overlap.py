@@ -53,7 +53,9 @@ def _overlaps(ctx: Context, plugin: NodeAgent) -> list[_Overlap]:
         if not isinstance(driver, str) or not any(provides(ctx, r, driver) for r in plugin.names):
             continue
         selection = slice_selection(resource_slice)
-        if known_nodes:
+        if known_nodes and selection is not None and selection.node_name is not None:
+            common = plugin_nodes & {selection.node_name}  # most slices: skip matching every node
+        elif known_nodes:
             common = plugin_nodes & _nodes(ctx, selection)
         elif selection is None or plugin.selection.unrestricted:
             common = set()
@@ -100,9 +102,10 @@ def _affinity_hint(plugin: NodeAgent, overlaps: list[_Overlap]) -> str:
 
 @context_check("EXT005")
 def check_device_plugin_dra_overlap(ctx: Context) -> Iterator[Finding]:
-    """Report each scanned device-plugin DaemonSet whose nodes a DRA driver also serves."""
+    """Report each device-plugin DaemonSet (scanned or in the cluster state) whose nodes a DRA
+    driver also serves; context files are only read, never reported on."""
     for plugin in device_plugins(ctx):
-        if plugin.obj.origin != "scan":
+        if plugin.obj.origin == "context":
             continue
         overlaps = _overlaps(ctx, plugin)
         if not overlaps:

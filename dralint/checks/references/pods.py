@@ -6,6 +6,7 @@ typo in a JobSet's worker template is caught exactly like one in a bare Pod.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Iterator
 
 from dralint.claims import class_drivers, device_requests, pod_claim_entries, request_names, resolve_pod_claim
@@ -17,6 +18,7 @@ from dralint.registry import object_check
 from dralint.yamlload import DataPath
 
 NOT_IN_SCOPE = "REF001"
+OTHER_FIELD = {"resourceClaimTemplateName": "resourceClaimName", "resourceClaimName": "resourceClaimTemplateName"}
 #: DRA drivers whose devices serve the whole pod (network interfaces moved into the pod's
 #: network namespace), so no container needs to list their claims.
 POD_LEVEL_DRIVERS = frozenset({"dra.net", "sriovnetwork.k8snetworkplumbingwg.io", "ovsdpdk.k8snetworkplumbingwg.io"})
@@ -47,8 +49,12 @@ def check_pod_claim_targets(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
         resolved = resolve_pod_claim(ctx, obj.namespace, entry, referrer=obj)
         if resolved is None:
             continue
-        field_name, _, resolution = resolved
+        field_name, name, resolution = resolved
         finding = reference_finding(obj, path + (field_name,), resolution, field_name, missing_rule="REF002", scope_rule=NOT_IN_SCOPE)
+        if finding and any(e.reason == "other-kind" for e in resolution.evidence):
+            other = OTHER_FIELD[field_name]
+            finding = replace(finding, hint=f"`{name}` is a {resolution.evidence[-1].obj.kind}: refer to it with `{other}: {name}` "
+                                            f"instead of `{field_name}`, or create the {resolution.kind}")
         if finding:
             yield finding
 
