@@ -113,34 +113,78 @@ class Resolution:
         return tuple(e.obj.related(("metadata", "name"), e.describe()) for e in self.evidence)
 
 
+@dataclass
+class _Index:
+    """Per-kind lookups that resolution needs for every unresolved reference."""
+
+    by_name: dict[str, list[KubeObject]]  # name -> objects of the kind, every namespace
+    by_namespace: dict[str | None, list[KubeObject]]
+    closed: bool
+    cache: dict[tuple, Resolution]
+    spellings: dict[str | None, dict[str, list[KubeObject]]]  # namespace -> deletion variant -> objects
+
+    def near(self, namespace: str | None, name: str) -> KubeObject | None:
+        """The closest plausible typo-correction of ``name`` among the namespace's objects.
+
+        A deletion-variant index (every spelling with up to one or two characters removed)
+        finds candidates without comparing the name with every object of the namespace.
+        """
+        if namespace not in self.spellings:
+            variants: dict[str, list[KubeObject]] = {}
+            for obj in self.by_namespace.get(namespace, []):
+                for variant in _deletions(obj.name.lower()):
+                    variants.setdefault(variant, []).append(obj)
+            self.spellings[namespace] = variants
+        table = self.spellings[namespace]
+        candidates = {id(o): o for v in _deletions(name.lower()) for o in table.get(v, ())}
+        return _nearest(name, list(candidates.values()))
+
+
+def _index(ctx: Context, kind: str) -> _Index:
+    def build() -> _Index:
+        by_name: dict[str, list[KubeObject]] = {}
+        by_namespace: dict[str | None, list[KubeObject]] = {}
+        for obj in ctx.by_kind(kind):
+            by_name.setdefault(obj.name, []).append(obj)
+            by_namespace.setdefault(obj.namespace, []).append(obj)
+        return _Index(by_name, by_namespace, ctx.is_closed(kind), {}, {})
+
+    return ctx.memo(("refs", "index", kind), build)
+
+
 def resolve(ctx: Context, kind: str, namespace: str | None, name: str, *, sibling_kinds: tuple[str, ...] = (),
             referrer: KubeObject | None = None) -> Resolution:
     """Resolve ``kind namespace/name`` against every object of the run.
 
     ``sibling_kinds`` are kinds a user plausibly confuses with ``kind`` (template vs claim);
-    ``referrer`` (the referring object) puts evidence from its own file first.
+    ``referrer`` (the referring object) puts evidence from its own file first. Results are
+    cached per run, since many pods usually name the same few targets.
     """
     target = ctx.find(kind, namespace, name)
     if target is not None:
         return Resolution(kind, namespace, name, Status.FOUND, target)
-    evidence: list[Evidence] = []
     # A referrer without metadata.namespace lands wherever it is applied (`kubectl -n`), so a
     # target in another namespace is then no evidence of a mistake.
     pinned = referrer is None or isinstance(referrer.get(("metadata", "namespace")), str)
-    if namespace is not None and pinned:
-        elsewhere = [o for o in ctx.by_kind(kind) if o.name == name and o.namespace != namespace]
-        if referrer is not None:
-            elsewhere.sort(key=lambda o: (o.path != referrer.path, o.namespace or ""))
-        evidence += [Evidence(o, "other-namespace") for o in elsewhere[:3]]
-    for sibling in sibling_kinds:
-        other = ctx.find(sibling, namespace, name)
-        if other is not None:
-            evidence.append(Evidence(other, "other-kind"))
-    near = _nearest(name, [o for o in ctx.by_kind(kind) if o.namespace == namespace])
-    if near is not None:
-        evidence.append(Evidence(near, "near-name"))
-    status = Status.MISSING if ctx.is_closed(kind) else Status.NOT_IN_SCOPE
-    return Resolution(kind, namespace, name, status, None, tuple(evidence))
+    index = _index(ctx, kind)
+    key = (namespace, name, sibling_kinds, pinned, referrer.path if referrer is not None else None)
+    if key not in index.cache:
+        evidence: list[Evidence] = []
+        if namespace is not None and pinned:
+            elsewhere = [o for o in index.by_name.get(name, []) if o.namespace != namespace]
+            if referrer is not None:
+                elsewhere.sort(key=lambda o: (o.path != referrer.path, o.namespace or ""))
+            evidence += [Evidence(o, "other-namespace") for o in elsewhere[:3]]
+        for sibling in sibling_kinds:
+            other = ctx.find(sibling, namespace, name)
+            if other is not None:
+                evidence.append(Evidence(other, "other-kind"))
+        near = index.near(namespace, name)
+        if near is not None:
+            evidence.append(Evidence(near, "near-name"))
+        status = Status.MISSING if index.closed else Status.NOT_IN_SCOPE
+        index.cache[key] = Resolution(kind, namespace, name, status, None, tuple(evidence))
+    return index.cache[key]
 
 
 def reference_finding(obj: KubeObject, path: DataPath, resolution: Resolution, what: str, *, missing_rule: str,
@@ -152,6 +196,17 @@ def reference_finding(obj: KubeObject, path: DataPath, resolution: Resolution, w
         return None
     rule = missing_rule if resolution.is_error else scope_rule
     return obj.finding(path, resolution.message(what), hint=resolution.hint(), rule=rule, related=resolution.related(), key=key)
+
+
+def _deletions(word: str) -> set[str]:
+    """``word`` with up to one character removed (two for names of 12+ characters): two names
+    within the typo distance always share one of these variants."""
+    out = {word}
+    frontier = {word}
+    for _ in range(2 if len(word) >= 12 else 1):
+        frontier = {w[:i] + w[i + 1:] for w in frontier for i in range(len(w))}
+        out |= frontier
+    return out
 
 
 def _nearest(name: str, candidates: list[KubeObject]) -> KubeObject | None:
@@ -172,7 +227,7 @@ def looks_like_typo(wrong: str, right: str) -> bool:
     digits (``gpu-1`` vs ``gpu-2``) or in separators (``dra.net`` vs ``dranet``, both real
     DeviceClass names in the wild) are deliberate siblings, not typos.
     """
-    if wrong == right or min(len(wrong), len(right)) < 3:
+    if wrong == right or min(len(wrong), len(right)) < 3 or abs(len(wrong) - len(right)) > 2:
         return False
     if _strip_digits(wrong) == _strip_digits(right) or _strip_separators(wrong) == _strip_separators(right):
         return False

@@ -170,3 +170,18 @@ spec:
     assert diag.rule == "REF008"
     assert (diag.span.line, diag.span.column) == (14, 26)
     assert "request 'gpu/small'" in diag.message
+
+
+def test_deletion_index_finds_what_a_full_scan_finds():
+    """The index is only a shortcut: on random names it agrees with comparing every pair."""
+    import random
+
+    from dralint.refs import _deletions
+
+    rng = random.Random(7)
+    alphabet = "ab-1."
+    names = {"".join(rng.choice(alphabet) for _ in range(rng.randint(3, 14))) for _ in range(300)}
+    for wrong in list(names)[:120]:
+        for right in names:
+            if looks_like_typo(wrong, right):
+                assert _deletions(wrong.lower()) & _deletions(right.lower()), (wrong, right)
