@@ -54,6 +54,7 @@ class Resolution:
     status: Status
     target: KubeObject | None = None
     evidence: tuple[Evidence, ...] = field(default=())
+    creator: tuple[KubeObject, DataPath] | None = None  # found: made at run time by this object
 
     @property
     def found(self) -> bool:
@@ -110,7 +111,32 @@ class Resolution:
         """Pointers at the target (found) or at the evidence (a likely mistake)."""
         if self.target is not None:
             return (self.target.related(("metadata", "name"), f"{self.target.display} is defined here"),)
+        if self.creator is not None:
+            owner, path = self.creator
+            return (owner.related(path, f"{owner.display} creates {self.display}"),)
         return tuple(e.obj.related(("metadata", "name"), e.describe()) for e in self.evidence)
+
+
+#: Objects whose controllers create another object under a name taken from their spec:
+#: (kind, API group, path of the name, kind created in the same namespace).
+CREATORS: tuple[tuple[str, str, DataPath, str], ...] = (
+    ("ComputeDomain", "resource.nvidia.com", ("spec", "channel", "resourceClaimTemplate", "name"), "ResourceClaimTemplate"),
+)
+
+
+def _created(ctx: Context) -> dict[tuple[str, str | None, str], tuple[KubeObject, DataPath]]:
+    """(kind, namespace, name) of objects that some object of the run creates at run time."""
+
+    def build() -> dict[tuple[str, str | None, str], tuple[KubeObject, DataPath]]:
+        out: dict[tuple[str, str | None, str], tuple[KubeObject, DataPath]] = {}
+        for owner_kind, group, path, created_kind in CREATORS:
+            for owner in ctx.by_kind(owner_kind):
+                name = owner.get(path)
+                if owner.group == group and isinstance(name, str) and name:
+                    out.setdefault((created_kind, owner.namespace, name), (owner, path))
+        return out
+
+    return ctx.memo(("refs", "created"), build)
 
 
 @dataclass
@@ -163,6 +189,9 @@ def resolve(ctx: Context, kind: str, namespace: str | None, name: str, *, siblin
     target = ctx.find(kind, namespace, name)
     if target is not None:
         return Resolution(kind, namespace, name, Status.FOUND, target)
+    creator = _created(ctx).get((kind, namespace, name))
+    if creator is not None:
+        return Resolution(kind, namespace, name, Status.FOUND, creator=creator)
     # A referrer without metadata.namespace lands wherever it is applied (`kubectl -n`), so a
     # target in another namespace is then no evidence of a mistake.
     pinned = referrer is None or isinstance(referrer.get(("metadata", "namespace")), str)

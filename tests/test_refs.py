@@ -185,3 +185,23 @@ def test_deletion_index_finds_what_a_full_scan_finds():
         for right in names:
             if looks_like_typo(wrong, right):
                 assert _deletions(wrong.lower()) & _deletions(right.lower()), (wrong, right)
+
+
+def test_template_created_by_a_compute_domain_counts_as_found(tmp_path):
+    domain = """\
+apiVersion: resource.nvidia.com/v1beta1
+kind: ComputeDomain
+metadata: {name: imex, namespace: ml}
+spec:
+  numNodes: 2
+  channel:
+    resourceClaimTemplate:
+      name: imex-channel
+---
+"""
+    result = lint_text(tmp_path, domain + POD.format(field="resourceClaimTemplateName", target="imex-channel"),
+                       closed_world={"ResourceClaimTemplate"})
+    assert not _ref_diags(result, "REF001", "REF002", "REF005")
+    resolution = resolve(result.context, "ResourceClaimTemplate", "ml", "imex-channel")
+    (related,) = resolution.related()
+    assert (related.span.line, related.span.column) == (8, 13)
