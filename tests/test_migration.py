@@ -195,3 +195,12 @@ def test_implicit_class_resource(tmp_path):
     assert (diag.span.line, diag.span.column) == (9, 16)
     present = "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu.vendor.example}\n---\n" + pod
     assert not [d for d in lint_text(tmp_path, present).diagnostics if d.rule in ("REF001", "EXT004", "EXT001")]
+
+
+def test_quota_in_the_cluster_state_is_checked_against_scanned_workloads(tmp_path):
+    workloads = (EXAMPLE / "broken" / "workloads.yaml").read_text()
+    quota = (EXAMPLE / "broken" / "quota.yaml").read_text()
+    result = lint_text(tmp_path, workloads, slices=quota)
+    (diag,) = [d for d in result.diagnostics if d.rule == "EXT006"]
+    assert diag.span.path.endswith("slices.yaml") and diag.span.line == 9
+    assert diag.related[0].span.path.endswith("manifest.yaml")

@@ -15,7 +15,7 @@ from dralint.context import Context
 from dralint.diagnostics import Finding
 from dralint.migration import extended_resource_classes, is_extended_resource_name, same_vendor
 from dralint.objects import KubeObject, pod_templates
-from dralint.registry import object_check
+from dralint.registry import context_check
 
 QUOTA_SUFFIX = ".deviceclass.resource.k8s.io/devices"
 
@@ -49,8 +49,15 @@ def serves(ctx: Context, resource: str, class_name: str) -> bool:
     return any(same_vendor(resource, d) for d in drivers | {class_name})
 
 
-@object_check("EXT006", kinds={"ResourceQuota"})
-def check_quota_misses_claims(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
+@context_check("EXT006")
+def check_quota_misses_claims(ctx: Context) -> Iterator[Finding]:
+    """Quotas, scanned or in the cluster state, against the scanned workloads' claims."""
+    for quota in ctx.by_kind("ResourceQuota"):
+        if quota.origin != "context":
+            yield from _quota_findings(quota, ctx)
+
+
+def _quota_findings(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     """A quota on an extended resource in a namespace whose pods now claim those devices."""
     hard = obj.get(("spec", "hard"))
     if not isinstance(hard, dict):
