@@ -1,0 +1,3 @@
+from dralint.cli import main
+
+main()

@@ -1,0 +1,93 @@
+"""The records that flow out of checks: spans, related locations and diagnostics.
+
+Everything here is immutable so that a diagnostic can be hashed, sorted, deduplicated and
+fingerprinted without anyone worrying that a later stage changed it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+
+class Severity(str, Enum):
+    """How bad a finding is; the string values are part of the JSON contract."""
+
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+    @property
+    def rank(self) -> int:
+        """Higher is worse, so thresholds compare with >=."""
+        return {"info": 0, "warning": 1, "error": 2}[self.value]
+
+
+@dataclass(frozen=True, order=True)
+class Span:
+    """A region of a file: 1-based lines and columns, end column exclusive.
+
+    The exclusive end matches SARIF's endColumn and makes a zero-width span at a point
+    representable (end_column == column).
+    """
+
+    path: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+
+@dataclass(frozen=True)
+class ObjectRef:
+    """Identity of the Kubernetes object a finding is about."""
+
+    api_version: str
+    kind: str
+    namespace: str | None
+    name: str
+
+
+@dataclass(frozen=True)
+class Related:
+    """Another place that explains a finding, such as the target of a broken reference."""
+
+    span: Span
+    message: str
+
+
+@dataclass(frozen=True)
+class Finding:
+    """What a check yields: a diagnostic before the engine attaches rule metadata.
+
+    Checks know where and what; the catalog knows the rule's name and severity. Keeping them
+    apart means a severity override never has to touch check code.
+    """
+
+    message: str
+    span: Span
+    hint: str | None = None
+    rule: str | None = None
+    field: str | None = None
+    object: ObjectRef | None = None
+    related: tuple[Related, ...] = ()
+    severity: Severity | None = None
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One reported problem, ready for suppression, scoring and reporting."""
+
+    rule: str
+    name: str
+    severity: Severity
+    message: str
+    span: Span
+    hint: str | None = None
+    object: ObjectRef | None = None
+    field: str | None = None
+    related: tuple[Related, ...] = ()
+
+    @property
+    def sort_key(self) -> tuple:
+        return (self.span.path, self.span.line, self.span.column, self.rule, self.message)

@@ -1,0 +1,64 @@
+"""From parsed documents to Kubernetes objects: List expansion, identity, defaults."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from dralint.objects import CLUSTER_SCOPED_KINDS, KubeObject
+from dralint.yamlload import DataPath, Document
+
+
+@dataclass(frozen=True)
+class ShapeProblem:
+    """A document or item that cannot become an object; ``kind`` names the rule's case."""
+
+    kind: str  # not-mapping | missing-identity | no-identity
+    document: Document
+    path: DataPath
+    message: str
+
+
+def _object(doc: Document, data: dict[str, Any], base: DataPath, origin: str) -> KubeObject:
+    api_version = data.get("apiVersion")
+    kind = data.get("kind")
+    meta = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
+    name = meta.get("name") if isinstance(meta.get("name"), str) else meta.get("generateName") if isinstance(meta.get("generateName"), str) else ""
+    namespace = meta.get("namespace") if isinstance(meta.get("namespace"), str) else None
+    if kind in CLUSTER_SCOPED_KINDS:
+        namespace = None
+    elif not namespace:
+        namespace = "default"
+    return KubeObject(str(api_version), str(kind), name, namespace, data, doc, base, origin)
+
+
+def _is_list(data: dict[str, Any]) -> bool:
+    kind = data.get("kind")
+    return isinstance(kind, str) and kind.endswith("List") and isinstance(data.get("items"), list)
+
+
+def objects_from(doc: Document, origin: str) -> tuple[list[KubeObject], list[ShapeProblem]]:
+    """The objects one document holds (a List holds several) and what kept others out."""
+    objects: list[KubeObject] = []
+    problems: list[ShapeProblem] = []
+    if doc.data is None:
+        return objects, problems
+    candidates: list[tuple[Any, DataPath]] = [(doc.data, ())]
+    if isinstance(doc.data, dict) and _is_list(doc.data):
+        candidates = [(item, ("items", i)) for i, item in enumerate(doc.data["items"])]
+    for data, base in candidates:
+        if not isinstance(data, dict):
+            what = "a list" if isinstance(data, list) else f"a {type(data).__name__} value"
+            problems.append(ShapeProblem("not-mapping", doc, base, f"the document is {what}, not a mapping; a Kubernetes object is a mapping with apiVersion and kind"))
+            continue
+        has_version = isinstance(data.get("apiVersion"), str) and data["apiVersion"]
+        has_kind = isinstance(data.get("kind"), str) and data["kind"]
+        if not has_version and not has_kind:
+            problems.append(ShapeProblem("no-identity", doc, base, "no apiVersion and no kind"))
+            continue
+        if not has_version or not has_kind:
+            missing = "apiVersion" if not has_version else "kind"
+            problems.append(ShapeProblem("missing-identity", doc, base, f"the object has no {missing}; the API server cannot tell what it is"))
+            continue
+        objects.append(_object(doc, data, base, origin))
+    return objects, problems

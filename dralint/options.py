@@ -1,0 +1,25 @@
+"""Run options: everything a lint run is parameterised by, gathered from CLI and config."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+PROFILES = ("dra", "recommended", "strict")
+
+
+@dataclass
+class LintOptions:
+    """What to lint and how; the CLI and the config file both fill this one object."""
+
+    paths: list[str] = field(default_factory=lambda: ["."])
+    exclude: list[str] = field(default_factory=list)
+    context: list[str] = field(default_factory=list)
+    slices: list[str] = field(default_factory=list)
+    feature_gates: dict[str, bool] = field(default_factory=dict)
+    closed_world: set[str] = field(default_factory=set)
+    profile: str = "recommended"
+    select: list[str] = field(default_factory=list)
+    ignore: list[str] = field(default_factory=list)
+    severity_overrides: dict[str, str] = field(default_factory=dict)
+    stdin_name: str = "<stdin>"
+    max_file_bytes: int = 16 * 1024 * 1024

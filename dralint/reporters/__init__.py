@@ -1,0 +1,20 @@
+"""Reporters format a finished run; they compute nothing (the run already holds every figure)."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from dralint.engine import RunResult
+
+Reporter = Callable[[RunResult, bool], str]
+
+
+def reporter(name: str) -> Reporter:
+    """The formatting function for ``--format name``."""
+    from dralint.reporters import json_report, text
+
+    table: dict[str, Reporter] = {"text": text.render, "json": json_report.render}
+    return table[name]
+
+
+FORMATS = ("text", "json")

@@ -1,0 +1,63 @@
+"""``--format text``: findings grouped by severity then file, each with its source line.
+
+The first line of each finding is ``path:line:col: severity: message [RULE]`` so editors and
+CI problem matchers can jump to it.
+"""
+
+from __future__ import annotations
+
+from dralint.diagnostics import Diagnostic, Severity
+from dralint.engine import RunResult
+
+_COLORS = {Severity.ERROR: "\033[1;31m", Severity.WARNING: "\033[1;33m", Severity.INFO: "\033[1;36m"}
+_DIM, _BOLD, _RESET = "\033[2m", "\033[1m", "\033[0m"
+
+
+class _Paint:
+    def __init__(self, enabled: bool):
+        self.enabled = enabled
+
+    def __call__(self, text: str, code: str) -> str:
+        return f"{code}{text}{_RESET}" if self.enabled else text
+
+
+def _snippet(diag: Diagnostic, result: RunResult, paint: _Paint) -> list[str]:
+    source = result.sources.get(diag.span.path)
+    if source is None:
+        return []
+    line = source.line_text(diag.span.line)
+    if not line:
+        return []
+    gutter = f"{diag.span.line:>5} | "
+    start = diag.span.column - 1
+    end = diag.span.end_column - 1 if diag.span.end_line == diag.span.line else len(line)
+    width = max(1, min(end, len(line)) - start)
+    marker = " " * len(gutter) + " " * start + "^" + "~" * (width - 1)
+    return [paint(gutter, _DIM) + line.expandtabs(1), paint(marker, _COLORS[diag.severity])]
+
+
+def _finding(diag: Diagnostic, result: RunResult, paint: _Paint) -> list[str]:
+    where = f"{diag.span.path}:{diag.span.line}:{diag.span.column}"
+    head = f"{paint(where, _BOLD)}: {paint(diag.severity.value, _COLORS[diag.severity])}: {diag.message} [{diag.rule}]"
+    lines = [head, *_snippet(diag, result, paint)]
+    if diag.hint:
+        lines.append(f"        hint: {diag.hint}")
+    for related in diag.related:
+        lines.append(f"        {paint('note', _DIM)}: {related.span.path}:{related.span.line}:{related.span.column}: {related.message}")
+    return lines
+
+
+def summary(result: RunResult) -> str:
+    counts = ", ".join(f"{result.count(s)} {s.value}{'s' if result.count(s) != 1 else ''}" for s in Severity)
+    return f"{len(result.files)} files, {result.objects} objects: {counts}; score {result.score}/100"
+
+
+def render(result: RunResult, color: bool = False) -> str:
+    paint = _Paint(color)
+    out: list[str] = []
+    for severity in Severity:
+        for diag in (d for d in result.diagnostics if d.severity is severity):
+            out.extend(_finding(diag, result, paint))
+            out.append("")
+    out.append(summary(result))
+    return "\n".join(out) + "\n"

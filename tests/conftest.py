@@ -1,0 +1,41 @@
+"""Shared test helpers: lint a manifest string the way a user's file would be linted."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dralint.engine import RunResult, lint
+from dralint.options import LintOptions
+
+
+def lint_text(tmp_path: Path, manifest: str | bytes, *, slices: str | None = None, name: str = "manifest.yaml", **options: Any) -> RunResult:
+    """Write ``manifest`` (and a snapshot) under ``tmp_path`` and lint it from disk."""
+    target = tmp_path / name
+    target.write_bytes(manifest if isinstance(manifest, bytes) else manifest.encode("utf-8"))
+    opts = LintOptions(paths=[str(target)], profile=options.pop("profile", "strict"))
+    if slices is not None:
+        snapshot = tmp_path / "slices.yaml"
+        snapshot.write_text(slices, encoding="utf-8")
+        opts.slices = [str(snapshot)]
+    for key, value in options.items():
+        if not hasattr(opts, key):
+            raise AttributeError(f"LintOptions has no field {key!r}")
+        setattr(opts, key, set(value) if isinstance(getattr(opts, key), set) else value)
+    return lint(opts)
+
+
+@pytest.fixture
+def lint_manifest(tmp_path: Path):
+    """``lint_manifest(text, **options) -> RunResult`` in a fresh directory."""
+
+    def run(manifest: str | bytes, **options: Any) -> RunResult:
+        return lint_text(tmp_path, manifest, **options)
+
+    return run
+
+
+def rules_of(result: RunResult) -> list[str]:
+    return [d.rule for d in result.diagnostics]
