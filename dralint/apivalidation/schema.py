@@ -26,7 +26,18 @@ from dralint.apivalidation.formats import FORMAT_CHECKS
 from dralint.apivalidation.keywords import KEYWORDS, decode
 from dralint.apivalidation.semantic import Issue
 
-SCHEMA_DIR = Path(__file__).resolve().parent.parent.parent / "schemas"
+
+
+def _schema_dir() -> Path:
+    """Where the bundled schemas live: inside the wheel, or at the repository root."""
+    package = Path(__file__).resolve().parent.parent
+    for candidate in (package / "_data" / "schemas", package.parent / "schemas"):
+        if (candidate / "dra-overlay.yaml").is_file():
+            return candidate
+    raise FileNotFoundError("the bundled schemas (schemas/) are missing from this installation")
+
+
+SCHEMA_DIR = _schema_dir()
 DEFINITIONS_FILE = SCHEMA_DIR / "kubernetes-v1.37.0-strict.json.gz"
 INDEX_FILE = SCHEMA_DIR / "gvk-index-v1.37.0.json"
 OVERLAY_FILE = SCHEMA_DIR / "dra-overlay.yaml"
@@ -112,7 +123,12 @@ class SchemaSet:
     def validate(self, definition: str, data: Any) -> list[ApiError]:
         """All schema and overlay errors of ``data`` as an instance of ``definition``."""
         validator = self.validator(definition)
-        if validator.is_valid(data):
+        try:
+            valid = validator.is_valid(data)
+        except (ValueError, TypeError):  # YAML values JSON has no type for (dates, binary, int keys)
+            data = _jsonable(data)
+            valid = validator.is_valid(data)
+        if valid:
             return []
         found: list[ApiError] = []
         for error in validator.iter_errors(data):
@@ -176,6 +192,20 @@ class SchemaSet:
         if match:
             return f"did you mean `{match}`?"
         return f"known fields here: {', '.join(known)}" if known and len(known) <= 12 else None
+
+
+def _jsonable(value: Any) -> Any:
+    """The value as kubectl would send it: YAML timestamps and other non-JSON scalars become
+    strings, map keys become strings."""
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_jsonable(v) for v in value]
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    if hasattr(value, "isoformat"):
+        return value.isoformat()
+    return str(value)
 
 
 def _api_version_of(definition: str) -> str:
