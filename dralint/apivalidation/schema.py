@@ -51,7 +51,9 @@ OVERLAY_PREFIXES = {
 
 def _merge(target: dict[str, Any], patch: dict[str, Any]) -> None:
     for key, value in patch.items():
-        if key == "required":
+        if key == "x-dralint-optional":
+            target["required"] = [r for r in target.get("required", []) if r not in value]
+        elif key == "required":
             target[key] = sorted(set(target.get(key, [])) | set(value))
         elif isinstance(value, dict) and isinstance(target.get(key), dict):
             _merge(target[key], value)
@@ -143,7 +145,7 @@ class SchemaSet:
         owner = schema_path[1] if len(schema_path) > 1 and schema_path[0] == "$defs" else None
         instance = error.instance
         if kind == "AdditionalProperties":
-            return [self._unknown_field(path, name, owner) for name in detail["unexpected"]]
+            return [self._unknown_field(path, name, owner, instance) for name in detail["unexpected"]]
         if kind == "Required":
             missing = path + (detail["property"],)
             return [ApiError(path, E.REQUIRED, E.required(missing), key=True)]
@@ -168,7 +170,7 @@ class SchemaSet:
         if kind in ("Minimum", "ExclusiveMinimum", "Maximum", "ExclusiveMaximum"):
             return [ApiError(path, E.INVALID_VALUE, E.invalid(path, instance, _bound_text(kind, detail["limit"])))]
         if kind == "Custom":
-            return [_from_issue(path, issue, instance) for issue in decode(detail["message"])]
+            return [_from_issue(path, issue) for issue in decode(detail["message"])]
         return [ApiError(path, E.WRONG_TYPE, E.invalid(path, instance, error.message))]
 
     def _format(self, path: E.Path, value: Any, name: str, *, key: bool) -> ApiError:
@@ -176,18 +178,29 @@ class SchemaSet:
         messages = check(value) if check and isinstance(value, str) else []
         return ApiError(path, E.INVALID_FORMAT, E.invalid(path, value, "; ".join(messages) or f"must be a valid {name}"), key=key)
 
-    def _unknown_field(self, parent: E.Path, name: str, owner: str | None) -> ApiError:
+    def _unknown_field(self, parent: E.Path, name: str, owner: str | None, instance: Any) -> ApiError:
         path = parent + (name,)
         known = self.known_fields(owner) if owner else []
         return ApiError(path, E.UNKNOWN_FIELD, f'unknown field "{E.field_path(path)}"', key=True,
-                        hint=self._field_hint(name, owner, known))
+                        hint=self._field_hint(name, owner, known, instance))
 
-    def _field_hint(self, name: str, owner: str | None, known: list[str]) -> str | None:
+    def _child_definition(self, owner: str, prop: str) -> str | None:
+        """The definition a property of ``owner`` refers to (directly or as list items)."""
+        schema = self.definitions.get(owner, {}).get("properties", {}).get(prop, {})
+        ref = schema.get("$ref") or schema.get("items", {}).get("$ref") or ""
+        return ref.rpartition("/")[2] or None
+
+    def _field_hint(self, name: str, owner: str | None, known: list[str], parent: Any) -> str | None:
         if owner and owner.endswith(".DeviceRequest") and name in self.known_fields(owner.rsplit(".", 1)[0] + ".ExactDeviceRequest"):
             return (f"this is the v1beta1 request shape: in {_api_version_of(owner)} move `{name}` (and the other "
                     "device fields) under `exactly:`; `firstAvailable` stays at the request level")
         if owner and owner.endswith(".Device") and name == "basic":
             return f"{_api_version_of(owner)} has no `basic`: move its fields up into the device entry"
+        if owner and isinstance(parent, dict):
+            for sibling, value in parent.items():
+                child = self._child_definition(owner, sibling) if value is None else None
+                if child and name in self.known_fields(child):
+                    return f"`{sibling}:` is empty and `{name}` is one of its fields: indent `{name}` under `{sibling}:`"
         match = _did_you_mean(name, known)
         if match:
             return f"did you mean `{match}`?"
@@ -229,31 +242,27 @@ def _bound_text(kind: str, limit: Any) -> str:
     return f"must be less than or equal to {limit}" if kind == "Maximum" else f"must be less than {limit}"
 
 
-def _value_at(instance: Any, path: tuple[Any, ...]) -> Any:
-    for item in path:
-        try:
-            instance = instance[item]
-        except (KeyError, IndexError, TypeError):
-            return None
-    return instance
-
-
-def _from_issue(base: E.Path, issue: Issue, instance: Any) -> ApiError:
+def _from_issue(base: E.Path, issue: Issue) -> ApiError:
     path = base + issue.path
     if issue.kind == "text":
         message = f"{E.field_path(path)}: {issue.args[0]}"
-    elif issue.kind == "too_many" or issue.kind == "too_long":
-        message = getattr(E, issue.kind)(path, *issue.args)
     else:
         message = getattr(E, issue.kind)(path, *issue.args)
     return ApiError(path, issue.rule, message, key=issue.key, hint=issue.hint, gate=issue.gate)
 
 
 def _drop_shadowed(found: list[ApiError]) -> list[ApiError]:
-    """Drop the "exactly one of exactly/firstAvailable" error where the request has v1beta1-shaped
-    fields: the unknown-field findings already say to move them under ``exactly:``."""
+    """Drop errors another finding already explains.
+
+    * the "exactly one of exactly/firstAvailable" error of a request with v1beta1-shaped fields:
+      the unknown-field findings already say to move them under ``exactly:``;
+    * anything inside a server-written field (``status``): the whole field is reported once, and
+      its content is never applied.
+    """
     moved = {e.path[:-1] for e in found if e.rule == E.UNKNOWN_FIELD and e.hint and "under `exactly:`" in e.hint}
-    return [e for e in found if not (e.rule == E.ONE_OF and e.path in moved)]
+    written = [e.path for e in found if e.rule == E.SERVER_WRITTEN]
+    return [e for e in found if not (e.rule == E.ONE_OF and e.path in moved)
+            and not any(e.path[:len(w)] == w and e.rule != E.SERVER_WRITTEN for w in written)]
 
 
 @lru_cache(maxsize=1)
