@@ -1,0 +1,295 @@
+"""resource.k8s.io v1beta1 / v1beta2 -> v1 conversion of DRA objects, as data edits.
+
+The field-by-field mapping follows the API server's own conversion (facts: dra-api.md §1.8 and
+§5, checked against pkg/apis/resource/v1beta1/conversion.go):
+
+* v1beta2 has the v1 layout; only ``apiVersion`` changes.
+* v1beta1 ResourceClaim / ResourceClaimTemplate: a request's device fields
+  (``deviceClassName``, ``selectors``, ``allocationMode``, ``count``, ``adminAccess``,
+  ``tolerations``, ``capacity``, ``derivedAttributes``) move under ``exactly:``.
+  ``firstAvailable`` stays on the request; its subrequests already have the flat shape. Like
+  the server, ``exactly`` is created only when one of those fields is set to a non-zero value.
+* v1beta1 ResourceSlice: the fields of ``devices[].basic`` move up into the device entry; the
+  slice's ``nodeName: ""`` and ``allNodes: false`` mean "unset" in v1beta1 but would be set
+  (and invalid) values in v1, where both are pointers, so they are dropped.
+* DeviceClass: same fields in every version.
+
+The edits work on any mutable mapping, so the same code converts plain dicts (JSON files,
+tests) and ruamel.yaml round-trip maps (YAML files), where moving a key also moves the comments
+attached to it and new maps inherit the flow/block style of their parent.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+from typing import Any, Callable, MutableMapping
+
+from ruamel.yaml.error import CommentMark
+from ruamel.yaml.tokens import CommentToken
+
+GROUP = "resource.k8s.io"
+TARGET = f"{GROUP}/v1"
+SOURCE_VERSIONS = ("v1beta1", "v1beta2")
+KINDS = frozenset({"DeviceClass", "ResourceClaim", "ResourceClaimTemplate", "ResourceSlice"})
+
+#: v1beta1 DeviceRequest fields that v1 keeps in ExactDeviceRequest.
+EXACT_FIELDS = (
+    "deviceClassName", "selectors", "allocationMode", "count", "adminAccess",
+    "tolerations", "capacity", "derivedAttributes",
+)
+
+
+class ConversionError(ValueError):
+    """The object cannot be converted mechanically; the message says what is in the way."""
+
+
+def convertible(obj: Any) -> bool:
+    """Whether ``obj`` is a v1beta1/v1beta2 DRA object this module converts to v1."""
+    if not isinstance(obj, MutableMapping):
+        return False
+    api_version = obj.get("apiVersion")
+    if not isinstance(api_version, str):
+        return False
+    group, _, version = api_version.partition("/")
+    return group == GROUP and version in SOURCE_VERSIONS and obj.get("kind") in KINDS
+
+
+def to_v1(obj: MutableMapping[str, Any], indent: int = 2) -> MutableMapping[str, Any]:
+    """A v1 copy of a v1beta1/v1beta2 DeviceClass, ResourceClaim(Template) or ResourceSlice.
+
+    The input is not modified. Raises ConversionError when the object is not one of those or
+    when its content makes a mechanical conversion ambiguous.
+    """
+    result = copy.deepcopy(obj)
+    convert_in_place(result, indent)
+    return result
+
+
+def convert_in_place(obj: MutableMapping[str, Any], indent: int = 2) -> list[str]:
+    """Convert ``obj`` to v1 in place; return a description of each change, in order.
+
+    All problems are detected before anything is edited, so a ConversionError leaves ``obj``
+    untouched. ``indent`` is the file's indentation step, used to re-indent moved comments.
+    """
+    if not convertible(obj):
+        raise ConversionError(f"{obj.get('apiVersion')!r} {obj.get('kind')!r} is not a v1beta1/v1beta2 DRA object")
+    plan = _plan_v1beta1(obj, obj["kind"], indent) if obj["apiVersion"].endswith("/v1beta1") else []
+    changes = [f"apiVersion {obj['apiVersion']} -> {TARGET}"]
+    set_scalar(obj, "apiVersion", TARGET)
+    changes.extend(edit() for edit in plan)
+    return changes
+
+
+Edit = Callable[[], str]
+
+
+def _plan_v1beta1(obj: MutableMapping[str, Any], kind: str, indent: int) -> list[Edit]:
+    """The edits a v1beta1 object needs, checked for conflicts before any is made."""
+    plan: list[Edit] = []
+    if kind in ("ResourceClaim", "ResourceClaimTemplate"):
+        spec_path = ("spec", "spec") if kind == "ResourceClaimTemplate" else ("spec",)
+        requests = _get(obj, spec_path + ("devices", "requests"))
+        for index, request in enumerate(requests if isinstance(requests, list) else ()):
+            if isinstance(request, MutableMapping) and _needs_exactly(request):
+                if "exactly" in request:
+                    raise ConversionError(f"request {index} has both v1beta1 device fields and `exactly`")
+                plan.append(functools.partial(_move_request_fields, index, request, indent))
+    elif kind == "ResourceSlice":
+        spec = obj.get("spec")
+        if not isinstance(spec, MutableMapping):
+            return plan
+        if any(_is_zero_selector(spec, key) for key in ("nodeName", "allNodes")):
+            plan.append(functools.partial(_drop_unset_selectors, spec))
+        devices = spec.get("devices")
+        for index, device in enumerate(devices if isinstance(devices, list) else ()):
+            if isinstance(device, MutableMapping) and "basic" in device:
+                basic = device["basic"]
+                if basic is not None and not isinstance(basic, MutableMapping):
+                    raise ConversionError(f"device {index}: `basic` is not a mapping")
+                clash = sorted(set(basic or ()) & (set(device) - {"basic"}))
+                if clash:
+                    raise ConversionError(f"device {index}: {', '.join(clash)} set both in `basic` and on the device")
+                plan.append(functools.partial(_lift_basic, index, device, indent))
+    return plan
+
+
+def _get(obj: Any, path: tuple[str, ...]) -> Any:
+    for step in path:
+        if not isinstance(obj, MutableMapping):
+            return None
+        obj = obj.get(step)
+    return obj
+
+
+def _is_set(value: Any) -> bool:
+    """The server's "field is set" test: Go zero values ("" / 0 / nil) count as unset."""
+    return value is not None and value != "" and not (value == 0 and not isinstance(value, bool))
+
+
+def _needs_exactly(request: MutableMapping[str, Any]) -> bool:
+    return any(field in request and _is_set(request[field]) for field in EXACT_FIELDS)
+
+
+def _move_request_fields(index: int, request: MutableMapping[str, Any], indent: int) -> str:
+    moved = move_keys(request, [k for k in request if k in EXACT_FIELDS], "exactly", indent)
+    return f"request {index}: {', '.join(moved)} moved under exactly"
+
+
+def _lift_basic(index: int, device: MutableMapping[str, Any], indent: int) -> str:
+    lifted = lift_keys(device, "basic", indent)
+    if not lifted:
+        return f"device {index}: empty basic removed"
+    return f"device {index}: {', '.join(lifted)} lifted out of basic"
+
+
+def _is_zero_selector(spec: MutableMapping[str, Any], key: str) -> bool:
+    """``nodeName: ""`` or ``allNodes: false``: unset in v1beta1, a set value in v1."""
+    value = spec.get(key)
+    return value is False if key == "allNodes" else (isinstance(value, str) and value == "")
+
+
+def _drop_unset_selectors(spec: MutableMapping[str, Any]) -> str:
+    dropped = [key for key in ("nodeName", "allNodes") if _is_zero_selector(spec, key)]
+    for key in dropped:
+        delete_key(spec, key)
+    return f"spec: {', '.join(dropped)} dropped (unset in v1beta1, an invalid value in v1)"
+
+
+# --- mapping edits that keep ruamel.yaml comments and styles -----------------------------
+
+
+def _comments(mapping: Any) -> Any:
+    """The ruamel comment table of a mapping (None for plain dicts)."""
+    return getattr(mapping, "ca", None)
+
+
+def set_scalar(mapping: MutableMapping[str, Any], key: str, value: str) -> None:
+    """Replace a string value, keeping its quoting style in a round-trip document."""
+    old = mapping.get(key)
+    style = type(old) if isinstance(old, str) and type(old) is not str else None
+    mapping[key] = style(value) if style is not None else value
+
+
+def delete_key(mapping: MutableMapping[str, Any], key: str) -> None:
+    """Remove a key and the comments attached to it."""
+    table = _comments(mapping)
+    if table is not None:
+        table.items.pop(key, None)
+    del mapping[key]
+
+
+def _new_mapping_like(parent: MutableMapping[str, Any]) -> MutableMapping[str, Any]:
+    new = type(parent)()
+    flow = getattr(getattr(parent, "fa", None), "flow_style", None)
+    if flow is not None and flow() and hasattr(new, "fa"):
+        new.fa.set_flow_style()
+    return new
+
+
+def _insert(mapping: MutableMapping[str, Any], position: int, key: str, value: Any) -> None:
+    if hasattr(mapping, "insert"):
+        mapping.insert(position, key, value)
+        return
+    items = list(mapping.items())
+    items.insert(position, (key, value))
+    mapping.clear()
+    mapping.update(items)
+
+
+def _key_column(mapping: Any, key: str) -> int | None:
+    position = getattr(getattr(mapping, "lc", None), "key", None)
+    try:
+        return position(key)[1] if position else None
+    except (KeyError, TypeError):
+        return None
+
+
+def _take_comment_lines(table: Any, key: str) -> list[str]:
+    """Detach the comments stored on ``key`` and return them as whole lines (with indentation).
+
+    ruamel.yaml keeps a comment at the end of a key's line, and the full-line comments after
+    it, in one token; comments between a key and its nested block sit in a second slot.
+    """
+    entry = table.items.pop(key, None) if table is not None else None
+    lines: list[str] = []
+    tokens = [entry[2]] if entry and entry[2] is not None else []
+    tokens += [t for t in (entry[3] or ()) if t is not None] if entry and len(entry) > 3 else []
+    for token in tokens:
+        lines.extend(line + "\n" for line in token.value.split("\n") if line.strip())
+    return lines
+
+
+def _reindent(lines: list[str], from_column: int | None, delta: int) -> list[str]:
+    """Shift comment lines that are at least ``from_column`` deep by ``delta`` spaces."""
+    if from_column is None or not delta:
+        return lines
+    out = []
+    for line in lines:
+        indent = len(line) - len(line.lstrip(" "))
+        if line.lstrip(" ").startswith("#") and indent >= from_column:
+            line = " " * max(indent + delta, 0) + line.lstrip(" ")
+        out.append(line)
+    return out
+
+
+def _comment_after(mapping: Any, key: str, lines: list[str], column: int | None) -> None:
+    """Attach full-line comments after ``key``'s line (an end-of-line comment becomes a line)."""
+    table = _comments(mapping)
+    if table is None or not lines:
+        return
+    indent = " " * (column or 0)
+    text = "".join(line if line.startswith(" ") or column is None else indent + line for line in lines)
+    entry = table.items.setdefault(key, [None, None, None, None])
+    if entry[2] is None:
+        entry[2] = CommentToken("\n" + text, CommentMark(0), None)
+    else:
+        entry[2].value = entry[2].value + text
+
+
+def move_keys(mapping: MutableMapping[str, Any], keys: list[str], into: str, indent: int = 2) -> list[str]:
+    """Move ``keys`` (in their order) into a new mapping stored under ``into``.
+
+    The new key takes the place of the first moved key; comments attached to moved keys move
+    with them, one indentation step deeper.
+    """
+    position = list(mapping).index(keys[0])
+    column = _key_column(mapping, keys[0])
+    child = _new_mapping_like(mapping)
+    table, child_table = _comments(mapping), _comments(child)
+    for key in keys:
+        lines = _reindent(_take_comment_lines(table, key), column, indent)
+        child[key] = mapping.pop(key)
+        if child_table is not None and lines:
+            # A token that began with an end-of-line comment keeps it on the key's line.
+            eol = lines[0] if not lines[0].startswith(" ") and lines[0].startswith("#") else None
+            child_table.items[key] = [None, None, CommentToken(("" if eol else "\n") + "".join(lines), CommentMark(0), None), None]
+    _insert(mapping, position, into, child)
+    return keys
+
+
+def lift_keys(mapping: MutableMapping[str, Any], key: str, indent: int = 2) -> list[str]:
+    """Replace ``mapping[key]`` (a mapping) by its entries, in place and in order.
+
+    Comments on the removed key move to the line before the first lifted entry; comments on
+    the entries move with them, one indentation step shallower.
+    """
+    keys = list(mapping)
+    position = keys.index(key)
+    column = _key_column(mapping, key)
+    child = mapping[key] or {}
+    table, child_table = _comments(mapping), _comments(child)
+    own = _reindent(_take_comment_lines(table, key), (column or 0) + indent, -indent)
+    if child_table is not None:
+        child_table.comment = None
+    lifted = list(child)
+    del mapping[key]
+    for offset, name in enumerate(lifted):
+        _insert(mapping, position + offset, name, child[name])
+        if child_table is not None and table is not None and name in child_table.items:
+            lines = _reindent(_take_comment_lines(child_table, name), (column or 0) + indent, -indent)
+            eol = lines[0].startswith("#") if lines else False
+            table.items[name] = [None, None, CommentToken(("" if eol else "\n") + "".join(lines), CommentMark(0), None), None]
+    if position > 0:
+        _comment_after(mapping, keys[position - 1], own, column)
+    return lifted
