@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import copy
 import functools
-from typing import Any, Callable, MutableMapping
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator, MutableMapping
 
 from ruamel.yaml.error import CommentMark
 from ruamel.yaml.tokens import CommentToken
@@ -91,10 +92,14 @@ def _plan_v1beta1(obj: MutableMapping[str, Any], kind: str, indent: int) -> list
         spec_path = ("spec", "spec") if kind == "ResourceClaimTemplate" else ("spec",)
         requests = _get(obj, spec_path + ("devices", "requests"))
         for index, request in enumerate(requests if isinstance(requests, list) else ()):
-            if isinstance(request, MutableMapping) and _needs_exactly(request):
+            if not isinstance(request, MutableMapping):
+                continue
+            if _needs_exactly(request):
                 if "exactly" in request:
                     raise ConversionError(f"request {index} has both v1beta1 device fields and `exactly`")
                 plan.append(functools.partial(_move_request_fields, index, request, indent))
+            elif any(field in request for field in EXACT_FIELDS):
+                plan.append(functools.partial(_drop_unset_fields, index, request))
     elif kind == "ResourceSlice":
         spec = obj.get("spec")
         if not isinstance(spec, MutableMapping):
@@ -134,6 +139,14 @@ def _needs_exactly(request: MutableMapping[str, Any]) -> bool:
 def _move_request_fields(index: int, request: MutableMapping[str, Any], indent: int) -> str:
     moved = move_keys(request, [k for k in request if k in EXACT_FIELDS], "exactly", indent)
     return f"request {index}: {', '.join(moved)} moved under exactly"
+
+
+def _drop_unset_fields(index: int, request: MutableMapping[str, Any]) -> str:
+    """Zero-valued device fields (``deviceClassName: ""``) that the server ignores in v1beta1."""
+    dropped = [k for k in list(request) if k in EXACT_FIELDS]
+    for key in dropped:
+        delete_key(request, key)
+    return f"request {index}: unset {', '.join(dropped)} dropped"
 
 
 def _lift_basic(index: int, device: MutableMapping[str, Any], indent: int) -> str:
@@ -205,41 +218,97 @@ def _key_column(mapping: Any, key: str) -> int | None:
         return None
 
 
-def _take_comment_lines(table: Any, key: str) -> list[str]:
-    """Detach the comments stored on ``key`` and return them as whole lines (with indentation).
+@dataclass
+class _Comments:
+    """The comments attached to one key, as whole lines, plus the end-of-line comment's column."""
+
+    lines: list[str]
+    eol_column: int | None  # None: the first line is a full-line comment, not on the key's line
+
+    def shifted(self, from_column: int | None, delta: int) -> "_Comments":
+        """The comments moved ``delta`` columns, for a key moved one level deeper or shallower."""
+        lines = self.lines
+        if from_column is not None and delta:
+            lines = []
+            for index, line in enumerate(self.lines):
+                indent = len(line) - len(line.lstrip(" "))
+                if not (index == 0 and self.eol_column is not None) and indent >= from_column:
+                    line = " " * max(indent + delta, 0) + line.lstrip(" ")
+                lines.append(line)
+        column = None if self.eol_column is None else max(self.eol_column + delta, 0)
+        return _Comments(lines, column)
+
+    def token(self) -> CommentToken:
+        prefix = "" if self.eol_column is not None else "\n"
+        return CommentToken(prefix + "".join(self.lines), CommentMark(self.eol_column or 0), None)
+
+
+def _parse_comments(tokens: list[CommentToken]) -> _Comments | None:
+    if not tokens:
+        return None
+    text = "".join(token.value for token in tokens)
+    eol = not text.startswith("\n") and text.lstrip(" ").startswith("#")
+    lines = [line + "\n" for line in text.split("\n") if line.strip()]
+    first = tokens[0].start_mark
+    return _Comments(lines, (first.column if first is not None else 0) if eol else None)
+
+
+def _take_comments(table: Any, key: Any) -> _Comments | None:
+    """Detach the comments stored on ``key``.
 
     ruamel.yaml keeps a comment at the end of a key's line, and the full-line comments after
     it, in one token; comments between a key and its nested block sit in a second slot.
     """
     entry = table.items.pop(key, None) if table is not None else None
-    lines: list[str] = []
-    tokens = [entry[2]] if entry and entry[2] is not None else []
-    tokens += [t for t in (entry[3] or ()) if t is not None] if entry and len(entry) > 3 else []
-    for token in tokens:
-        lines.extend(line + "\n" for line in token.value.split("\n") if line.strip())
-    return lines
+    if not entry:
+        return None
+    return _parse_comments(([entry[2]] if entry[2] is not None else []) + [t for t in (entry[3] if len(entry) > 3 and entry[3] else ()) if t is not None])
 
 
-def _reindent(lines: list[str], from_column: int | None, delta: int) -> list[str]:
-    """Shift comment lines that are at least ``from_column`` deep by ``delta`` spaces."""
+def _tokens(entry: Any) -> Iterator[CommentToken]:
+    if isinstance(entry, CommentToken):
+        yield entry
+    elif isinstance(entry, list):
+        for item in entry:
+            yield from _tokens(item)
+
+
+def shift_comments(node: Any, from_column: int | None, delta: int) -> None:
+    """Move every comment inside ``node`` by ``delta`` columns (the node moved that much)."""
     if from_column is None or not delta:
-        return lines
-    out = []
-    for line in lines:
-        indent = len(line) - len(line.lstrip(" "))
-        if line.lstrip(" ").startswith("#") and indent >= from_column:
-            line = " " * max(indent + delta, 0) + line.lstrip(" ")
-        out.append(line)
-    return out
+        return
+    stack = [node]
+    seen: set[int] = set()  # ruamel shares a token between a key and the mapping it opens
+    while stack:
+        current = stack.pop()
+        table = _comments(current)
+        for token in _tokens(list(table.items.values()) + [table.comment] if table is not None else []):
+            if id(token) in seen:
+                continue
+            seen.add(id(token))
+            comments = _parse_comments([token])
+            if comments is not None:
+                moved = comments.shifted(from_column, delta)
+                token.value = moved.token().value
+                token.start_mark = CommentMark(moved.eol_column or 0)
+        if isinstance(current, MutableMapping):
+            stack.extend(current.values())
+        elif isinstance(current, list):
+            stack.extend(current)
 
 
-def _comment_after(mapping: Any, key: str, lines: list[str], column: int | None) -> None:
-    """Attach full-line comments after ``key``'s line (an end-of-line comment becomes a line)."""
+def _put_comments(table: Any, key: str, comments: _Comments | None) -> None:
+    if table is not None and comments is not None and comments.lines:
+        table.items[key] = [None, None, comments.token(), None]
+
+
+def _comment_lines_after(mapping: Any, key: str, comments: _Comments | None, column: int | None) -> None:
+    """Attach comments as full lines after ``key``'s line (an end-of-line comment included)."""
     table = _comments(mapping)
-    if table is None or not lines:
+    if table is None or comments is None or not comments.lines:
         return
     indent = " " * (column or 0)
-    text = "".join(line if line.startswith(" ") or column is None else indent + line for line in lines)
+    text = "".join(line if line.startswith(" ") else indent + line for line in comments.lines)
     entry = table.items.setdefault(key, [None, None, None, None])
     if entry[2] is None:
         entry[2] = CommentToken("\n" + text, CommentMark(0), None)
@@ -258,12 +327,10 @@ def move_keys(mapping: MutableMapping[str, Any], keys: list[str], into: str, ind
     child = _new_mapping_like(mapping)
     table, child_table = _comments(mapping), _comments(child)
     for key in keys:
-        lines = _reindent(_take_comment_lines(table, key), column, indent)
+        comments = _take_comments(table, key)
         child[key] = mapping.pop(key)
-        if child_table is not None and lines:
-            # A token that began with an end-of-line comment keeps it on the key's line.
-            eol = lines[0] if not lines[0].startswith(" ") and lines[0].startswith("#") else None
-            child_table.items[key] = [None, None, CommentToken(("" if eol else "\n") + "".join(lines), CommentMark(0), None), None]
+        shift_comments(child[key], column, indent)
+        _put_comments(child_table, key, comments.shifted(column, indent) if comments else None)
     _insert(mapping, position, into, child)
     return keys
 
@@ -277,19 +344,19 @@ def lift_keys(mapping: MutableMapping[str, Any], key: str, indent: int = 2) -> l
     keys = list(mapping)
     position = keys.index(key)
     column = _key_column(mapping, key)
+    inner = None if column is None else column + indent
     child = mapping[key] or {}
     table, child_table = _comments(mapping), _comments(child)
-    own = _reindent(_take_comment_lines(table, key), (column or 0) + indent, -indent)
+    own = _take_comments(table, key)
     if child_table is not None:
         child_table.comment = None
     lifted = list(child)
     del mapping[key]
     for offset, name in enumerate(lifted):
         _insert(mapping, position + offset, name, child[name])
-        if child_table is not None and table is not None and name in child_table.items:
-            lines = _reindent(_take_comment_lines(child_table, name), (column or 0) + indent, -indent)
-            eol = lines[0].startswith("#") if lines else False
-            table.items[name] = [None, None, CommentToken(("" if eol else "\n") + "".join(lines), CommentMark(0), None), None]
-    if position > 0:
-        _comment_after(mapping, keys[position - 1], own, column)
+        shift_comments(child[name], inner, -indent)
+        comments = _take_comments(child_table, name)
+        _put_comments(table, name, comments.shifted(inner, -indent) if comments else None)
+    if position > 0 and own is not None:
+        _comment_lines_after(mapping, keys[position - 1], own.shifted(inner, -indent), column)
     return lifted

@@ -14,7 +14,6 @@ Line endings (LF, CRLF or mixed) and a UTF-8 byte-order mark are kept.
 
 from __future__ import annotations
 
-import bisect
 import io
 import json
 from collections import Counter
@@ -49,60 +48,84 @@ def _line_map(matcher: SequenceMatcher) -> dict[int, int]:
 
 
 def merge_edits(original: list[str], before: list[str], after: list[str]) -> list[LineEdit]:
-    """The edits that turn ``original`` into ``after``'s changes relative to ``before``.
+    """The edits that carry ``before`` -> ``after`` changes into ``original``.
 
-    ``before`` and ``after`` are the serializer's printouts without and with the edit.
-    ``original`` differs from ``before`` only by serializer noise. A changed region of
-    ``before`` -> ``after`` is widened to the nearest lines that are unchanged by the edit and
-    also present verbatim in ``original`` (anchors); the original lines between two anchors are
-    replaced by the new lines between the same anchors. Noise outside changed regions is never
-    carried over.
+    ``before`` and ``after`` are the serializer's printouts without and with the edit;
+    ``original`` differs from ``before`` only by serializer noise (re-indented or dropped
+    lines). Each changed run of ``before`` lines replaces the original lines it was printed
+    from. A run next to noise lines (printout lines with no verbatim original) is widened over
+    them, and their new form is taken from ``after``. An insertion goes after the original of
+    the line it follows, or before the original of the line after it. Lines away from changes
+    are never taken from the printout.
     """
     to_original = _line_map(SequenceMatcher(None, before, original, autojunk=False))
     changes = SequenceMatcher(None, before, after, autojunk=False)
-    after_map = _line_map(changes)
-    anchors = sorted(b for b in to_original if b in after_map)
-    windows: list[list[int]] = []
-    for tag, i1, i2, _, _ in changes.get_opcodes():
+    to_after = _line_map(changes)
+    edits: list[list[int]] = []  # [original start, original end, after start, after end]
+    for tag, i1, i2, j1, j2 in changes.get_opcodes():
         if tag == "equal":
             continue
-        at = bisect.bisect_left(anchors, i1)
-        low = anchors[at - 1] if at > 0 else -1
-        nxt = bisect.bisect_left(anchors, i2)
-        high = anchors[nxt] if nxt < len(anchors) else len(before)
-        if windows and low < windows[-1][1]:
-            windows[-1][1] = max(windows[-1][1], high)
+        if i1 == i2 and i1 - 1 in to_original:
+            window = [to_original[i1 - 1] + 1] * 2 + [j1, j2]
+        elif i1 == i2 and i1 in to_original:
+            window = [to_original[i1]] * 2 + [j1, j2]
         else:
-            windows.append([low, high])
-    edits = []
-    for low, high in windows:
-        a_start = to_original[low] + 1 if low >= 0 else 0
-        a_end = to_original[high] if high < len(before) else len(original)
-        c_start = after_map[low] + 1 if low >= 0 else 0
-        c_end = after_map[high] if high < len(before) else len(after)
-        edits.append(LineEdit(a_start, a_end, tuple(after[c_start:c_end])))
-    return edits
+            low, high = i1, i2
+            while low < i2 and low not in to_original and low > 0 and low - 1 not in to_original and low - 1 in to_after:
+                low -= 1
+            while high > i1 and high - 1 not in to_original and high < len(before) and high not in to_original and high in to_after:
+                high += 1
+            start = to_original[low] if low in to_original else _original_before(to_original, low)
+            end = to_original[high - 1] + 1 if high - 1 in to_original else _original_after(to_original, high, len(original))
+            window = [start, end, to_after[low] if low < i1 else j1, to_after[high - 1] + 1 if high > i2 else j2]
+        if edits and window[0] < edits[-1][1]:
+            edits[-1][1] = max(edits[-1][1], window[1])
+            edits[-1][3] = max(edits[-1][3], window[3])
+        else:
+            edits.append(window)
+    return [LineEdit(start, end, tuple(after[j1:j2])) for start, end, j1, j2 in edits]
 
 
-def _detect_indent(lines: list[str]) -> tuple[int, int]:
-    """(mapping indent, sequence dash offset) most used in a block-style YAML file."""
+def _original_before(to_original: dict[int, int], index: int) -> int:
+    """The original line after the nearest printout line before ``index`` that has an original."""
+    previous = [to_original[b] for b in to_original if b < index]
+    return max(previous) + 1 if previous else 0
+
+
+def _original_after(to_original: dict[int, int], index: int, total: int) -> int:
+    """The original line of the nearest printout line at or after ``index`` that has one."""
+    following = [to_original[b] for b in to_original if b >= index]
+    return min(following) if following else total
+
+
+def _detect_indent(lines: list[str]) -> tuple[int, int, int]:
+    """(mapping indent, dash offset, spaces after the dash) most used in a block YAML file.
+
+    The serializer is set up with these, so the lines an edit adds look like their neighbours
+    and the untouched lines print as they are written (which keeps edits narrow).
+    """
     mapping: Counter[int] = Counter()
     dash: Counter[int] = Counter()
+    gap: Counter[int] = Counter()
     content = [line for line in lines if line.strip() and not line.lstrip().startswith("#")]
+    for line in content:
+        body = line.lstrip(" ")
+        if body.startswith("- ") and body[1:].strip():
+            gap[len(body) - 1 - len(body[1:].lstrip(" "))] += 1
     for parent, child in zip(content, content[1:]):
         if not parent.rstrip().endswith(":"):
             continue
         parent_indent = len(parent) - len(parent.lstrip(" "))
         if parent.lstrip().startswith("- "):
-            parent_indent += 2
+            parent_indent += 1 + (gap.most_common(1)[0][0] if gap else 1)
         child_indent = len(child) - len(child.lstrip(" "))
         if child.lstrip().startswith("- "):
             dash[child_indent - parent_indent] += 1
         elif child_indent > parent_indent:
             mapping[child_indent - parent_indent] += 1
     indent = mapping.most_common(1)[0][0] if mapping else 2
-    offset = dash.most_common(1)[0][0] if dash else 0
-    return indent, max(offset, 0)
+    offset = max(dash.most_common(1)[0][0], 0) if dash else 0
+    return indent, offset, gap.most_common(1)[0][0] if gap else 1
 
 
 def _split(text: str) -> list[str]:
@@ -143,7 +166,7 @@ class EditableFile:
         self.text = decoded.replace("\r\n", "\n")
         self.is_json = self._looks_like_json()
         self.json_indent = self._json_indent() if self.is_json else None
-        self.indent, self.dash_offset = (2, 0) if self.is_json else _detect_indent(_split(self.text))
+        self.indent, self.dash_offset, self.dash_gap = (2, 0, 1) if self.is_json else _detect_indent(_split(self.text))
         self._yaml = self._yaml_printer()
         self.documents = self._load()
         self._before = self.render_text()
@@ -170,7 +193,7 @@ class EditableFile:
         printer.preserve_quotes = True
         printer.allow_duplicate_keys = True
         printer.width = 1 << 16
-        printer.indent(mapping=self.indent, sequence=self.dash_offset + 2, offset=self.dash_offset)
+        printer.indent(mapping=self.indent, sequence=self.dash_offset + 1 + self.dash_gap, offset=self.dash_offset)
         return printer
 
     def _load(self) -> list[Any]:

@@ -192,3 +192,24 @@ def _move_under_exactly(target: Target, request: MutableMapping[str, Any]) -> st
         raise FixError("the request has `firstAvailable`; device fields belong in its subrequests")
     convert.move_keys(request, fields, "exactly", indent=target.file.indent)
     return f"{', '.join(fields)} moved under exactly"
+
+
+# --- API016: server-written field --------------------------------------------------------
+
+
+@fixer("API016")
+def remove_server_written(target: Target) -> str | None:
+    """Delete a status field the server writes; a ``status`` left empty goes with it."""
+    if not target.path or not isinstance(target.path[-1], str):
+        return None
+    parent = target.node(target.path[:-1])
+    name = target.path[-1]
+    if not isinstance(parent, MutableMapping) or name not in parent:
+        return None
+    convert.delete_key(parent, name)
+    removed = ".".join(str(step) for step in target.path[len(target.base):])
+    status_path = target.path[:-1]
+    if status_path[len(target.base):] == ("status",) and not parent:
+        convert.delete_key(target.node(status_path[:-1]), "status")
+        removed += " (and the empty status)"
+    return f"{removed} removed"
