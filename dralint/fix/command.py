@@ -89,7 +89,12 @@ def fix_command(paths: tuple[str, ...], diff: bool, rules: tuple[str, ...], excl
             changed += 1
             if diff:
                 click.echo(unified_diff(outcome), nl=False)
-            else:
+                continue
+            try:
                 write_atomically(item, outcome.fixed)
+            except OSError as error:
+                click.echo(f"{item}: cannot write the fixes: {error.strerror or error}", err=True)
+                troubled += 1
+                changed -= 1
     click.echo(f"dralint fix: {changed} file(s) {'would change' if diff else 'changed'}", err=True)
     sys.exit(1 if troubled or (diff and changed) else 0)

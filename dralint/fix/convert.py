@@ -91,9 +91,11 @@ def _plan_v1beta1(obj: MutableMapping[str, Any], kind: str, indent: int) -> list
     if kind in ("ResourceClaim", "ResourceClaimTemplate"):
         spec_path = ("spec", "spec") if kind == "ResourceClaimTemplate" else ("spec",)
         requests = _get(obj, spec_path + ("devices", "requests"))
+        seen: set[int] = set()
         for index, request in enumerate(requests if isinstance(requests, list) else ()):
-            if not isinstance(request, MutableMapping):
-                continue
+            if not isinstance(request, MutableMapping) or id(request) in seen:
+                continue  # an aliased request (*anchor) is one node: convert it once
+            seen.add(id(request))
             if _needs_exactly(request):
                 if "exactly" in request:
                     raise ConversionError(f"request {index} has both v1beta1 device fields and `exactly`")
@@ -107,7 +109,8 @@ def _plan_v1beta1(obj: MutableMapping[str, Any], kind: str, indent: int) -> list
         if any(_is_zero_selector(spec, key) for key in ("nodeName", "allNodes")):
             plan.append(functools.partial(_drop_unset_selectors, spec))
         devices = spec.get("devices")
-        for index, device in enumerate(devices if isinstance(devices, list) else ()):
+        unique = {id(device): (index, device) for index, device in reversed(list(enumerate(devices if isinstance(devices, list) else ())))}
+        for index, device in sorted(unique.values(), key=lambda item: item[0]):
             if isinstance(device, MutableMapping) and "basic" in device:
                 basic = device["basic"]
                 if basic is not None and not isinstance(basic, MutableMapping):

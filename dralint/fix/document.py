@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import io
 import json
+import warnings
 from collections import Counter
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import Any
 
 from ruamel.yaml import YAML
-from ruamel.yaml.error import YAMLError
 
 from dralint.yamlload import DataPath
 
@@ -128,6 +128,10 @@ def _detect_indent(lines: list[str]) -> tuple[int, int, int]:
     return indent, offset, gap.most_common(1)[0][0] if gap else 1
 
 
+def _first_line(error: Exception) -> str:
+    return (str(error).strip().splitlines() or [type(error).__name__])[0]
+
+
 def _split(text: str) -> list[str]:
     """Lines without their endings; a final newline does not make an extra empty line."""
     return text.split("\n")[:-1] if text.endswith("\n") else text.split("\n")
@@ -200,17 +204,24 @@ class EditableFile:
         if self.is_json:
             return [json.loads(self.text)]
         try:
-            return list(self._yaml.load_all(self.text))
-        except YAMLError as error:
-            raise NotEditable(f"ruamel.yaml cannot load it: {str(error).splitlines()[0]}") from error
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                return list(self._yaml.load_all(self.text))
+        except Exception as error:  # ruamel raises YAMLError and also assertion/type errors on exotic input
+            raise NotEditable(f"ruamel.yaml cannot load it: {_first_line(error)}") from error
 
     def render_text(self) -> str:
         """The serializer's printout of the current documents (LF line endings)."""
         if self.is_json:
-            text = json.dumps(self.documents[0], indent=self.json_indent, ensure_ascii=False)
+            compact = self.json_indent is None and '": ' not in self.text and ", " not in self.text
+            text = json.dumps(self.documents[0], indent=self.json_indent, ensure_ascii=False,
+                              separators=(",", ":") if compact else None)
             return text + "\n"
         out = io.StringIO()
-        self._yaml.dump_all(self.documents, out)
+        try:
+            self._yaml.dump_all(self.documents, out)
+        except Exception as error:  # e.g. comments ruamel cannot place again
+            raise NotEditable(f"ruamel.yaml cannot print it back: {_first_line(error)}") from error
         return out.getvalue()
 
     def node(self, index: int, path: DataPath) -> Any:

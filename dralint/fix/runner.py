@@ -156,6 +156,9 @@ def apply_fixes(path: str, raw: bytes, diagnostics: Iterable[Diagnostic]) -> _Pa
         except FixError as error:
             done.failed.append((diag, str(error)))
             continue
+        except Exception as error:  # a broken fix must not stop the others or lose the file
+            done.failed.append((diag, f"internal error in the fix: {type(error).__name__}: {error}"))
+            continue
         if description is None:
             done.skipped.append(diag)
         else:
@@ -199,7 +202,11 @@ def fix_bytes(path: str, raw: bytes, options: LintOptions, rules: set[str] | Non
             outcome.fixed = batch.fixed
             outcome.applied.extend(_record(d, text) for d, text in batch.applied)
             continue
-        _one_by_one(outcome, [d for d, _ in batch.applied], options, tried)
+        try:
+            _one_by_one(outcome, [d for d, _ in batch.applied], options, tried)
+        except NotEditable as error:
+            outcome.problem = str(error)
+            break
     return outcome
 
 

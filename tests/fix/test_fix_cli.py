@@ -87,3 +87,17 @@ def test_file_mode_is_kept(tmp_path: Path) -> None:
     target.chmod(0o640)
     assert _invoke(str(target)).exit_code == 0
     assert target.stat().st_mode & 0o777 == 0o640
+
+
+def test_write_failure_is_reported_without_traceback(tmp_path: Path, monkeypatch) -> None:
+    target = tmp_path / "class.yaml"
+    target.write_text(OLD)
+
+    def refuse(source: str, destination: str) -> None:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr("dralint.fix.runner.os.replace", refuse)
+    result = _invoke(str(target))
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
+    assert f"{target}: cannot write the fixes: Permission denied" in result.stderr
+    assert target.read_text() == OLD and [p.name for p in tmp_path.iterdir()] == ["class.yaml"]

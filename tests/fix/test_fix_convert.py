@@ -104,3 +104,10 @@ def test_other_objects_are_not_convertible(obj: dict) -> None:
     assert not convertible(obj)
     with pytest.raises(ConversionError):
         to_v1(obj)
+
+
+def test_an_aliased_request_is_converted_once() -> None:
+    shared = {"name": "a", "deviceClassName": "x"}
+    requests = to_v1(claim([shared, shared]))["spec"]["devices"]["requests"]
+    assert requests[0] is requests[1]
+    assert requests[0] == {"name": "a", "exactly": {"deviceClassName": "x"}}

@@ -55,7 +55,10 @@ def test_one_line_json_stays_one_valid_line() -> None:
     file = EditableFile("x.json", b'{"a":1,"b":[1,2]}')
     file.documents[0]["a"] = 2
     out = file.result()
-    assert b"\n" not in out and json.loads(out) == {"a": 2, "b": [1, 2]}
+    assert out == b'{"a":2,"b":[1,2]}'
+    spaced = EditableFile("x.json", b'{"a": 1, "b": [1, 2]}\n')
+    spaced.documents[0]["a"] = 2
+    assert spaced.result() == b'{"a": 2, "b": [1, 2]}\n'
 
 
 def test_indentation_is_detected() -> None:
