@@ -7,6 +7,7 @@ a missing required field at the key of the mapping that lacks it, a too-long lis
 from __future__ import annotations
 
 from conftest import lint_text
+from dra_manifests import resource_claim
 
 
 def _found(tmp_path, manifest: str, rule: str, **options):
@@ -56,18 +57,10 @@ spec:
 
 
 def test_did_you_mean_is_case_insensitive(tmp_path):
-    manifest = """\
-apiVersion: resource.k8s.io/v1
-kind: ResourceClaim
-metadata:
-  name: gpu
-spec:
-  devices:
-    requests:
-    - name: gpu
-      exactly:
-        deviceClassname: gpu.example.com
-"""
+    manifest = resource_claim("""
+        exactly:
+          deviceClassname: gpu.example.com
+    """)
     result = lint_text(tmp_path, manifest)
     unknown = next(d for d in result.diagnostics if d.rule == "API001")
     assert unknown.hint == "did you mean `deviceClassName`?"
@@ -77,19 +70,11 @@ spec:
 
 
 def test_bad_value_points_at_value(tmp_path):
-    manifest = """\
-apiVersion: resource.k8s.io/v1
-kind: ResourceClaim
-metadata:
-  name: gpu
-spec:
-  devices:
-    requests:
-    - name: gpu
-      exactly:
-        deviceClassName: gpu.example.com
-        allocationMode: Some
-"""
+    manifest = resource_claim("""
+        exactly:
+          deviceClassName: gpu.example.com
+          allocationMode: Some
+    """)
     found, _ = _found(tmp_path, manifest, "API004")
     assert found == [(11, 25, 'spec.devices.requests[0].exactly.allocationMode: Unsupported value: "Some": '
                                  'supported values: "ExactCount", "All"')]
@@ -212,23 +197,13 @@ def test_custom_resources_get_one_info_per_kind(tmp_path):
 
 
 def test_feature_gate_option_accepts_the_field(tmp_path):
-    manifest = """\
-apiVersion: resource.k8s.io/v1
-kind: ResourceClaim
-metadata:
-  name: derived
-spec:
-  devices:
-    requests:
-    - name: gpu
-      exactly:
-        deviceClassName: gpu.example.com
-        derivedAttributes:
-        - name: example.com/numa
-          expression: device.attributes["gpu.example.com"].numa
-    constraints:
-    - matchAttribute: example.com/numa
-"""
+    manifest = resource_claim("""
+        exactly:
+          deviceClassName: gpu.example.com
+          derivedAttributes:
+          - name: example.com/numa
+            expression: device.attributes["gpu.example.com"].numa
+    """, "constraints:\n- matchAttribute: example.com/numa")
     found, _ = _found(tmp_path, manifest, "API015")
     assert found == [(11, 9, "spec.devices.requests[0].exactly.derivedAttributes: the API server drops this field unless "
                              "feature gate DRADerivedAttributes is enabled (alpha, off by default in v1.37)")]

@@ -13,6 +13,7 @@ from dralint.apivalidation import errors as E
 from dralint.apivalidation import formats
 from dralint.apivalidation.quantity import parse_quantity
 from dralint.apivalidation.schema import schema_set
+from dra_manifests import resource_claim
 
 
 def _errors(text: str, **gates: bool) -> list[tuple[str, str]]:
@@ -139,25 +140,17 @@ def test_per_device_node_fields_need_per_device_node_selection():
     assert "perDeviceNodeSelection" in found[0][1]
 
 
-CLAIM = """
-apiVersion: resource.k8s.io/v1
-kind: ResourceClaim
-metadata: {name: c}
-spec:
-  devices:
-    requests:
-    - name: gpu
-      firstAvailable:
-      - {name: big, deviceClassName: big.example.com}
-      - {name: small, deviceClassName: small.example.com, count: -1}
-%s
+FALLBACKS = """
+firstAvailable:
+- {name: big, deviceClassName: big.example.com}
+- {name: small, deviceClassName: small.example.com, count: -1}
 """
 
 
 def test_constraint_references_and_count():
-    ok = CLAIM % "    constraints:\n    - {requests: [gpu/big, gpu], matchAttribute: example.com/numa}"
+    ok = resource_claim(FALLBACKS, "constraints:\n- {requests: [gpu/big, gpu], matchAttribute: example.com/numa}")
     assert _errors(ok) == [(E.INVALID_VALUE, "spec.devices.requests[0].firstAvailable[1].count: Invalid value: -1: must be greater than zero")]
-    bad = CLAIM % "    constraints:\n    - {requests: [gpu/huge, gpu/big/x, gpu, gpu], matchAttribute: numa}"
+    bad = resource_claim(FALLBACKS, "constraints:\n- {requests: [gpu/huge, gpu/big/x, gpu, gpu], matchAttribute: numa}")
     rules = [r for r, _ in _errors(bad)]
     assert rules.count(E.UNDEFINED_REFERENCE) == 2
     assert E.DUPLICATE in rules and E.INVALID_FORMAT in rules
@@ -204,18 +197,11 @@ spec:
 
 
 def test_derived_attribute_must_be_referenced_by_a_constraint():
-    text = """
-apiVersion: resource.k8s.io/v1
-kind: ResourceClaim
-metadata: {name: c}
-spec:
-  devices:
-    requests:
-    - name: gpu
-      exactly:
-        deviceClassName: gpu.example.com
-        derivedAttributes: [{name: example.com/numa, expression: "1"}]
-"""
+    text = resource_claim("""
+        exactly:
+          deviceClassName: gpu.example.com
+          derivedAttributes: [{name: example.com/numa, expression: "1"}]
+    """)
     assert _errors(text, DRADerivedAttributes=True) == [(E.UNDEFINED_REFERENCE, (
         'spec.devices.requests[0].exactly.derivedAttributes[0].name: Invalid value: "example.com/numa": must be referenced '
         "by at least one matchAttribute or distinctAttribute constraint targeting this request"))]

@@ -39,26 +39,23 @@ def _too_long(value: str, limit: int) -> list[str]:
     return [f"must be no more than {limit} bytes"] if len(value.encode("utf-8")) > limit else []
 
 
+def _matching(value: str, limit: int, pattern: re.Pattern[str], message: str) -> list[str]:
+    """The length complaint (if any) plus ``message`` when ``value`` does not match ``pattern``."""
+    return _too_long(value, limit) + ([] if pattern.match(value) else [message])
+
+
 def dns_label(value: str) -> list[str]:
     """RFC 1123 label: request, device, counter and pod-claim names."""
-    errors = _too_long(value, DNS_LABEL_MAX)
-    if not _DNS_LABEL.match(value):
-        errors.append(
-            "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', "
-            "and must start and end with an alphanumeric character (e.g. 'my-name', or '123-abc')"
-        )
-    return errors
+    return _matching(value, DNS_LABEL_MAX, _DNS_LABEL,
+                     "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', "
+                     "and must start and end with an alphanumeric character (e.g. 'my-name', or '123-abc')")
 
 
 def dns_subdomain(value: str) -> list[str]:
     """RFC 1123 subdomain: object names, deviceClassName, claim names in pods."""
-    errors = _too_long(value, DNS_SUBDOMAIN_MAX)
-    if not _DNS_SUBDOMAIN.match(value):
-        errors.append(
-            "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' "
-            "or '.', and must start and end with an alphanumeric character (e.g. 'example.com')"
-        )
-    return errors
+    return _matching(value, DNS_SUBDOMAIN_MAX, _DNS_SUBDOMAIN,
+                     "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' "
+                     "or '.', and must start and end with an alphanumeric character (e.g. 'example.com')")
 
 
 def driver_name(value: str) -> list[str]:
@@ -80,13 +77,9 @@ def pool_name(value: str) -> list[str]:
 
 def c_identifier(value: str) -> list[str]:
     """A C identifier of at most 32 bytes (the name part of a device attribute or capacity)."""
-    errors = _too_long(value, C_IDENTIFIER_MAX)
-    if not _C_IDENTIFIER.match(value):
-        errors.append(
-            "a valid C identifier must start with alphabetic character or '_', followed by a string "
-            "of alphanumeric characters or '_' (e.g. 'my_name')"
-        )
-    return errors
+    return _matching(value, C_IDENTIFIER_MAX, _C_IDENTIFIER,
+                     "a valid C identifier must start with alphabetic character or '_', followed by a string "
+                     "of alphanumeric characters or '_' (e.g. 'my_name')")
 
 
 def _domain_and_id(value: str, *, require_domain: bool) -> list[str]:
@@ -123,24 +116,16 @@ def label_key(value: str) -> list[str]:
         return ["a qualified name must consist of alphanumeric characters, '-', '_' or '.' with an optional DNS subdomain prefix and '/'"]
     if "/" in value:
         errors += [f"prefix part {e}" for e in dns_subdomain(prefix)] if prefix else ["prefix part must be non-empty"]
-    errors += _too_long(name, QUALIFIED_NAME_MAX)
-    if not _QUALIFIED_NAME_PART.match(name):
-        errors.append(
-            "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and "
-            "end with an alphanumeric character (e.g. 'MyName', or 'my.name', or '123-abc')"
-        )
-    return errors
+    return errors + _matching(name, QUALIFIED_NAME_MAX, _QUALIFIED_NAME_PART,
+                              "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and "
+                              "end with an alphanumeric character (e.g. 'MyName', or 'my.name', or '123-abc')")
 
 
 def label_value(value: str) -> list[str]:
     """A label value (taint/toleration value): empty, or up to 63 alphanumerics plus '-_.'."""
-    errors = _too_long(value, LABEL_VALUE_MAX)
-    if not _LABEL_VALUE.match(value):
-        errors.append(
-            "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or "
-            "'.', and must start and end with an alphanumeric character"
-        )
-    return errors
+    return _matching(value, LABEL_VALUE_MAX, _LABEL_VALUE,
+                     "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or "
+                     "'.', and must start and end with an alphanumeric character")
 
 
 def uuid(value: str) -> list[str]:
