@@ -206,7 +206,7 @@ def test_feature_gate_option_accepts_the_field(tmp_path):
     """, "constraints:\n- matchAttribute: example.com/numa")
     found, _ = _found(tmp_path, manifest, "API015")
     assert found == [(11, 9, "spec.devices.requests[0].exactly.derivedAttributes: the API server drops this field unless "
-                             "feature gate DRADerivedAttributes is enabled (alpha, off by default in v1.37)")]
+                             "feature gate DRADerivedAttributes is enabled (off by default in v1.37)")]
     assert not _found(tmp_path, manifest, "API015", feature_gates={"DRADerivedAttributes": True})[0]
 
 

@@ -93,7 +93,7 @@ class Gate(_Keyword):
 
     def issues(self, instance: Any) -> list[Issue]:
         return [Issue((), E.FEATURE_GATED, "text", (
-            f"the API server drops this field unless feature gate {self.value} is enabled (alpha, off by default in v1.37)",),
+            f"the API server drops this field unless feature gate {self.value} is enabled (off by default in v1.37)",),
             key=True, gate=self.value,
             hint=f"remove the field, or enable {self.value} on the cluster and pass --feature-gates {self.value}=true")]
 

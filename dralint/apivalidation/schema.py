@@ -46,6 +46,7 @@ DRAFT = "https://json-schema.org/draft/2020-12/schema"
 OVERLAY_PREFIXES = {
     "resource": ("io.k8s.api.resource", ("v1", "v1beta2", "v1beta1", "v1alpha3")),
     "core": ("io.k8s.api.core", ("v1",)),
+    "scheduling": ("io.k8s.api.scheduling", ("v1beta1", "v1alpha3")),
 }
 
 
