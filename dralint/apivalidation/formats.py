@@ -26,7 +26,6 @@ _DNS_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]
 _C_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _QUALIFIED_NAME_PART = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]\Z")
 _LABEL_VALUE = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?\Z")
-_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\Z")
 # semver.org 2.0.0, the regular expression the specification itself recommends.
 _SEMVER = re.compile(
     r"(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
@@ -128,11 +127,6 @@ def label_value(value: str) -> list[str]:
                      "'.', and must start and end with an alphanumeric character")
 
 
-def uuid(value: str) -> list[str]:
-    """A lower-case RFC 4122 UUID (shareID)."""
-    return [] if _UUID.match(value) else ["must be a lowercase UUID in 8-4-4-4-12 format"]
-
-
 def semver(value: str) -> list[str]:
     """A version attribute value: semver.org 2.0.0."""
     return [] if _SEMVER.match(value) else ["must be a string compatible with semver.org spec 2.0.0"]
@@ -167,7 +161,6 @@ FORMAT_CHECKS: dict[str, Callable[[str], list[str]]] = {
     "fully-qualified-name": fully_qualified_name,
     "label-key": label_key,
     "label-value": label_value,
-    "uuid": uuid,
     "semver": semver,
     "extended-resource-name": extended_resource_name,
     "quantity": quantity_errors,

@@ -160,15 +160,13 @@ class SchemaSet:
             return [ApiError(path, E.TOO_MANY, E.too_many(path, len(instance), detail["limit"]), key=True)]
         if kind in ("MinItems", "MinProperties"):
             return [ApiError(path, E.REQUIRED, E.required(path, f"must have at least {detail['limit']} entries"), key=True)]
-        if kind == "MaxLength":
-            return [ApiError(path, E.TOO_LONG, E.too_long(path, detail["limit"], "characters"))]
         if kind == "Format":
             return [self._format(path, instance, detail["format"], key=False)]
         if kind == "PropertyNames":
             inner = detail["error"]
             name = inner.instance
             return [self._format(path + (name,), name, inner.kind.as_dict().get("format", ""), key=True)]
-        if kind in ("Minimum", "ExclusiveMinimum", "Maximum", "ExclusiveMaximum"):
+        if kind in ("Minimum", "ExclusiveMinimum", "Maximum"):
             return [ApiError(path, E.INVALID_VALUE, E.invalid(path, instance, _bound_text(kind, detail["limit"])))]
         if kind == "Custom":
             return [_from_issue(path, issue) for issue in decode(detail["message"])]
@@ -240,7 +238,7 @@ def _bound_text(kind: str, limit: Any) -> str:
         return "must be greater than zero" if limit == 0 else f"must be greater than {limit}"
     if kind == "Minimum":
         return "must be greater than or equal to zero" if limit == 0 else f"must be greater than or equal to {limit}"
-    return f"must be less than or equal to {limit}" if kind == "Maximum" else f"must be less than {limit}"
+    return f"must be less than or equal to {limit}"
 
 
 def _from_issue(base: E.Path, issue: Issue) -> ApiError:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from dralint.apivalidation import errors as E
@@ -44,7 +44,6 @@ class Issue:
     key: bool = False
     hint: str | None = None
     gate: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 def _present(obj: dict[str, Any], name: str) -> bool:
@@ -163,7 +162,7 @@ def opaque_parameters(params: Any) -> list[Issue]:
         size = len(json.dumps(params, separators=(",", ":"), ensure_ascii=False, default=str).encode("utf-8"))
         if size > OPAQUE_PARAMETERS_MAX_LENGTH:
             return [Issue((), E.TOO_LONG, "too_long", (OPAQUE_PARAMETERS_MAX_LENGTH,), key=True,
-                          extra={"size": size}, hint=f"the parameters serialise to {size:,} bytes of JSON")]
+                          hint=f"the parameters serialise to {size:,} bytes of JSON")]
     return []
 
 
