@@ -24,7 +24,11 @@ def _raise(issues: list[Issue]) -> None:
 
 def decode(message: str) -> list[Issue]:
     """Turn a custom keyword's error message back into issues."""
-    return [Issue(**{**raw, "path": tuple(raw["path"]), "args": tuple(raw["args"])}) for raw in json.loads(message)]
+    try:
+        raws = json.loads(message)
+    except ValueError:  # the check itself raised: a dralint bug, reported as an internal error
+        raise RuntimeError(f"an overlay check failed: {message}") from None
+    return [Issue(**{**raw, "path": tuple(raw["path"]), "args": tuple(raw["args"])}) for raw in raws]
 
 
 class _Keyword:

@@ -66,6 +66,8 @@ def _container_claims(path: Path, claims: list[Any], pod_claims: list[str]) -> l
             continue
         here = path + (j,)
         name, request = ref.get("name"), ref.get("request") or ""
+        if not isinstance(request, str):
+            request = str(request)
         if not name:
             found.append(ApiError(here, E.REQUIRED, E.required(here + ("name",)), key=True))
             continue
@@ -74,7 +76,7 @@ def _container_claims(path: Path, claims: list[Any], pod_claims: list[str]) -> l
                       if pod_claims else "must be one of the names in pod.spec.resourceClaims which is empty")
             found.append(ApiError(here + ("name",), E.UNDEFINED_REFERENCE, E.not_found(here + ("name",), name, detail),
                                   hint="add an entry to spec.resourceClaims with this name"))
-        if request and isinstance(request, str):
+        if request:
             for detail in dns_label(request):
                 found.append(ApiError(here + ("request",), E.INVALID_FORMAT, E.invalid(here + ("request",), request, detail)))
         previous = seen.setdefault(str(name), set())
@@ -108,9 +110,9 @@ def _extended_resources(path: Path, resources: dict[str, Any]) -> list[ApiError]
     return found
 
 
-def _is_extended(name: str) -> bool:
+def _is_extended(name: Any) -> bool:
     """``IsExtendedResourceName``: has a domain outside kubernetes.io and is not a quota name."""
-    if "/" not in name or name.startswith("requests."):
+    if not isinstance(name, str) or "/" not in name or name.startswith("requests."):
         return False
     domain = name.split("/", 1)[0]
     return not (domain == "kubernetes.io" or domain.endswith(".kubernetes.io"))

@@ -127,14 +127,12 @@ class SchemaSet:
         """All schema and overlay errors of ``data`` as an instance of ``definition``."""
         validator = self.validator(definition)
         try:
-            valid = validator.is_valid(data)
+            raw = [] if validator.is_valid(data) else list(validator.iter_errors(data))
         except (ValueError, TypeError):  # YAML values JSON has no type for (dates, binary, int keys)
             data = _jsonable(data)
-            valid = validator.is_valid(data)
-        if valid:
-            return []
+            raw = [] if validator.is_valid(data) else list(validator.iter_errors(data))
         found: list[ApiError] = []
-        for error in validator.iter_errors(data):
+        for error in raw:
             found.extend(self._convert(error))
         return _drop_shadowed(found)
 

@@ -46,6 +46,11 @@ class Issue:
     gate: str | None = None
 
 
+def _list(value: Any) -> list[Any]:
+    """``value`` if it is a list, else empty: a wrong type is reported by the schema, not here."""
+    return value if isinstance(value, list) else []
+
+
 def _present(obj: dict[str, Any], name: str) -> bool:
     return obj.get(name) is not None
 
@@ -63,9 +68,9 @@ def template_metadata(meta: Any) -> list[Issue]:
 
 def _request_names(claim: dict[str, Any]) -> dict[str, set[str]]:
     names: dict[str, set[str]] = {}
-    for request in claim.get("requests") or []:
+    for request in _list(claim.get("requests")):
         if isinstance(request, dict) and isinstance(request.get("name"), str):
-            subs = request.get("firstAvailable") or []
+            subs = _list(request.get("firstAvailable"))
             names[request["name"]] = {s["name"] for s in subs if isinstance(s, dict) and isinstance(s.get("name"), str)}
     return names
 
@@ -83,14 +88,16 @@ def _reference_problem(ref: Any, names: dict[str, set[str]]) -> bool:
 
 def _derived_owners(claim: dict[str, Any]):
     """Yield (path to derivedAttributes list, request name, subrequest name or None, list)."""
-    for i, request in enumerate(claim.get("requests") or []):
+    for i, request in enumerate(_list(claim.get("requests"))):
         if not isinstance(request, dict):
             continue
         name = request.get("name")
+        if not isinstance(name, str):
+            continue
         for holder_path, holder in ((("requests", i, "exactly"), request.get("exactly")), (("requests", i), request)):
             if isinstance(holder, dict) and isinstance(holder.get("derivedAttributes"), list):
                 yield holder_path + ("derivedAttributes",), name, None, holder["derivedAttributes"]
-        for j, sub in enumerate(request.get("firstAvailable") or []):
+        for j, sub in enumerate(_list(request.get("firstAvailable"))):
             if isinstance(sub, dict) and isinstance(sub.get("derivedAttributes"), list):
                 yield ("requests", i, "firstAvailable", j, "derivedAttributes"), name, sub.get("name"), sub["derivedAttributes"]
 
@@ -104,14 +111,14 @@ def claim_references(claim: Any) -> list[Issue]:
     issues: list[Issue] = []
     detail = "must be the name of a request in the claim or the name of a request and a subrequest separated by '/'"
     for section in ("constraints", "config"):
-        for i, entry in enumerate(claim.get(section) or []):
+        for i, entry in enumerate(_list(claim.get(section))):
             refs = entry.get("requests") if isinstance(entry, dict) else None
             for j, ref in enumerate(refs if isinstance(refs, list) else []):
                 if _reference_problem(ref, names):
                     known = ", ".join(sorted(names)) or "none"
                     issues.append(Issue((section, i, "requests", j), E.UNDEFINED_REFERENCE, "invalid", (ref, detail),
                                         hint=f"requests in this claim: {known}"))
-    constraints = [c for c in claim.get("constraints") or [] if isinstance(c, dict)]
+    constraints = [c for c in _list(claim.get("constraints")) if isinstance(c, dict)]
     for path, request, sub, derived in _derived_owners(claim):
         targets = {request} if sub is None else {request, f"{request}/{sub}"}
         for k, attribute in enumerate(derived):
@@ -120,7 +127,7 @@ def claim_references(claim: Any) -> list[Issue]:
                 continue
             used = any(
                 name in (c.get("matchAttribute"), c.get("distinctAttribute"))
-                and (not c.get("requests") or targets & set(c.get("requests") or []))
+                and (not c.get("requests") or targets & {r for r in _list(c.get("requests")) if isinstance(r, str)})
                 for c in constraints
             )
             if not used:
