@@ -51,8 +51,14 @@ def _list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
-def _present(obj: dict[str, Any], name: str) -> bool:
-    return obj.get(name) is not None
+def _selects_nodes(obj: dict[str, Any], name: str) -> bool:
+    """Whether a node-selection field counts as set, as the server counts it: a non-empty
+    ``nodeName``, any ``nodeSelector``, or a flag that is true (empty/false values are reported
+    separately as invalid)."""
+    value = obj.get(name)
+    if name == "nodeSelector":
+        return value is not None
+    return value is True if name in ("allNodes", "perDeviceNodeSelection") else value not in (None, "")
 
 
 def template_metadata(meta: Any) -> list[Issue]:
@@ -187,7 +193,7 @@ def _uses_advanced_features(device: dict[str, Any]) -> bool:
 
 def _node_selection(spec: dict[str, Any]) -> list[Issue]:
     issues: list[Issue] = []
-    chosen = [f for f in NODE_SELECTION_FIELDS if _present(spec, f)]
+    chosen = [f for f in NODE_SELECTION_FIELDS if _selects_nodes(spec, f)]
     listing = ", ".join(f"`{f}`" for f in NODE_SELECTION_FIELDS)
     if not chosen:
         issues.append(Issue((), E.ONE_OF, "required", (f"exactly one of {listing} is required",), key=True))
@@ -214,18 +220,19 @@ def _per_device_nodes(spec: dict[str, Any], devices: list[Any]) -> list[Issue]:
             continue
         body = _device_body(device)
         base: tuple[str | int, ...] = ("devices", i) + (("basic",) if body is not device else ())
-        chosen = [f for f in DEVICE_NODE_FIELDS if _present(body, f)]
+        chosen = [f for f in DEVICE_NODE_FIELDS if _selects_nodes(body, f)]
         if not per_device:
-            if chosen:
-                issues.append(Issue(base + (chosen[0],), E.INVALID_VALUE, "text", (
+            present = [f for f in DEVICE_NODE_FIELDS if body.get(f) is not None]
+            if present:
+                issues.append(Issue(base + (present[0],), E.INVALID_VALUE, "text", (
                     "`nodeName`, `nodeSelector` and `allNodes` can only be set if `perDeviceNodeSelection` is set to true in the ResourceSlice spec",), key=True))
             continue
+        detail = ("exactly one of `nodeName`, `nodeSelector`, or `allNodes` is required when `perDeviceNodeSelection` "
+                  "is set to true in the ResourceSlice spec")
         if not chosen:
-            issues.append(Issue(("devices", i), E.ONE_OF, "required", (
-                "exactly one of `nodeName`, `nodeSelector`, `allNodes` is required when `perDeviceNodeSelection` is true",)))
+            issues.append(Issue(("devices", i), E.ONE_OF, "required", (detail,)))
         elif len(chosen) > 1:
-            issues.append(Issue(("devices", i), E.ONE_OF, "invalid", ("{" + ", ".join(f"`{f}`" for f in chosen) + "}",
-                                                                      "exactly one of `nodeName`, `nodeSelector`, `allNodes` is required")))
+            issues.append(Issue(("devices", i), E.ONE_OF, "invalid", ("{" + ", ".join(f"`{f}`" for f in chosen) + "}", detail)))
         if body.get("nodeName") == "":
             issues.append(Issue(base + ("nodeName",), E.INVALID_VALUE, "invalid", ("", "must not be empty")))
         if body.get("allNodes") is False:
@@ -260,7 +267,7 @@ def slice_spec(spec: Any) -> list[Issue]:
         return []
     issues = _node_selection(spec)
     devices = spec.get("devices") if isinstance(spec.get("devices"), list) else []
-    if devices and spec.get("sharedCounters"):
+    if spec.get("devices") is not None and spec.get("sharedCounters") is not None:
         issues.append(Issue((), E.ONE_OF, "text", ("only one of `sharedCounters` or `devices` is allowed",), key=True,
                             hint="publish counter sets in their own ResourceSlice of the same pool"))
     advanced = any(isinstance(d, dict) and _uses_advanced_features(d) for d in devices)
