@@ -127,7 +127,9 @@ def test_binding_conditions_need_each_other_and_must_not_overlap():
 
 def test_slice_node_selection_one_of_and_counters_xor_devices():
     text = DEVICE_SLICE.replace("  nodeName: node-1\n", "  allNodes: false\n") % ""
-    assert _errors(text) == [(E.INVALID_VALUE, "spec.allNodes: Invalid value: false: must be either unset or set to true")]
+    assert _errors(text) == [  # false does not count as choosing, so both complaints apply
+        (E.ONE_OF, "spec: Required value: exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required"),
+        (E.INVALID_VALUE, "spec.allNodes: Invalid value: false: must be either unset or set to true")]
     both = DEVICE_SLICE.replace("  nodeName: node-1\n", "  nodeName: node-1\n  sharedCounters: [{name: cs, counters: {mem: {value: 1}}}]\n") % ""
     assert _errors(both) == [(E.ONE_OF, "spec: only one of `sharedCounters` or `devices` is allowed")]
     none = DEVICE_SLICE.replace("  nodeName: node-1\n", "") % ""
