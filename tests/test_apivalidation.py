@@ -299,7 +299,7 @@ def test_pod_claim_with_no_pod_claims_says_the_list_is_empty():
     ({"limits": {"example.com/gpu": 1}}, []),
     ({"limits": {"example.com/gpu": 2}, "requests": {"example.com/gpu": 2}}, []),
     ({"limits": {"example.com/gpu": "500m"}}, ['spec.containers[0].resources.limits[example.com/gpu]: Invalid value: "500m": must be an integer']),
-    ({"requests": {"example.com/gpu": 1}}, ["spec.containers[0].resources.requests[example.com/gpu]: Forbidden: Limit must be set for non overcommitable resources"]),
+    ({"requests": {"example.com/gpu": 1}}, ["spec.containers[0].resources.limits[example.com/gpu]: Required value: Limit must be set for non overcommitable resources"]),
     ({"limits": {"example.com/gpu": 2}, "requests": {"example.com/gpu": 1}},
      ["spec.containers[0].resources.requests[example.com/gpu]: Invalid value: 1: must be equal to example.com/gpu limit of 2"]),
     ({"limits": {"cpu": "500m", "kubernetes.io/foo": "0.5"}}, []),

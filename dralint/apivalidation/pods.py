@@ -102,8 +102,9 @@ def _extended_resources(path: Path, resources: dict[str, Any]) -> list[ApiError]
             if section != "requests":
                 continue
             if name not in limits:
-                found.append(ApiError(here, E.EXTENDED_RESOURCE, E.forbidden(here, "Limit must be set for non overcommitable resources"),
-                                      key=True, hint=f"add `limits: {{{name}: {raw}}}` (or only set the limit)"))
+                message = E.required(path + ("limits", name), "Limit must be set for non overcommitable resources")
+                found.append(ApiError(here, E.EXTENDED_RESOURCE, message, key=True,
+                                      hint=f"add `limits: {{{name}: {raw}}}` (or only set the limit)"))
             elif quantity is not None and parse_quantity(limits[name]) != quantity:
                 found.append(ApiError(here, E.EXTENDED_RESOURCE, E.invalid(here, raw, f"must be equal to {name} limit of {limits[name]}"),
                                       hint="extended resources cannot be overcommitted: requests must equal limits"))
