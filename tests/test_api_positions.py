@@ -140,7 +140,7 @@ def test_devices_per_slice_128_or_64_with_taints(tmp_path):
     assert _found(tmp_path, _slice(65, True), "API005")[0] == [(9, 3, "spec.devices: Too many: 65: must have at most 64 items")]
 
 
-def test_pod_claim_reference_in_a_deployment_template(tmp_path):
+def test_pod_rules_in_a_deployment_template(tmp_path):
     manifest = """\
 apiVersion: apps/v1
 kind: Deployment
@@ -159,12 +159,12 @@ spec:
         image: registry.example.com/inference:1.0
         resources:
           claims:
-          - name: gpus
+          - name: gpu
+          - {name: gpu, request: big}
 """
-    found, result = _found(tmp_path, manifest, "API017")
-    assert found == [(18, 19, 'spec.template.spec.containers[0].resources.claims[0].name: Not found: "gpus": '
-                              "must be one of the names in pod.spec.resourceClaims: gpu")]
-    assert not [d for d in result.diagnostics if d.severity.value == "error" and d.rule != "API017"]
+    found, result = _found(tmp_path, manifest, "API010")
+    assert found == [(19, 13, 'spec.template.spec.containers[0].resources.claims[1]: Duplicate value: "gpu/big"')]
+    assert not [d for d in result.diagnostics if d.severity.value == "error" and d.rule != "API010"]
 
 
 def test_version_findings_sit_on_apiversion(tmp_path):

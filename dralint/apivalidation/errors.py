@@ -115,8 +115,3 @@ def not_supported(path: Path, value: Any, supported: list[Any]) -> str:
 def forbidden(path: Path, detail: str) -> str:
     """``<path>: Forbidden: <detail>``."""
     return f"{field_path(path)}: Forbidden: {detail}"
-
-
-def not_found(path: Path, value: Any, detail: str = "") -> str:
-    """``<path>: Not found: <value>[: <detail>]``."""
-    return f"{field_path(path)}: Not found: {render_value(value)}" + (f": {detail}" if detail else "")
