@@ -10,28 +10,22 @@ from typing import Any, Iterator
 import pytest
 import yaml
 
+from dra_manifests import resource_claim
 from dralint.apivalidation import check_pod_spec, validate_object
 
-MANIFESTS = """
-apiVersion: resource.k8s.io/v1
-kind: ResourceClaim
-metadata: {name: c}
-spec:
-  devices:
-    requests:
-    - name: gpu
-      firstAvailable:
-      - {name: big, deviceClassName: big.example.com, tolerations: [{key: k, operator: Exists}]}
-    - name: nic
-      exactly:
-        deviceClassName: nic.example.com
-        derivedAttributes: [{name: example.com/numa, expression: "1"}]
-        capacity: {requests: {bw: 1Gi}}
-    constraints:
-    - {requests: [gpu/big, nic], matchAttribute: example.com/numa}
-    config:
-    - {requests: [nic], opaque: {driver: nic.example.com, parameters: {a: 1}}}
----
+MANIFESTS = resource_claim("""
+firstAvailable:
+- name: big
+  deviceClassName: big.example.com
+  tolerations: [{key: k, operator: Exists}]
+  derivedAttributes: [{name: example.com/numa, expression: "1"}]
+  capacity: {requests: {bw: 1Gi}}
+""", """
+constraints:
+- {requests: [gpu/big, gpu], matchAttribute: example.com/numa}
+config:
+- {requests: [gpu], opaque: {driver: nic.example.com, parameters: {a: 1}}}
+""") + """---
 apiVersion: resource.k8s.io/v1
 kind: ResourceSlice
 metadata: {name: s}

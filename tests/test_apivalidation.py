@@ -224,15 +224,7 @@ spec:
       attributes: {model: {string: a100}}
 """
     assert _rules(text) == [E.VERSION_DEPRECATED]
-    request = """
-apiVersion: resource.k8s.io/v1beta1
-kind: ResourceClaim
-metadata: {name: c}
-spec:
-  devices:
-    requests:
-    - name: gpu
-"""
+    request = resource_claim("", api_version="resource.k8s.io/v1beta1")
     assert _rules(request) == [E.VERSION_DEPRECATED, E.ONE_OF]
 
 
