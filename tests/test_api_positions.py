@@ -80,6 +80,20 @@ def test_bad_value_points_at_value(tmp_path):
                                  'supported values: "ExactCount", "All"')]
 
 
+def test_unquoted_yaml_boolean_where_a_string_belongs(tmp_path):
+    manifest = resource_claim("""
+        exactly:
+          deviceClassName: gpu.example.com
+          tolerations:
+          - {key: example.com/ready, value: yes}
+    """)
+    result = lint_text(tmp_path, manifest)
+    diag = next(d for d in result.diagnostics if d.rule == "API002")
+    assert diag.message == "spec.devices.requests[0].exactly.tolerations[0].value: Invalid value: true: must be of type string"
+    assert (diag.span.line, diag.span.column) == (12, 43)
+    assert diag.hint == "quote the value: unquoted, YAML reads it as a boolean"
+
+
 def _requests(n: int) -> str:
     items = "".join(f"    - {{name: r{i}, exactly: {{deviceClassName: gpu.example.com}}}}\n" for i in range(n))
     return f"apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata:\n  name: many\nspec:\n  devices:\n    requests:\n{items}"

@@ -150,7 +150,11 @@ class SchemaSet:
             return [ApiError(path, E.REQUIRED, E.required(missing), key=True)]
         if kind == "Type":
             types = " or ".join(t for t in detail["types"] if t != "null")
-            return [ApiError(path, E.WRONG_TYPE, E.invalid(path, instance, f"must be of type {types}"))]
+            hint = None
+            if "string" in detail["types"] and isinstance(instance, (bool, int, float)):
+                read_as = "a boolean" if isinstance(instance, bool) else "a number"
+                hint = f"quote the value: unquoted, YAML reads it as {read_as}"
+            return [ApiError(path, E.WRONG_TYPE, E.invalid(path, instance, f"must be of type {types}"), hint=hint)]
         if kind == "Enum":
             options = [o for o in detail["options"] if o is not None]
             return [ApiError(path, E.UNSUPPORTED_VALUE, E.not_supported(path, instance, options))]
