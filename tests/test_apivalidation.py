@@ -247,6 +247,11 @@ def test_version_verdicts(api_version, kind, rule, definition):
     assert (verdict.definition is not None) is definition
 
 
+def test_a_kind_in_the_wrong_group_names_its_group():
+    verdict = version_verdict("v1", "Deployment")
+    assert [(e.rule, e.hint) for e in verdict.errors] == [(E.UNKNOWN_KIND, "Deployment is served as apiVersion apps/v1")]
+
+
 def test_removed_versions_name_the_migration_target():
     assert version_verdict("batch/v1beta1", "CronJob").errors[0].hint == "use apiVersion batch/v1"
     assert "apps/v1" in version_verdict("extensions/v1beta1", "Deployment").errors[0].hint
