@@ -147,7 +147,8 @@ class SchemaSet:
             return [self._unknown_field(path, name, owner, instance) for name in detail["unexpected"]]
         if kind == "Required":
             missing = path + (detail["property"],)
-            return [ApiError(path, E.REQUIRED, E.required(missing), key=True)]
+            where = f"`{E.field_path(path)}`" if path else "the object"
+            return [ApiError(path, E.REQUIRED, E.required(missing), key=True, hint=f"add `{detail['property']}:` to {where}")]
         if kind == "Type":
             types = " or ".join(t for t in detail["types"] if t != "null")
             hint = None
