@@ -7,6 +7,7 @@ a missing required field at the key of the mapping that lacks it, a too-long lis
 from __future__ import annotations
 
 from conftest import lint_text
+from dra_manifests import resource_claim
 
 
 def _found(tmp_path, manifest: str, rule: str, **options):
@@ -56,18 +57,10 @@ spec:
 
 
 def test_did_you_mean_is_case_insensitive(tmp_path):
-    manifest = """\
-apiVersion: resource.k8s.io/v1
-kind: ResourceClaim
-metadata:
-  name: gpu
-spec:
-  devices:
-    requests:
-    - name: gpu
-      exactly:
-        deviceClassname: gpu.example.com
-"""
+    manifest = resource_claim("""
+        exactly:
+          deviceClassname: gpu.example.com
+    """)
     result = lint_text(tmp_path, manifest)
     unknown = next(d for d in result.diagnostics if d.rule == "API001")
     assert unknown.hint == "did you mean `deviceClassName`?"
@@ -77,22 +70,28 @@ spec:
 
 
 def test_bad_value_points_at_value(tmp_path):
-    manifest = """\
-apiVersion: resource.k8s.io/v1
-kind: ResourceClaim
-metadata:
-  name: gpu
-spec:
-  devices:
-    requests:
-    - name: gpu
-      exactly:
-        deviceClassName: gpu.example.com
-        allocationMode: Some
-"""
+    manifest = resource_claim("""
+        exactly:
+          deviceClassName: gpu.example.com
+          allocationMode: Some
+    """)
     found, _ = _found(tmp_path, manifest, "API004")
     assert found == [(11, 25, 'spec.devices.requests[0].exactly.allocationMode: Unsupported value: "Some": '
                                  'supported values: "ExactCount", "All"')]
+
+
+def test_unquoted_yaml_boolean_where_a_string_belongs(tmp_path):
+    manifest = resource_claim("""
+        exactly:
+          deviceClassName: gpu.example.com
+          tolerations:
+          - {key: example.com/ready, value: yes}
+    """)
+    result = lint_text(tmp_path, manifest)
+    diag = next(d for d in result.diagnostics if d.rule == "API002")
+    assert diag.message == "spec.devices.requests[0].exactly.tolerations[0].value: Invalid value: true: must be of type string"
+    assert (diag.span.line, diag.span.column) == (12, 43)
+    assert diag.hint == "quote the value: unquoted, YAML reads it as a boolean"
 
 
 def _requests(n: int) -> str:
@@ -155,7 +154,7 @@ def test_devices_per_slice_128_or_64_with_taints(tmp_path):
     assert _found(tmp_path, _slice(65, True), "API005")[0] == [(9, 3, "spec.devices: Too many: 65: must have at most 64 items")]
 
 
-def test_pod_claim_reference_in_a_deployment_template(tmp_path):
+def test_pod_rules_in_a_deployment_template(tmp_path):
     manifest = """\
 apiVersion: apps/v1
 kind: Deployment
@@ -174,12 +173,12 @@ spec:
         image: registry.example.com/inference:1.0
         resources:
           claims:
-          - name: gpus
+          - name: gpu
+          - {name: gpu, request: big}
 """
-    found, result = _found(tmp_path, manifest, "API017")
-    assert found == [(18, 19, 'spec.template.spec.containers[0].resources.claims[0].name: Not found: "gpus": '
-                              "must be one of the names in pod.spec.resourceClaims: gpu")]
-    assert not [d for d in result.diagnostics if d.severity.value == "error" and d.rule != "API017"]
+    found, result = _found(tmp_path, manifest, "API010")
+    assert found == [(19, 13, 'spec.template.spec.containers[0].resources.claims[1]: Duplicate value: "gpu/big"')]
+    assert not [d for d in result.diagnostics if d.severity.value == "error" and d.rule != "API010"]
 
 
 def test_version_findings_sit_on_apiversion(tmp_path):
@@ -212,26 +211,16 @@ def test_custom_resources_get_one_info_per_kind(tmp_path):
 
 
 def test_feature_gate_option_accepts_the_field(tmp_path):
-    manifest = """\
-apiVersion: resource.k8s.io/v1
-kind: ResourceClaim
-metadata:
-  name: derived
-spec:
-  devices:
-    requests:
-    - name: gpu
-      exactly:
-        deviceClassName: gpu.example.com
-        derivedAttributes:
-        - name: example.com/numa
-          expression: device.attributes["gpu.example.com"].numa
-    constraints:
-    - matchAttribute: example.com/numa
-"""
+    manifest = resource_claim("""
+        exactly:
+          deviceClassName: gpu.example.com
+          derivedAttributes:
+          - name: example.com/numa
+            expression: device.attributes["gpu.example.com"].numa
+    """, "constraints:\n- matchAttribute: example.com/numa")
     found, _ = _found(tmp_path, manifest, "API015")
     assert found == [(11, 9, "spec.devices.requests[0].exactly.derivedAttributes: the API server drops this field unless "
-                             "feature gate DRADerivedAttributes is enabled (alpha, off by default in v1.37)")]
+                             "feature gate DRADerivedAttributes is enabled (off by default in v1.37)")]
     assert not _found(tmp_path, manifest, "API015", feature_gates={"DRADerivedAttributes": True})[0]
 
 

@@ -13,6 +13,7 @@ from dralint.apivalidation import errors as E
 from dralint.apivalidation import formats
 from dralint.apivalidation.quantity import parse_quantity
 from dralint.apivalidation.schema import schema_set
+from dra_manifests import resource_claim
 
 
 def _errors(text: str, **gates: bool) -> list[tuple[str, str]]:
@@ -58,7 +59,7 @@ def test_index_covers_every_served_dra_version():
     (formats.qualified_name, "x" * 33, False), (formats.fully_qualified_name, "numaNode", False),
     (formats.fully_qualified_name, "example.com/numaNode", True), (formats.label_key, "example.com/unhealthy", True),
     (formats.label_value, "", True), (formats.label_value, "-bad", False), (formats.semver, "1.2.3-rc.1+build.5", True),
-    (formats.semver, "1.2", False), (formats.uuid, "5c6f7a1e-0b7e-4d4e-9a53-2f0d7c1b9e11", True),
+    (formats.semver, "1.2", False),
     (formats.extended_resource_name, "example.com/gpu", True), (formats.extended_resource_name, "example.com", False),
     (formats.extended_resource_name, "deviceclass.resource.kubernetes.io/gpu", False),
     (formats.extended_resource_name, "requests.example.com/gpu", False),
@@ -126,7 +127,9 @@ def test_binding_conditions_need_each_other_and_must_not_overlap():
 
 def test_slice_node_selection_one_of_and_counters_xor_devices():
     text = DEVICE_SLICE.replace("  nodeName: node-1\n", "  allNodes: false\n") % ""
-    assert _errors(text) == [(E.INVALID_VALUE, "spec.allNodes: Invalid value: false: must be either unset or set to true")]
+    assert _errors(text) == [  # false does not count as choosing, so both complaints apply
+        (E.ONE_OF, "spec: Required value: exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required"),
+        (E.INVALID_VALUE, "spec.allNodes: Invalid value: false: must be either unset or set to true")]
     both = DEVICE_SLICE.replace("  nodeName: node-1\n", "  nodeName: node-1\n  sharedCounters: [{name: cs, counters: {mem: {value: 1}}}]\n") % ""
     assert _errors(both) == [(E.ONE_OF, "spec: only one of `sharedCounters` or `devices` is allowed")]
     none = DEVICE_SLICE.replace("  nodeName: node-1\n", "") % ""
@@ -139,25 +142,17 @@ def test_per_device_node_fields_need_per_device_node_selection():
     assert "perDeviceNodeSelection" in found[0][1]
 
 
-CLAIM = """
-apiVersion: resource.k8s.io/v1
-kind: ResourceClaim
-metadata: {name: c}
-spec:
-  devices:
-    requests:
-    - name: gpu
-      firstAvailable:
-      - {name: big, deviceClassName: big.example.com}
-      - {name: small, deviceClassName: small.example.com, count: -1}
-%s
+FALLBACKS = """
+firstAvailable:
+- {name: big, deviceClassName: big.example.com}
+- {name: small, deviceClassName: small.example.com, count: -1}
 """
 
 
 def test_constraint_references_and_count():
-    ok = CLAIM % "    constraints:\n    - {requests: [gpu/big, gpu], matchAttribute: example.com/numa}"
+    ok = resource_claim(FALLBACKS, "constraints:\n- {requests: [gpu/big, gpu], matchAttribute: example.com/numa}")
     assert _errors(ok) == [(E.INVALID_VALUE, "spec.devices.requests[0].firstAvailable[1].count: Invalid value: -1: must be greater than zero")]
-    bad = CLAIM % "    constraints:\n    - {requests: [gpu/huge, gpu/big/x, gpu, gpu], matchAttribute: numa}"
+    bad = resource_claim(FALLBACKS, "constraints:\n- {requests: [gpu/huge, gpu/big/x, gpu, gpu], matchAttribute: numa}")
     rules = [r for r, _ in _errors(bad)]
     assert rules.count(E.UNDEFINED_REFERENCE) == 2
     assert E.DUPLICATE in rules and E.INVALID_FORMAT in rules
@@ -204,18 +199,11 @@ spec:
 
 
 def test_derived_attribute_must_be_referenced_by_a_constraint():
-    text = """
-apiVersion: resource.k8s.io/v1
-kind: ResourceClaim
-metadata: {name: c}
-spec:
-  devices:
-    requests:
-    - name: gpu
-      exactly:
-        deviceClassName: gpu.example.com
-        derivedAttributes: [{name: example.com/numa, expression: "1"}]
-"""
+    text = resource_claim("""
+        exactly:
+          deviceClassName: gpu.example.com
+          derivedAttributes: [{name: example.com/numa, expression: "1"}]
+    """)
     assert _errors(text, DRADerivedAttributes=True) == [(E.UNDEFINED_REFERENCE, (
         'spec.devices.requests[0].exactly.derivedAttributes[0].name: Invalid value: "example.com/numa": must be referenced '
         "by at least one matchAttribute or distinctAttribute constraint targeting this request"))]
@@ -236,15 +224,7 @@ spec:
       attributes: {model: {string: a100}}
 """
     assert _rules(text) == [E.VERSION_DEPRECATED]
-    request = """
-apiVersion: resource.k8s.io/v1beta1
-kind: ResourceClaim
-metadata: {name: c}
-spec:
-  devices:
-    requests:
-    - name: gpu
-"""
+    request = resource_claim("", api_version="resource.k8s.io/v1beta1")
     assert _rules(request) == [E.VERSION_DEPRECATED, E.ONE_OF]
 
 
@@ -265,6 +245,11 @@ def test_version_verdicts(api_version, kind, rule, definition):
     verdict = version_verdict(api_version, kind)
     assert [e.rule for e in verdict.errors] == ([rule] if rule else [])
     assert (verdict.definition is not None) is definition
+
+
+def test_a_kind_in_the_wrong_group_names_its_group():
+    verdict = version_verdict("v1", "Deployment")
+    assert [(e.rule, e.hint) for e in verdict.errors] == [(E.UNKNOWN_KIND, "Deployment is served as apiVersion apps/v1")]
 
 
 def test_removed_versions_name_the_migration_target():
@@ -289,7 +274,7 @@ initContainers:
   resources: {claims: [{name: gpu}, {name: gpu, request: big}]}
 ephemeralContainers:
 - name: debug
-  resources: {claims: [{name: missing}]}
+  resources: {claims: [{name: gpu, request: Big_One}]}
 """)
     assert (E.DUPLICATE, ("spec", "resourceClaims", 1, "name"), 'spec.resourceClaims[1].name: Duplicate value: "gpu"') in found
     assert (E.ONE_OF, ("spec", "resourceClaims", 2), "spec.resourceClaims[2]: Required value: must specify one of: "
@@ -297,21 +282,19 @@ ephemeralContainers:
     assert (E.INVALID_VALUE, ("spec", "resources", "claims"), "spec.resources.claims: Forbidden: claims cannot be set for Resources at pod-level") in found
     assert (E.DUPLICATE, ("spec", "initContainers", 0, "resources", "claims", 1),
             'spec.initContainers[0].resources.claims[1]: Duplicate value: "gpu/big"') in found
-    assert [r for r, p, _ in found if p[1] == "ephemeralContainers"] == [E.UNDEFINED_REFERENCE]
+    assert [r for r, p, _ in found if p[1] == "ephemeralContainers"] == [E.INVALID_FORMAT]
 
 
-def test_pod_claim_with_no_pod_claims_says_the_list_is_empty():
-    found = _pod("containers: [{name: c, resources: {claims: [{name: gpu}]}}]")
-    assert found == [(E.UNDEFINED_REFERENCE, ("spec", "containers", 0, "resources", "claims", 0, "name"),
-                      'spec.containers[0].resources.claims[0].name: Not found: "gpu": must be one of the names in '
-                      "pod.spec.resourceClaims which is empty")]
+def test_container_claim_names_are_left_to_the_reference_checks():
+    """Whether a container's claim is declared by the pod is REF003's finding, not repeated here."""
+    assert _pod("containers: [{name: c, resources: {claims: [{name: gpu}]}}]") == []
 
 
 @pytest.mark.parametrize("resources,messages", [
     ({"limits": {"example.com/gpu": 1}}, []),
     ({"limits": {"example.com/gpu": 2}, "requests": {"example.com/gpu": 2}}, []),
     ({"limits": {"example.com/gpu": "500m"}}, ['spec.containers[0].resources.limits[example.com/gpu]: Invalid value: "500m": must be an integer']),
-    ({"requests": {"example.com/gpu": 1}}, ["spec.containers[0].resources.requests[example.com/gpu]: Forbidden: Limit must be set for non overcommitable resources"]),
+    ({"requests": {"example.com/gpu": 1}}, ["spec.containers[0].resources.limits[example.com/gpu]: Required value: Limit must be set for non overcommitable resources"]),
     ({"limits": {"example.com/gpu": 2}, "requests": {"example.com/gpu": 1}},
      ["spec.containers[0].resources.requests[example.com/gpu]: Invalid value: 1: must be equal to example.com/gpu limit of 2"]),
     ({"limits": {"cpu": "500m", "kubernetes.io/foo": "0.5"}}, []),

@@ -101,9 +101,9 @@ def too_many(path: Path, count: int, limit: int) -> str:
     return f"{field_path(path)}: Too many: {count}: must have at most {limit} items"
 
 
-def too_long(path: Path, limit: int, unit: str = "bytes") -> str:
-    """``<path>: Too long: may not be more than <limit> <unit>``."""
-    return f"{field_path(path)}: Too long: may not be more than {limit} {unit}"
+def too_long(path: Path, limit: int) -> str:
+    """``<path>: Too long: may not be more than <limit> bytes``."""
+    return f"{field_path(path)}: Too long: may not be more than {limit} bytes"
 
 
 def not_supported(path: Path, value: Any, supported: list[Any]) -> str:
@@ -115,8 +115,3 @@ def not_supported(path: Path, value: Any, supported: list[Any]) -> str:
 def forbidden(path: Path, detail: str) -> str:
     """``<path>: Forbidden: <detail>``."""
     return f"{field_path(path)}: Forbidden: {detail}"
-
-
-def not_found(path: Path, value: Any, detail: str = "") -> str:
-    """``<path>: Not found: <value>[: <detail>]``."""
-    return f"{field_path(path)}: Not found: {render_value(value)}" + (f": {detail}" if detail else "")

@@ -26,7 +26,6 @@ _DNS_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]
 _C_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _QUALIFIED_NAME_PART = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]\Z")
 _LABEL_VALUE = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?\Z")
-_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\Z")
 # semver.org 2.0.0, the regular expression the specification itself recommends.
 _SEMVER = re.compile(
     r"(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
@@ -39,26 +38,23 @@ def _too_long(value: str, limit: int) -> list[str]:
     return [f"must be no more than {limit} bytes"] if len(value.encode("utf-8")) > limit else []
 
 
+def _matching(value: str, limit: int, pattern: re.Pattern[str], message: str) -> list[str]:
+    """The length complaint (if any) plus ``message`` when ``value`` does not match ``pattern``."""
+    return _too_long(value, limit) + ([] if pattern.match(value) else [message])
+
+
 def dns_label(value: str) -> list[str]:
     """RFC 1123 label: request, device, counter and pod-claim names."""
-    errors = _too_long(value, DNS_LABEL_MAX)
-    if not _DNS_LABEL.match(value):
-        errors.append(
-            "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', "
-            "and must start and end with an alphanumeric character (e.g. 'my-name', or '123-abc')"
-        )
-    return errors
+    return _matching(value, DNS_LABEL_MAX, _DNS_LABEL,
+                     "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', "
+                     "and must start and end with an alphanumeric character (e.g. 'my-name', or '123-abc')")
 
 
 def dns_subdomain(value: str) -> list[str]:
     """RFC 1123 subdomain: object names, deviceClassName, claim names in pods."""
-    errors = _too_long(value, DNS_SUBDOMAIN_MAX)
-    if not _DNS_SUBDOMAIN.match(value):
-        errors.append(
-            "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' "
-            "or '.', and must start and end with an alphanumeric character (e.g. 'example.com')"
-        )
-    return errors
+    return _matching(value, DNS_SUBDOMAIN_MAX, _DNS_SUBDOMAIN,
+                     "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' "
+                     "or '.', and must start and end with an alphanumeric character (e.g. 'example.com')")
 
 
 def driver_name(value: str) -> list[str]:
@@ -80,13 +76,9 @@ def pool_name(value: str) -> list[str]:
 
 def c_identifier(value: str) -> list[str]:
     """A C identifier of at most 32 bytes (the name part of a device attribute or capacity)."""
-    errors = _too_long(value, C_IDENTIFIER_MAX)
-    if not _C_IDENTIFIER.match(value):
-        errors.append(
-            "a valid C identifier must start with alphabetic character or '_', followed by a string "
-            "of alphanumeric characters or '_' (e.g. 'my_name')"
-        )
-    return errors
+    return _matching(value, C_IDENTIFIER_MAX, _C_IDENTIFIER,
+                     "a valid C identifier must start with alphabetic character or '_', followed by a string "
+                     "of alphanumeric characters or '_' (e.g. 'my_name')")
 
 
 def _domain_and_id(value: str, *, require_domain: bool) -> list[str]:
@@ -123,29 +115,16 @@ def label_key(value: str) -> list[str]:
         return ["a qualified name must consist of alphanumeric characters, '-', '_' or '.' with an optional DNS subdomain prefix and '/'"]
     if "/" in value:
         errors += [f"prefix part {e}" for e in dns_subdomain(prefix)] if prefix else ["prefix part must be non-empty"]
-    errors += _too_long(name, QUALIFIED_NAME_MAX)
-    if not _QUALIFIED_NAME_PART.match(name):
-        errors.append(
-            "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and "
-            "end with an alphanumeric character (e.g. 'MyName', or 'my.name', or '123-abc')"
-        )
-    return errors
+    return errors + _matching(name, QUALIFIED_NAME_MAX, _QUALIFIED_NAME_PART,
+                              "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and "
+                              "end with an alphanumeric character (e.g. 'MyName', or 'my.name', or '123-abc')")
 
 
 def label_value(value: str) -> list[str]:
     """A label value (taint/toleration value): empty, or up to 63 alphanumerics plus '-_.'."""
-    errors = _too_long(value, LABEL_VALUE_MAX)
-    if not _LABEL_VALUE.match(value):
-        errors.append(
-            "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or "
-            "'.', and must start and end with an alphanumeric character"
-        )
-    return errors
-
-
-def uuid(value: str) -> list[str]:
-    """A lower-case RFC 4122 UUID (shareID)."""
-    return [] if _UUID.match(value) else ["must be a lowercase UUID in 8-4-4-4-12 format"]
+    return _matching(value, LABEL_VALUE_MAX, _LABEL_VALUE,
+                     "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or "
+                     "'.', and must start and end with an alphanumeric character")
 
 
 def semver(value: str) -> list[str]:
@@ -182,7 +161,6 @@ FORMAT_CHECKS: dict[str, Callable[[str], list[str]]] = {
     "fully-qualified-name": fully_qualified_name,
     "label-key": label_key,
     "label-value": label_value,
-    "uuid": uuid,
     "semver": semver,
     "extended-resource-name": extended_resource_name,
     "quantity": quantity_errors,

@@ -24,7 +24,11 @@ def _raise(issues: list[Issue]) -> None:
 
 def decode(message: str) -> list[Issue]:
     """Turn a custom keyword's error message back into issues."""
-    return [Issue(**{**raw, "path": tuple(raw["path"]), "args": tuple(raw["args"])}) for raw in json.loads(message)]
+    try:
+        raws = json.loads(message)
+    except ValueError:  # the check itself raised: a dralint bug, reported as an internal error
+        raise RuntimeError(f"an overlay check failed: {message}") from None
+    return [Issue(**{**raw, "path": tuple(raw["path"]), "args": tuple(raw["args"])}) for raw in raws]
 
 
 class _Keyword:
@@ -93,7 +97,7 @@ class Gate(_Keyword):
 
     def issues(self, instance: Any) -> list[Issue]:
         return [Issue((), E.FEATURE_GATED, "text", (
-            f"the API server drops this field unless feature gate {self.value} is enabled (alpha, off by default in v1.37)",),
+            f"the API server drops this field unless feature gate {self.value} is enabled (off by default in v1.37)",),
             key=True, gate=self.value,
             hint=f"remove the field, or enable {self.value} on the cluster and pass --feature-gates {self.value}=true")]
 

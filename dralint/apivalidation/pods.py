@@ -26,7 +26,7 @@ def _as_dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def _pod_claims(spec: dict[str, Any], base: Path) -> tuple[list[ApiError], list[str]]:
+def _pod_claims(spec: dict[str, Any], base: Path) -> list[ApiError]:
     found: list[ApiError] = []
     names: list[str] = []
     for i, claim in enumerate(_as_list(spec.get("resourceClaims"))):
@@ -55,10 +55,15 @@ def _pod_claims(spec: dict[str, Any], base: Path) -> tuple[list[ApiError], list[
             value = claim[source]
             for detail in dns_subdomain(value) if isinstance(value, str) else []:
                 found.append(ApiError(path + (source,), E.INVALID_FORMAT, E.invalid(path + (source,), value, detail)))
-    return found, names
+    return found
 
 
-def _container_claims(path: Path, claims: list[Any], pod_claims: list[str]) -> list[ApiError]:
+def _container_claims(path: Path, claims: list[Any]) -> list[ApiError]:
+    """Container claim references: name given, request a DNS label, no reference twice.
+
+    Whether the name is one of the pod's claims is REF003's finding (the reference checks own
+    name resolution and point at the pod's declarations), so it is not repeated here.
+    """
     found: list[ApiError] = []
     seen: dict[str, set[str]] = {}
     for j, ref in enumerate(claims):
@@ -66,15 +71,12 @@ def _container_claims(path: Path, claims: list[Any], pod_claims: list[str]) -> l
             continue
         here = path + (j,)
         name, request = ref.get("name"), ref.get("request") or ""
+        if not isinstance(request, str):
+            request = str(request)
         if not name:
             found.append(ApiError(here, E.REQUIRED, E.required(here + ("name",)), key=True))
             continue
-        if name not in pod_claims:
-            detail = ("must be one of the names in pod.spec.resourceClaims: " + ", ".join(dict.fromkeys(pod_claims))
-                      if pod_claims else "must be one of the names in pod.spec.resourceClaims which is empty")
-            found.append(ApiError(here + ("name",), E.UNDEFINED_REFERENCE, E.not_found(here + ("name",), name, detail),
-                                  hint="add an entry to spec.resourceClaims with this name"))
-        if request and isinstance(request, str):
+        if request:
             for detail in dns_label(request):
                 found.append(ApiError(here + ("request",), E.INVALID_FORMAT, E.invalid(here + ("request",), request, detail)))
         previous = seen.setdefault(str(name), set())
@@ -100,17 +102,18 @@ def _extended_resources(path: Path, resources: dict[str, Any]) -> list[ApiError]
             if section != "requests":
                 continue
             if name not in limits:
-                found.append(ApiError(here, E.EXTENDED_RESOURCE, E.forbidden(here, "Limit must be set for non overcommitable resources"),
-                                      key=True, hint=f"add `limits: {{{name}: {raw}}}` (or only set the limit)"))
+                message = E.required(path + ("limits", name), "Limit must be set for non overcommitable resources")
+                found.append(ApiError(here, E.EXTENDED_RESOURCE, message, key=True,
+                                      hint=f"add `limits: {{{name}: {raw}}}` (or only set the limit)"))
             elif quantity is not None and parse_quantity(limits[name]) != quantity:
                 found.append(ApiError(here, E.EXTENDED_RESOURCE, E.invalid(here, raw, f"must be equal to {name} limit of {limits[name]}"),
                                       hint="extended resources cannot be overcommitted: requests must equal limits"))
     return found
 
 
-def _is_extended(name: str) -> bool:
+def _is_extended(name: Any) -> bool:
     """``IsExtendedResourceName``: has a domain outside kubernetes.io and is not a quota name."""
-    if "/" not in name or name.startswith("requests."):
+    if not isinstance(name, str) or "/" not in name or name.startswith("requests."):
         return False
     domain = name.split("/", 1)[0]
     return not (domain == "kubernetes.io" or domain.endswith(".kubernetes.io"))
@@ -120,7 +123,7 @@ def check_pod_spec(spec: Any, base: Path = ()) -> list[ApiError]:
     """All DRA pod rules for one pod spec found at data path ``base`` of its object."""
     if not isinstance(spec, dict):
         return []
-    found, pod_claims = _pod_claims(spec, base)
+    found = _pod_claims(spec, base)
     if _as_dict(spec.get("resources")).get("claims") is not None:
         path = base + ("resources", "claims")
         found.append(ApiError(path, E.INVALID_VALUE, E.forbidden(path, "claims cannot be set for Resources at pod-level"), key=True,
@@ -129,6 +132,6 @@ def check_pod_spec(spec: Any, base: Path = ()) -> list[ApiError]:
         for i, container in enumerate(_as_list(spec.get(list_name))):
             resources = _as_dict(_as_dict(container).get("resources"))
             where: Path = base + (list_name, i, "resources")
-            found += _container_claims(where + ("claims",), _as_list(resources.get("claims")), pod_claims)
+            found += _container_claims(where + ("claims",), _as_list(resources.get("claims")))
             found += _extended_resources(where, resources)
     return found

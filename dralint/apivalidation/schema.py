@@ -46,6 +46,7 @@ DRAFT = "https://json-schema.org/draft/2020-12/schema"
 OVERLAY_PREFIXES = {
     "resource": ("io.k8s.api.resource", ("v1", "v1beta2", "v1beta1", "v1alpha3")),
     "core": ("io.k8s.api.core", ("v1",)),
+    "scheduling": ("io.k8s.api.scheduling", ("v1beta1", "v1alpha3")),
 }
 
 
@@ -126,14 +127,12 @@ class SchemaSet:
         """All schema and overlay errors of ``data`` as an instance of ``definition``."""
         validator = self.validator(definition)
         try:
-            valid = validator.is_valid(data)
+            raw = [] if validator.is_valid(data) else list(validator.iter_errors(data))
         except (ValueError, TypeError):  # YAML values JSON has no type for (dates, binary, int keys)
             data = _jsonable(data)
-            valid = validator.is_valid(data)
-        if valid:
-            return []
+            raw = [] if validator.is_valid(data) else list(validator.iter_errors(data))
         found: list[ApiError] = []
-        for error in validator.iter_errors(data):
+        for error in raw:
             found.extend(self._convert(error))
         return _drop_shadowed(found)
 
@@ -148,10 +147,15 @@ class SchemaSet:
             return [self._unknown_field(path, name, owner, instance) for name in detail["unexpected"]]
         if kind == "Required":
             missing = path + (detail["property"],)
-            return [ApiError(path, E.REQUIRED, E.required(missing), key=True)]
+            where = f"`{E.field_path(path)}`" if path else "the object"
+            return [ApiError(path, E.REQUIRED, E.required(missing), key=True, hint=f"add `{detail['property']}:` to {where}")]
         if kind == "Type":
             types = " or ".join(t for t in detail["types"] if t != "null")
-            return [ApiError(path, E.WRONG_TYPE, E.invalid(path, instance, f"must be of type {types}"))]
+            hint = None
+            if "string" in detail["types"] and isinstance(instance, (bool, int, float)):
+                read_as = "a boolean" if isinstance(instance, bool) else "a number"
+                hint = f"quote the value: unquoted, YAML reads it as {read_as}"
+            return [ApiError(path, E.WRONG_TYPE, E.invalid(path, instance, f"must be of type {types}"), hint=hint)]
         if kind == "Enum":
             options = [o for o in detail["options"] if o is not None]
             return [ApiError(path, E.UNSUPPORTED_VALUE, E.not_supported(path, instance, options))]
@@ -159,15 +163,13 @@ class SchemaSet:
             return [ApiError(path, E.TOO_MANY, E.too_many(path, len(instance), detail["limit"]), key=True)]
         if kind in ("MinItems", "MinProperties"):
             return [ApiError(path, E.REQUIRED, E.required(path, f"must have at least {detail['limit']} entries"), key=True)]
-        if kind == "MaxLength":
-            return [ApiError(path, E.TOO_LONG, E.too_long(path, detail["limit"], "characters"))]
         if kind == "Format":
             return [self._format(path, instance, detail["format"], key=False)]
         if kind == "PropertyNames":
             inner = detail["error"]
             name = inner.instance
             return [self._format(path + (name,), name, inner.kind.as_dict().get("format", ""), key=True)]
-        if kind in ("Minimum", "ExclusiveMinimum", "Maximum", "ExclusiveMaximum"):
+        if kind in ("Minimum", "ExclusiveMinimum", "Maximum"):
             return [ApiError(path, E.INVALID_VALUE, E.invalid(path, instance, _bound_text(kind, detail["limit"])))]
         if kind == "Custom":
             return [_from_issue(path, issue) for issue in decode(detail["message"])]
@@ -239,7 +241,7 @@ def _bound_text(kind: str, limit: Any) -> str:
         return "must be greater than zero" if limit == 0 else f"must be greater than {limit}"
     if kind == "Minimum":
         return "must be greater than or equal to zero" if limit == 0 else f"must be greater than or equal to {limit}"
-    return f"must be less than or equal to {limit}" if kind == "Maximum" else f"must be less than {limit}"
+    return f"must be less than or equal to {limit}"
 
 
 def _from_issue(base: E.Path, issue: Issue) -> ApiError:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from dralint.apivalidation import errors as E
@@ -44,11 +44,21 @@ class Issue:
     key: bool = False
     hint: str | None = None
     gate: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
-def _present(obj: dict[str, Any], name: str) -> bool:
-    return obj.get(name) is not None
+def _list(value: Any) -> list[Any]:
+    """``value`` if it is a list, else empty: a wrong type is reported by the schema, not here."""
+    return value if isinstance(value, list) else []
+
+
+def _selects_nodes(obj: dict[str, Any], name: str) -> bool:
+    """Whether a node-selection field counts as set, as the server counts it: a non-empty
+    ``nodeName``, any ``nodeSelector``, or a flag that is true (empty/false values are reported
+    separately as invalid)."""
+    value = obj.get(name)
+    if name == "nodeSelector":
+        return value is not None
+    return value is True if name in ("allNodes", "perDeviceNodeSelection") else value not in (None, "")
 
 
 def template_metadata(meta: Any) -> list[Issue]:
@@ -64,9 +74,9 @@ def template_metadata(meta: Any) -> list[Issue]:
 
 def _request_names(claim: dict[str, Any]) -> dict[str, set[str]]:
     names: dict[str, set[str]] = {}
-    for request in claim.get("requests") or []:
+    for request in _list(claim.get("requests")):
         if isinstance(request, dict) and isinstance(request.get("name"), str):
-            subs = request.get("firstAvailable") or []
+            subs = _list(request.get("firstAvailable"))
             names[request["name"]] = {s["name"] for s in subs if isinstance(s, dict) and isinstance(s.get("name"), str)}
     return names
 
@@ -84,14 +94,16 @@ def _reference_problem(ref: Any, names: dict[str, set[str]]) -> bool:
 
 def _derived_owners(claim: dict[str, Any]):
     """Yield (path to derivedAttributes list, request name, subrequest name or None, list)."""
-    for i, request in enumerate(claim.get("requests") or []):
+    for i, request in enumerate(_list(claim.get("requests"))):
         if not isinstance(request, dict):
             continue
         name = request.get("name")
+        if not isinstance(name, str):
+            continue
         for holder_path, holder in ((("requests", i, "exactly"), request.get("exactly")), (("requests", i), request)):
             if isinstance(holder, dict) and isinstance(holder.get("derivedAttributes"), list):
                 yield holder_path + ("derivedAttributes",), name, None, holder["derivedAttributes"]
-        for j, sub in enumerate(request.get("firstAvailable") or []):
+        for j, sub in enumerate(_list(request.get("firstAvailable"))):
             if isinstance(sub, dict) and isinstance(sub.get("derivedAttributes"), list):
                 yield ("requests", i, "firstAvailable", j, "derivedAttributes"), name, sub.get("name"), sub["derivedAttributes"]
 
@@ -105,14 +117,14 @@ def claim_references(claim: Any) -> list[Issue]:
     issues: list[Issue] = []
     detail = "must be the name of a request in the claim or the name of a request and a subrequest separated by '/'"
     for section in ("constraints", "config"):
-        for i, entry in enumerate(claim.get(section) or []):
+        for i, entry in enumerate(_list(claim.get(section))):
             refs = entry.get("requests") if isinstance(entry, dict) else None
             for j, ref in enumerate(refs if isinstance(refs, list) else []):
                 if _reference_problem(ref, names):
                     known = ", ".join(sorted(names)) or "none"
                     issues.append(Issue((section, i, "requests", j), E.UNDEFINED_REFERENCE, "invalid", (ref, detail),
                                         hint=f"requests in this claim: {known}"))
-    constraints = [c for c in claim.get("constraints") or [] if isinstance(c, dict)]
+    constraints = [c for c in _list(claim.get("constraints")) if isinstance(c, dict)]
     for path, request, sub, derived in _derived_owners(claim):
         targets = {request} if sub is None else {request, f"{request}/{sub}"}
         for k, attribute in enumerate(derived):
@@ -121,7 +133,7 @@ def claim_references(claim: Any) -> list[Issue]:
                 continue
             used = any(
                 name in (c.get("matchAttribute"), c.get("distinctAttribute"))
-                and (not c.get("requests") or targets & set(c.get("requests") or []))
+                and (not c.get("requests") or targets & {r for r in _list(c.get("requests")) if isinstance(r, str)})
                 for c in constraints
             )
             if not used:
@@ -163,7 +175,7 @@ def opaque_parameters(params: Any) -> list[Issue]:
         size = len(json.dumps(params, separators=(",", ":"), ensure_ascii=False, default=str).encode("utf-8"))
         if size > OPAQUE_PARAMETERS_MAX_LENGTH:
             return [Issue((), E.TOO_LONG, "too_long", (OPAQUE_PARAMETERS_MAX_LENGTH,), key=True,
-                          extra={"size": size}, hint=f"the parameters serialise to {size:,} bytes of JSON")]
+                          hint=f"the parameters serialise to {size:,} bytes of JSON")]
     return []
 
 
@@ -181,7 +193,7 @@ def _uses_advanced_features(device: dict[str, Any]) -> bool:
 
 def _node_selection(spec: dict[str, Any]) -> list[Issue]:
     issues: list[Issue] = []
-    chosen = [f for f in NODE_SELECTION_FIELDS if _present(spec, f)]
+    chosen = [f for f in NODE_SELECTION_FIELDS if _selects_nodes(spec, f)]
     listing = ", ".join(f"`{f}`" for f in NODE_SELECTION_FIELDS)
     if not chosen:
         issues.append(Issue((), E.ONE_OF, "required", (f"exactly one of {listing} is required",), key=True))
@@ -208,18 +220,19 @@ def _per_device_nodes(spec: dict[str, Any], devices: list[Any]) -> list[Issue]:
             continue
         body = _device_body(device)
         base: tuple[str | int, ...] = ("devices", i) + (("basic",) if body is not device else ())
-        chosen = [f for f in DEVICE_NODE_FIELDS if _present(body, f)]
+        chosen = [f for f in DEVICE_NODE_FIELDS if _selects_nodes(body, f)]
         if not per_device:
-            if chosen:
-                issues.append(Issue(base + (chosen[0],), E.INVALID_VALUE, "text", (
+            present = [f for f in DEVICE_NODE_FIELDS if body.get(f) is not None]
+            if present:
+                issues.append(Issue(base + (present[0],), E.INVALID_VALUE, "text", (
                     "`nodeName`, `nodeSelector` and `allNodes` can only be set if `perDeviceNodeSelection` is set to true in the ResourceSlice spec",), key=True))
             continue
+        detail = ("exactly one of `nodeName`, `nodeSelector`, or `allNodes` is required when `perDeviceNodeSelection` "
+                  "is set to true in the ResourceSlice spec")
         if not chosen:
-            issues.append(Issue(("devices", i), E.ONE_OF, "required", (
-                "exactly one of `nodeName`, `nodeSelector`, `allNodes` is required when `perDeviceNodeSelection` is true",)))
+            issues.append(Issue(("devices", i), E.ONE_OF, "required", (detail,)))
         elif len(chosen) > 1:
-            issues.append(Issue(("devices", i), E.ONE_OF, "invalid", ("{" + ", ".join(f"`{f}`" for f in chosen) + "}",
-                                                                      "exactly one of `nodeName`, `nodeSelector`, `allNodes` is required")))
+            issues.append(Issue(("devices", i), E.ONE_OF, "invalid", ("{" + ", ".join(f"`{f}`" for f in chosen) + "}", detail)))
         if body.get("nodeName") == "":
             issues.append(Issue(base + ("nodeName",), E.INVALID_VALUE, "invalid", ("", "must not be empty")))
         if body.get("allNodes") is False:
@@ -254,7 +267,7 @@ def slice_spec(spec: Any) -> list[Issue]:
         return []
     issues = _node_selection(spec)
     devices = spec.get("devices") if isinstance(spec.get("devices"), list) else []
-    if devices and spec.get("sharedCounters"):
+    if spec.get("devices") is not None and spec.get("sharedCounters") is not None:
         issues.append(Issue((), E.ONE_OF, "text", ("only one of `sharedCounters` or `devices` is allowed",), key=True,
                             hint="publish counter sets in their own ResourceSlice of the same pool"))
     advanced = any(isinstance(d, dict) and _uses_advanced_features(d) for d in devices)

@@ -123,10 +123,16 @@ def check_version(api_version: str, kind: str, index: dict[str, object]) -> Vers
     if moved:
         return VersionVerdict(None, (_at_api_version(
             E.VERSION_NOT_SERVED, f"{kind} {api_version} is not served by a v1.37 API server", moved),))
+    elsewhere = sorted({key.rpartition("/")[0] for key in kinds if key.rpartition("/")[2] == kind},
+                       key=lambda av: _stability(_split(av)[1]))
     group_kinds = sorted({key.rpartition("/")[2] for key in kinds if _split(key.rpartition("/")[0])[0] == group})
     close = difflib.get_close_matches(kind, group_kinds, n=1, cutoff=0.6)
-    hint = f"did you mean `{close[0]}`?" if close else (f"kinds of {group or 'the core group'}: {', '.join(group_kinds)}"
-                                                          if group_kinds and len(group_kinds) <= 15 else None)
+    if elsewhere:
+        hint = f"{kind} is served as apiVersion {elsewhere[0]}"
+    elif close:
+        hint = f"did you mean `{close[0]}`?"
+    else:
+        hint = f"kinds of {group or 'the core group'}: {', '.join(group_kinds)}" if group_kinds and len(group_kinds) <= 15 else None
     return VersionVerdict(None, (ApiError(("kind",), E.UNKNOWN_KIND,
                                           f"kind {kind!r} does not exist in {group or 'the core API group'} at v1.37", hint=hint),))
 
