@@ -188,11 +188,14 @@ def set_scalar(mapping: MutableMapping[str, Any], key: str, value: str) -> None:
 
 
 def delete_key(mapping: MutableMapping[str, Any], key: str) -> None:
-    """Remove a key and the comments attached to it."""
-    table = _comments(mapping)
-    if table is not None:
-        table.items.pop(key, None)
+    """Remove a key with its end-of-line comment; full-line comments after it stay in place."""
+    keys = list(mapping)
+    position = keys.index(key)
+    comments = _take_comments(_comments(mapping), key)
     del mapping[key]
+    if comments is not None and position > 0:
+        following = comments.lines[1:] if comments.eol_column is not None else comments.lines
+        _comment_lines_after(mapping, keys[position - 1], _Comments(following, None), None)
 
 
 def _new_mapping_like(parent: MutableMapping[str, Any]) -> MutableMapping[str, Any]:

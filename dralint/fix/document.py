@@ -70,11 +70,15 @@ def merge_edits(original: list[str], before: list[str], after: list[str]) -> lis
         elif i1 == i2 and i1 in to_original:
             window = [to_original[i1]] * 2 + [j1, j2]
         else:
+            # A run whose first or last line is noise grows over the noise lines next to it
+            # that the edit left alone, so their original text is replaced as a whole.
             low, high = i1, i2
-            while low < i2 and low not in to_original and low > 0 and low - 1 not in to_original and low - 1 in to_after:
-                low -= 1
-            while high > i1 and high - 1 not in to_original and high < len(before) and high not in to_original and high in to_after:
-                high += 1
+            if low not in to_original:
+                while low > 0 and low - 1 not in to_original and low - 1 in to_after:
+                    low -= 1
+            if high - 1 not in to_original:
+                while high < len(before) and high not in to_original and high in to_after:
+                    high += 1
             start = to_original[low] if low in to_original else _original_before(to_original, low)
             end = to_original[high - 1] + 1 if high - 1 in to_original else _original_after(to_original, high, len(original))
             window = [start, end, to_after[low] if low < i1 else j1, to_after[high - 1] + 1 if high > i2 else j2]

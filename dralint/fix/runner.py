@@ -128,7 +128,9 @@ def _document_for(documents: list[Document], span: Span) -> Document | None:
 
 
 @dataclass
-class _Pass:
+class FixPass:
+    """One application of fixes to a file: the edits, the new bytes, and what each fix did."""
+
     edits: list[LineEdit]
     fixed: bytes
     applied: list[tuple[Diagnostic, str]]
@@ -136,13 +138,13 @@ class _Pass:
     failed: list[tuple[Diagnostic, str]]
 
 
-def apply_fixes(path: str, raw: bytes, diagnostics: Iterable[Diagnostic]) -> _Pass:
+def apply_fixes(path: str, raw: bytes, diagnostics: Iterable[Diagnostic]) -> FixPass:
     """Apply the fixes of ``diagnostics`` (found by linting ``raw``) to one file's bytes."""
     file = EditableFile(path, raw)
     documents = load(SourceText(path, file.text)).documents
     if len(documents) != len(file.documents):
         raise NotEditable(f"dralint sees {len(documents)} documents, ruamel.yaml {len(file.documents)}")
-    done = _Pass([], raw, [], [], [])
+    done = FixPass([], raw, [], [], [])
     registry = fixers()
     for diag in sorted(diagnostics, key=lambda d: (priority(d.rule), d.span.line, d.span.column)):
         document = _document_for(documents, diag.span)
@@ -156,9 +158,8 @@ def apply_fixes(path: str, raw: bytes, diagnostics: Iterable[Diagnostic]) -> _Pa
         except FixError as error:
             done.failed.append((diag, str(error)))
             continue
-        except Exception as error:  # a broken fix must not stop the others or lose the file
-            done.failed.append((diag, f"internal error in the fix: {type(error).__name__}: {error}"))
-            continue
+        except Exception as error:  # a fix that broke half-way may have left a partial edit
+            raise NotEditable(f"internal error in the {diag.rule} fix, please report it: {type(error).__name__}: {error}") from error
         if description is None:
             done.skipped.append(diag)
         else:

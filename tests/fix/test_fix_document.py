@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from dralint.fix.convert import delete_key
 from dralint.fix.document import EditableFile, LineEdit, merge_edits
 
 
@@ -66,3 +67,9 @@ def test_indentation_is_detected() -> None:
     assert (file.indent, file.dash_offset, file.dash_gap) == (4, 4, 3)
     file = EditableFile("x.yaml", b"a:\n  b:\n  - c: 1\n")
     assert (file.indent, file.dash_offset, file.dash_gap) == (2, 0, 1)
+
+
+def test_deleting_a_key_keeps_the_comment_lines_after_it() -> None:
+    file = EditableFile("x.yaml", b"a: 1\nb: 2   # goes with b\n# about c\nc: 3\n")
+    delete_key(file.documents[0], "b")
+    assert file.result() == b"a: 1\n# about c\nc: 3\n"

@@ -7,6 +7,7 @@ from pathlib import Path
 from conftest import lint_text
 from dralint.catalog import load_catalog
 from dralint.diagnostics import Diagnostic, ObjectRef, Severity, Span
+import dralint.fix.fixers as fix_registry
 from dralint.fix.fixers import fixers, known_fields, single_suggestion
 from dralint.fix.runner import FixRecord, fix_bytes, fix_replacements, fixable_rules, new_errors, path_at
 from dralint.options import LintOptions
@@ -125,3 +126,13 @@ def _apply(lines: list[str], replacements) -> str:
 def test_fix_records_carry_the_diagnostic_position() -> None:
     outcome = fix_bytes("m.yaml", MANIFEST.encode(), LintOptions(profile="strict"))
     assert outcome.applied == [FixRecord("API012", 1, 13, "apiVersion resource.k8s.io/v1beta1 -> resource.k8s.io/v1; request 0: deviceClassName moved under exactly")]
+
+
+def test_a_crashing_fix_leaves_the_file_alone(monkeypatch) -> None:
+    def crash(target):
+        raise RuntimeError("boom")
+
+    monkeypatch.setitem(fix_registry._FIXERS, "API012", crash)
+    outcome = fix_bytes("m.yaml", MANIFEST.encode(), LintOptions(profile="strict"))
+    assert not outcome.changed and not outcome.applied
+    assert outcome.problem == "internal error in the API012 fix, please report it: RuntimeError: boom"
