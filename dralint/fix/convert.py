@@ -1,4 +1,4 @@
-"""resource.k8s.io v1beta1 / v1beta2 -> v1 conversion of DRA objects, as data edits.
+"""resource.k8s.io v1beta1 / v1beta2 (and v1alpha3 DeviceTaintRule) -> v1 conversion, as data edits.
 
 The field-by-field mapping follows the API server's own conversion (facts: dra-api.md §1.8 and
 §5, checked against pkg/apis/resource/v1beta1/conversion.go):
@@ -13,6 +13,8 @@ The field-by-field mapping follows the API server's own conversion (facts: dra-a
   slice's ``nodeName: ""`` and ``allNodes: false`` mean "unset" in v1beta1 but would be set
   (and invalid) values in v1, where both are pointers, so they are dropped.
 * DeviceClass: same fields in every version.
+* DeviceTaintRule v1beta2 / v1alpha3: same fields as v1 at v1.37 (dra-api.md §1.6; the bundled
+  schema definitions agree); only ``apiVersion`` changes.
 
 The edits work on any mutable mapping, so the same code converts plain dicts (JSON files,
 tests) and ruamel.yaml round-trip maps (YAML files), where moving a key also moves the comments
@@ -31,8 +33,12 @@ from ruamel.yaml.tokens import CommentToken
 
 GROUP = "resource.k8s.io"
 TARGET = f"{GROUP}/v1"
-SOURCE_VERSIONS = ("v1beta1", "v1beta2")
 KINDS = frozenset({"DeviceClass", "ResourceClaim", "ResourceClaimTemplate", "ResourceSlice"})
+#: (version, kind) pairs this module converts to v1.
+CONVERTIBLE = frozenset(
+    {(version, kind) for version in ("v1beta1", "v1beta2") for kind in KINDS}
+    | {("v1beta2", "DeviceTaintRule"), ("v1alpha3", "DeviceTaintRule")}
+)
 
 #: v1beta1 DeviceRequest fields that v1 keeps in ExactDeviceRequest.
 EXACT_FIELDS = (
@@ -46,14 +52,14 @@ class ConversionError(ValueError):
 
 
 def convertible(obj: Any) -> bool:
-    """Whether ``obj`` is a v1beta1/v1beta2 DRA object this module converts to v1."""
+    """Whether ``obj`` is a pre-v1 DRA object this module converts to v1."""
     if not isinstance(obj, MutableMapping):
         return False
     api_version = obj.get("apiVersion")
     if not isinstance(api_version, str):
         return False
     group, _, version = api_version.partition("/")
-    return group == GROUP and version in SOURCE_VERSIONS and obj.get("kind") in KINDS
+    return group == GROUP and (version, obj.get("kind")) in CONVERTIBLE
 
 
 def to_v1(obj: MutableMapping[str, Any], indent: int = 2) -> MutableMapping[str, Any]:
@@ -74,7 +80,7 @@ def convert_in_place(obj: MutableMapping[str, Any], indent: int = 2) -> list[str
     untouched. ``indent`` is the file's indentation step, used to re-indent moved comments.
     """
     if not convertible(obj):
-        raise ConversionError(f"{obj.get('apiVersion')!r} {obj.get('kind')!r} is not a v1beta1/v1beta2 DRA object")
+        raise ConversionError(f"{obj.get('apiVersion')!r} {obj.get('kind')!r} has no conversion to resource.k8s.io/v1")
     plan = _plan_v1beta1(obj, obj["kind"], indent) if obj["apiVersion"].endswith("/v1beta1") else []
     changes = [f"apiVersion {obj['apiVersion']} -> {TARGET}"]
     set_scalar(obj, "apiVersion", TARGET)
@@ -181,10 +187,21 @@ def _comments(mapping: Any) -> Any:
 
 
 def set_scalar(mapping: MutableMapping[str, Any], key: str, value: str) -> None:
-    """Replace a string value, keeping its quoting style in a round-trip document."""
+    """Replace a string value, keeping its quoting style and the gap before a line comment."""
     old = mapping.get(key)
     style = type(old) if isinstance(old, str) and type(old) is not str else None
     mapping[key] = style(value) if style is not None else value
+    if isinstance(old, str):
+        shift_line_comment(mapping, key, len(value) - len(old))
+
+
+def shift_line_comment(mapping: Any, key: Any, delta: int) -> None:
+    """Move the comment at the end of ``key``'s line by ``delta`` columns (its line got longer)."""
+    table = _comments(mapping)
+    entry = table.items.get(key) if table is not None else None
+    token = entry[2] if entry and len(entry) > 2 else None
+    if token is not None and token.start_mark is not None and not token.value.startswith("\n"):
+        token.start_mark = CommentMark(max(token.start_mark.column + delta, 0))
 
 
 def delete_key(mapping: MutableMapping[str, Any], key: str) -> None:

@@ -152,6 +152,7 @@ def rename_key(mapping: MutableMapping[str, Any], old: str, new: str) -> None:
         mapping.update(items)
     if comments is not None:
         table.items[key] = comments
+        convert.shift_line_comment(mapping, key, len(new) - len(old))
 
 
 @fixer("API001")

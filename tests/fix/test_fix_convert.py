@@ -93,9 +93,16 @@ def test_v1beta2_and_device_class_change_only_the_api_version() -> None:
     assert to_v1(device_class) == {**device_class, "apiVersion": "resource.k8s.io/v1"}
 
 
+@pytest.mark.parametrize("version", ["v1beta2", "v1alpha3"])
+def test_device_taint_rule_changes_only_the_api_version(version: str) -> None:
+    rule = {"apiVersion": f"resource.k8s.io/{version}", "kind": "DeviceTaintRule", "metadata": {"name": "r"},
+            "spec": {"deviceSelector": {"driver": "d.example.com"}, "taint": {"key": "k", "effect": "NoSchedule"}}}
+    assert to_v1(rule) == {**rule, "apiVersion": "resource.k8s.io/v1"}
+
+
 @pytest.mark.parametrize("obj", [
     {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim"},
-    {"apiVersion": "resource.k8s.io/v1beta2", "kind": "DeviceTaintRule"},
+    {"apiVersion": "resource.k8s.io/v1beta1", "kind": "DeviceTaintRule"},
     {"apiVersion": "resource.k8s.io/v1alpha3", "kind": "ResourceClaim"},
     {"apiVersion": "v1", "kind": "Pod"},
     {"kind": "ResourceClaim"},
