@@ -89,6 +89,11 @@ def device_driver(template: PodTemplate) -> DriverExemption | None:
     return None
 
 
+def enabled_rule_ids(ctx: Context) -> frozenset[str]:
+    """Rule ids this run reports (profile, select and ignore applied), computed once."""
+    return ctx.memo((__name__, "enabled"), lambda: frozenset(enabled_rules(ctx.options, load_catalog())))
+
+
 def exemption_enabled(ctx: Context) -> bool:
     """Whether this run applies the exemption: rule SEC030 is enabled by profile and filters."""
-    return ctx.memo((__name__, "enabled"), lambda: EXEMPTION_RULE in enabled_rules(ctx.options, load_catalog()))
+    return EXEMPTION_RULE in enabled_rule_ids(ctx)

@@ -13,7 +13,7 @@ from typing import Callable, Iterator
 
 from dralint.context import Context
 from dralint.diagnostics import Finding, Severity
-from dralint.exemptions import EXEMPTION_RULE, WAIVED_RULES, device_driver, exemption_enabled
+from dralint.exemptions import EXEMPTION_RULE, WAIVED_RULES, device_driver, enabled_rule_ids, exemption_enabled
 from dralint.objects import KubeObject, PodTemplate, pod_templates
 from dralint.podsec import ContainerSecurity, containers, is_windows, run_as_root
 from dralint.registry import object_check
@@ -298,7 +298,7 @@ def check_pod_security(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
         if exemption is None:
             yield from findings
             continue
-        waived = [f for f in findings if f.rule in WAIVED_RULES]
+        waived = [f for f in findings if f.rule in WAIVED_RULES and f.rule in enabled_rule_ids(ctx)]
         yield from (f for f in findings if f.rule not in WAIVED_RULES)
         if waived:
             rules = sorted({f.rule or "" for f in waived})
