@@ -160,7 +160,7 @@ def run_as_root(sec: ContainerSecurity) -> RootVerdict:
     non_root = sec.get("runAsNonRoot")
     if user.is_set and isinstance(user.value, int) and not isinstance(user.value, bool):
         if user.value == 0:
-            return RootVerdict(True, user.path, "runAsUser is 0 (root)")
+            return RootVerdict(True, user.path, "runAsUser is 0 (root)" + (", inherited from the pod" if user.inherited else ""))
         return RootVerdict(False, user.path, f"runAsUser is {user.value}")
     if non_root.value is True:
         return RootVerdict(False, non_root.path, "runAsNonRoot is true")

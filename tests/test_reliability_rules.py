@@ -5,20 +5,8 @@ from __future__ import annotations
 import pytest
 
 from conftest import rules_of
+from podtext import pod
 from dralint.checks.reliability.workload import image_tag
-
-POD = """apiVersion: v1
-kind: Pod
-metadata: {{name: app, namespace: team-a, labels: {{app: web}}}}
-spec:
-{spec}  containers:
-  - name: app
-    image: registry.example.com/app:1.0
-{container}"""
-
-
-def pod(spec: str = "", container: str = "") -> str:
-    return POD.format(spec=spec, container=container)
 
 
 SIZING = {"REL001", "REL002", "REL003", "REL004"}

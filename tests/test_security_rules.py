@@ -5,28 +5,9 @@ from __future__ import annotations
 import pytest
 
 from conftest import rules_of
+from podtext import fired, pod
 from dralint.checks.security.secrets import secret_like
 from dralint.diagnostics import Severity
-
-POD = """apiVersion: v1
-kind: Pod
-metadata:
-  name: app
-  namespace: team-a
-  labels: {{app: web, tier: front}}
-spec:
-{spec}  containers:
-  - name: app
-    image: registry.example.com/app:1.0
-{container}"""
-
-
-def pod(spec: str = "", container: str = "") -> str:
-    return POD.format(spec=spec, container=container)
-
-
-def fired(result, rule):
-    return [d for d in result.diagnostics if d.rule == rule]
 
 
 def test_pod_level_hardening_satisfies_every_container(lint_manifest):

@@ -14,6 +14,7 @@ from typing import Any, Iterator
 from dralint.context import Context
 from dralint.diagnostics import Finding
 from dralint.labels import map_selector_matches
+from dralint.namespaces import by_namespace
 from dralint.objects import KubeObject, PodTemplate, pod_templates
 from dralint.registry import object_check
 from dralint.workloads import OPERATOR_PROBED_KINDS, running_containers, runs_to_completion
@@ -51,10 +52,11 @@ def check_image_tag(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
 
 
 def serving_services(ctx: Context, template: PodTemplate) -> list[KubeObject]:
-    """Services of the run (any origin) in the template's namespace that select its pods."""
+    """Services of the run in the template's namespace whose selector picks its pods."""
     labels = template.metadata.get("labels")
     labels = labels if isinstance(labels, dict) else {}
-    return [svc for svc in ctx.by_kind("Service") if svc.namespace == template.owner.namespace and map_selector_matches(svc.get(("spec", "selector")), labels)]
+    services = by_namespace(ctx, "Service").get(template.owner.namespace, [])
+    return [svc for svc in services if map_selector_matches(svc.get(("spec", "selector")), labels)]
 
 
 def _anchor(path: tuple, container: dict[str, Any]) -> tuple:
@@ -95,9 +97,9 @@ def check_probes(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
 
 def autoscaled(ctx: Context, obj: KubeObject) -> KubeObject | None:
     """A HorizontalPodAutoscaler of the run that scales ``obj``."""
-    for hpa in ctx.by_kind("HorizontalPodAutoscaler"):
+    for hpa in by_namespace(ctx, "HorizontalPodAutoscaler").get(obj.namespace, []):
         ref = hpa.get(("spec", "scaleTargetRef"))
-        if hpa.namespace == obj.namespace and isinstance(ref, dict) and ref.get("kind") == obj.kind and ref.get("name") == obj.name:
+        if isinstance(ref, dict) and ref.get("kind") == obj.kind and ref.get("name") == obj.name:
             return hpa
     return None
 

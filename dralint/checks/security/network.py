@@ -13,27 +13,16 @@ from typing import Iterator
 from dralint.context import Context
 from dralint.diagnostics import Finding
 from dralint.labels import selector_matches
+from dralint.namespaces import by_namespace
 from dralint.objects import CLUSTER_SCOPED_KINDS, KubeObject, PodTemplate, pod_templates
 from dralint.registry import context_check, object_check
-
-
-def policies_by_namespace(ctx: Context) -> dict[str | None, list[KubeObject]]:
-    """Every NetworkPolicy of the run (scanned, context or cluster), by namespace."""
-
-    def build() -> dict[str | None, list[KubeObject]]:
-        out: dict[str | None, list[KubeObject]] = {}
-        for policy in ctx.by_kind("NetworkPolicy"):
-            out.setdefault(policy.namespace, []).append(policy)
-        return out
-
-    return ctx.memo((__name__, "policies"), build)
 
 
 def selecting_policy(template: PodTemplate, ctx: Context) -> KubeObject | None:
     """The first NetworkPolicy that selects the template's pods, if any."""
     labels = template.metadata.get("labels")
     labels = labels if isinstance(labels, dict) else {}
-    for policy in policies_by_namespace(ctx).get(template.owner.namespace, []):
+    for policy in by_namespace(ctx, "NetworkPolicy").get(template.owner.namespace, []):
         selector = policy.get(("spec", "podSelector"))
         if selector_matches({} if selector is None else selector, labels):
             return policy
@@ -47,7 +36,7 @@ def check_network_policy(ctx: Context) -> Iterator[Finding]:
         for template in pod_templates(obj):
             if template.spec.get("hostNetwork") is True or selecting_policy(template, ctx) is not None:
                 continue
-            count = len(policies_by_namespace(ctx).get(obj.namespace, []))
+            count = len(by_namespace(ctx, "NetworkPolicy").get(obj.namespace, []))
             seen = f"none of the {count} NetworkPolicies of namespace {obj.namespace} selects its labels" if count else f"the linted files hold no NetworkPolicy for namespace {obj.namespace}"
             where = template.metadata_path + ("labels",) if template.metadata_path and "labels" in template.metadata else template.path
             yield obj.finding(
