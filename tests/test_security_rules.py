@@ -125,8 +125,7 @@ metadata:
   name: np
   namespace: {namespace}
 spec:
-{selector}  policyTypes: [Ingress]
----
+{selector}---
 """
 
 
@@ -137,8 +136,11 @@ spec:
     ("team-a", "  podSelector: {matchExpressions: [{key: tier, operator: In, values: [front]}]}\n", True),
     ("team-a", "  podSelector: {matchExpressions: [{key: tier, operator: NotIn, values: [front]}]}\n", False),
     ("team-a", "  podSelector: {matchLabels: {app: db}}\n", False),
+    ("team-a", "  podSelector: {}\n  egress: []\n  policyTypes: [Egress]\n", False),  # egress-only: ingress open
 ])
 def test_network_policy_selection(lint_manifest, namespace, selector, covered):
+    if "policyTypes" not in selector:
+        selector += "  policyTypes: [Ingress]\n"
     result = lint_manifest(NETPOL.format(namespace=namespace, selector=selector) + pod())
     assert bool(fired(result, "SEC021")) is not covered
 

@@ -18,26 +18,34 @@ from dralint.objects import CLUSTER_SCOPED_KINDS, KubeObject, PodTemplate, pod_t
 from dralint.registry import context_check, object_check
 
 
-def selecting_policy(template: PodTemplate, ctx: Context) -> KubeObject | None:
-    """The first NetworkPolicy that selects the template's pods, if any."""
+def policy_types(policy: KubeObject) -> set[str]:
+    """The directions a policy isolates: ``policyTypes``, or by default Ingress plus Egress if it has egress rules."""
+    declared = policy.get(("spec", "policyTypes"))
+    if isinstance(declared, list) and declared:
+        return {str(t) for t in declared}
+    return {"Ingress"} | ({"Egress"} if policy.get(("spec", "egress")) is not None else set())
+
+
+def isolating_policy(template: PodTemplate, ctx: Context) -> KubeObject | None:
+    """The first NetworkPolicy that selects the template's pods and isolates their ingress."""
     labels = template.metadata.get("labels")
     labels = labels if isinstance(labels, dict) else {}
     for policy in by_namespace(ctx, "NetworkPolicy").get(template.owner.namespace, []):
         selector = policy.get(("spec", "podSelector"))
-        if selector_matches({} if selector is None else selector, labels):
+        if "Ingress" in policy_types(policy) and selector_matches({} if selector is None else selector, labels):
             return policy
     return None
 
 
 @context_check("SEC021")
 def check_network_policy(ctx: Context) -> Iterator[Finding]:
-    """Pods that no NetworkPolicy in the run selects."""
+    """Pods whose ingress no NetworkPolicy in the run isolates."""
     for obj in ctx.scanned:
         for template in pod_templates(obj):
-            if template.spec.get("hostNetwork") is True or selecting_policy(template, ctx) is not None:
+            if template.spec.get("hostNetwork") is True or isolating_policy(template, ctx) is not None:
                 continue
             count = len(by_namespace(ctx, "NetworkPolicy").get(obj.namespace, []))
-            seen = f"none of the {count} NetworkPolicies of namespace {obj.namespace} selects its labels" if count else f"the linted files hold no NetworkPolicy for namespace {obj.namespace}"
+            seen = f"none of the {count} NetworkPolicies of namespace {obj.namespace} selects its labels for Ingress" if count else f"the linted files hold no NetworkPolicy for namespace {obj.namespace}"
             where = template.metadata_path + ("labels",) if template.metadata_path and "labels" in template.metadata else template.path
             yield obj.finding(
                 where, f"{template.label} accepts traffic from any pod: {seen}",
