@@ -61,6 +61,7 @@ def test_windows_pods_skip_linux_only_rules(lint_manifest):
     ("/var/run/docker.sock", "SEC009"),
     ("/run/containerd", "SEC009"),
     ("/var/run", "SEC009"),
+    ("/run/k3s/containerd/containerd.sock", "SEC009"),
     ("/var/run/cdi", "SEC008"),
     ("/data", "SEC008"),
 ])

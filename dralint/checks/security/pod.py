@@ -81,9 +81,15 @@ def _host_namespaces(template: PodTemplate) -> Iterator[Finding]:
             )
 
 
+#: Socket file names of container runtimes, wherever a distribution puts them (k3s, microk8s).
+_SOCKET_NAMES = frozenset(socket.rsplit("/", 1)[1] for socket in RUNTIME_SOCKETS)
+
+
 def _socket_in(path: str) -> str | None:
     """The runtime socket a hostPath exposes: the socket itself or a directory holding it."""
     clean = path.rstrip("/") or "/"
+    if clean.rsplit("/", 1)[-1] in _SOCKET_NAMES:
+        return clean
     for socket in RUNTIME_SOCKETS:
         if clean == socket or socket.startswith(clean.rstrip("/") + "/"):
             return socket
