@@ -111,3 +111,31 @@ def test_recommended_profile_leaves_out_strict_only_rules(lint_manifest):
     rules = set(rules_of(result))
     assert "REL004" not in rules and "REL012" not in rules and "REL001" in rules
     assert not {r for r in rules_of(lint_manifest(DEPLOY.format(replicas=""), profile="dra")) if r[:3] in ("SEC", "REL")}
+
+
+PDB = """apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {{name: b, namespace: team-a}}
+spec:
+{budget}  selector:
+    matchExpressions: [{{key: app, operator: In, values: [web, api]}}]
+---
+"""
+
+
+@pytest.mark.parametrize("budget,replicas,blocked", [
+    ("  maxUnavailable: 0\n", 3, True),
+    ("  maxUnavailable: '0%'\n", 3, True),
+    ("  minAvailable: '100%'\n", 3, True),
+    ("  minAvailable: 3\n", 3, True),
+    ("  minAvailable: 2\n", 3, False),
+    ("  maxUnavailable: 1\n", 1, False),
+])
+def test_budgets_that_block_every_eviction(lint_manifest, budget, replicas, blocked):
+    result = lint_manifest(PDB.format(budget=budget) + DEPLOY.format(replicas=f"  replicas: {replicas}\n"))
+    assert ("REL009" in rules_of(result)) is blocked
+
+
+def test_min_available_without_a_selected_workload_is_not_judged(lint_manifest):
+    other = DEPLOY.format(replicas="  replicas: 1\n").replace("app: web", "app: db")
+    assert "REL009" not in rules_of(lint_manifest(PDB.format(budget="  minAvailable: 1\n") + other))

@@ -217,3 +217,11 @@ def test_service_account_that_disables_automount_covers_the_pod(lint_manifest):
     sa = "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: ctl, namespace: team-a}\nautomountServiceAccountToken: false\n---\n"
     result = lint_manifest(sa + pod(spec="  serviceAccountName: ctl\n"))
     assert not fired(result, "SEC014")
+
+
+def test_low_ids_are_judged_after_inheritance(lint_manifest):
+    inherited = [d for d in lint_manifest(pod(spec="  securityContext: {runAsUser: 1000}\n")).diagnostics if d.rule == "SEC028"]
+    assert len(inherited) == 1 and inherited[0].span.line == 8
+    overridden = pod(spec="  securityContext: {runAsUser: 1000}\n", container="    securityContext: {runAsUser: 20000}\n")
+    assert not fired(lint_manifest(overridden), "SEC028")
+    assert not fired(lint_manifest(pod(spec="  securityContext: {runAsUser: 0}\n")), "SEC028")  # root: SEC003's business

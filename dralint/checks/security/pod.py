@@ -47,7 +47,7 @@ _HOST_NAMESPACES = (
 )
 POD_RULES = (
     "SEC001", "SEC002", "SEC003", "SEC004", "SEC005", "SEC006", "SEC007", "SEC008", "SEC009",
-    "SEC010", "SEC011", "SEC012", "SEC013", "SEC023", "SEC024", "SEC025", "SEC026", EXEMPTION_RULE,
+    "SEC010", "SEC011", "SEC012", "SEC013", "SEC023", "SEC028", "SEC024", "SEC025", "SEC026", EXEMPTION_RULE,
 )
 
 
@@ -251,6 +251,16 @@ def _root(template: PodTemplate, secs: list[ContainerSecurity]) -> Iterator[Find
     yield from _grouped(template, "SEC003", entries, "set `securityContext: {runAsNonRoot: true, runAsUser: 10001}` at pod level (containers inherit it)")
 
 
+def _low_ids(template: PodTemplate, secs: list[ContainerSecurity]) -> Iterator[Finding]:
+    entries = []
+    for sec in secs:
+        for field_name in ("runAsUser", "runAsGroup"):
+            setting = sec.get(field_name)
+            if isinstance(setting.value, int) and not isinstance(setting.value, bool) and 0 < setting.value <= 10000:
+                entries.append((setting.path, sec, f"would act as ID {setting.value} of the node ({field_name}) after an escape; low IDs often belong to node users"))
+    yield from _grouped(template, "SEC028", entries, "use IDs above 10000, e.g. `securityContext: {runAsUser: 10001, runAsGroup: 10001}` at pod level")
+
+
 def _seccomp(template: PodTemplate, secs: list[ContainerSecurity]) -> Iterator[Finding]:
     unconfined, missing = [], []
     for sec in secs:
@@ -291,6 +301,7 @@ def _template_findings(template: PodTemplate) -> Iterator[Finding]:
                 yield from rule(sec)
     if not windows:
         yield from _root(template, secs)
+        yield from _low_ids(template, secs)
         yield from _seccomp(template, secs)
 
 
