@@ -225,3 +225,9 @@ def test_low_ids_are_judged_after_inheritance(lint_manifest):
     overridden = pod(spec="  securityContext: {runAsUser: 1000}\n", container="    securityContext: {runAsUser: 20000}\n")
     assert not fired(lint_manifest(overridden), "SEC028")
     assert not fired(lint_manifest(pod(spec="  securityContext: {runAsUser: 0}\n")), "SEC028")  # root: SEC003's business
+
+
+def test_selecting_rules_without_the_exemption_never_waives_silently(lint_manifest):
+    text = DRIVER.format(annotations="", path="/var/lib/kubelet/plugins")
+    assert rules_of(lint_manifest(text, select=["SEC001"])) == ["SEC001"]
+    assert sorted(rules_of(lint_manifest(text, select=["SEC001", "SEC030"]))) == ["SEC030"]
