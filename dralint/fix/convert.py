@@ -271,7 +271,9 @@ def _parse_comments(tokens: list[CommentToken]) -> _Comments | None:
         return None
     text = "".join(token.value for token in tokens)
     eol = not text.startswith("\n") and text.lstrip(" ").startswith("#")
-    lines = [line + "\n" for line in text.split("\n") if line.strip()]
+    body = text if eol else text[1:]
+    body = body if body.endswith("\n") else body + "\n"
+    lines = [line + "\n" for line in body.split("\n")[:-1]]  # blank lines are kept
     first = tokens[0].start_mark
     return _Comments(lines, (first.column if first is not None else 0) if eol else None)
 
@@ -331,7 +333,7 @@ def _comment_lines_after(mapping: Any, key: str, comments: _Comments | None, col
     if table is None or comments is None or not comments.lines:
         return
     indent = " " * (column or 0)
-    text = "".join(line if line.startswith(" ") else indent + line for line in comments.lines)
+    text = "".join(indent + line if line.startswith("#") else line for line in comments.lines)
     entry = table.items.setdefault(key, [None, None, None, None])
     if entry[2] is None:
         entry[2] = CommentToken("\n" + text, CommentMark(0), None)
