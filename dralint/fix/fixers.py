@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable, MutableMapping
 
+from dralint.apivalidation.schema import schema_set
 from dralint.diagnostics import Diagnostic
 from dralint.fix import convert
 from dralint.fix.document import EditableFile
@@ -103,8 +104,6 @@ _DID_YOU_MEAN = re.compile(r"did you mean `([^`]+)`\?")
 
 def known_fields(api_version: str, kind: str, path: DataPath) -> list[str] | None:
     """The field names the v1.37 schema allows in the mapping at ``path`` of an object."""
-    from dralint.apivalidation.schema import schema_set
-
     schemas = schema_set()
     name = schemas.definition_for(api_version, kind)
     node: Any = schemas.definitions.get(name) if name else None
