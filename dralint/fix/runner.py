@@ -75,19 +75,25 @@ def _key(diag: Diagnostic) -> tuple:
     return (diag.rule, ref.kind if ref else None, ref.namespace if ref else None, ref.name if ref else None, diag.field)
 
 
-def new_errors(before: RunResult, after: RunResult) -> list[Diagnostic]:
-    """Errors in ``after`` beyond what ``before`` had, per rule and object (not per position)."""
+def _group(diag: Diagnostic) -> tuple:
+    ref = diag.object
+    return (diag.rule, ref.kind if ref else None, ref.namespace if ref else None, ref.name if ref else None)
 
-    def group(diag: Diagnostic) -> tuple:
-        ref = diag.object
-        return (diag.rule, ref.kind if ref else None, ref.namespace if ref else None, ref.name if ref else None)
 
-    had = Counter(group(d) for d in before.diagnostics if d.severity is Severity.ERROR)
+def new_errors(before: RunResult, after: RunResult, resolved: Iterable[Diagnostic] = ()) -> list[Diagnostic]:
+    """Errors in ``after`` beyond what ``before`` had, per rule and object (not per position).
+
+    ``resolved`` are the findings the fixes were for: they are expected to be gone, so a fix
+    that removes one unknown field and adds another on the same object still counts as adding
+    an error.
+    """
+    had = Counter(_group(d) for d in before.diagnostics if d.severity is Severity.ERROR)
+    had.subtract(_group(d) for d in resolved if d.severity is Severity.ERROR)
     out = []
     for diag in after.diagnostics:
         if diag.severity is Severity.ERROR:
-            key = group(diag)
-            if had[key]:
+            key = _group(diag)
+            if had[key] > 0:
                 had[key] -= 1
             else:
                 out.append(diag)
@@ -193,13 +199,14 @@ def fix_bytes(path: str, raw: bytes, options: LintOptions, rules: set[str] | Non
             outcome.problem = str(error)
             break
         tried.update(_key(d) for d in batch.skipped)
+        tried.update(_key(d) for d, _ in batch.applied)
         for diag, reason in batch.failed:
             tried.add(_key(diag))
             outcome.rejected.append(_record(diag, "not fixed", reason))
         if batch.fixed == outcome.fixed:
             break
         after = _lint(path, batch.fixed, options)
-        if after is not None and not new_errors(before, after):
+        if after is not None and not new_errors(before, after, [d for d, _ in batch.applied]):
             outcome.fixed = batch.fixed
             outcome.applied.extend(_record(d, text) for d, text in batch.applied)
             continue
@@ -223,7 +230,7 @@ def _one_by_one(outcome: FileFix, wanted: list[Diagnostic], options: LintOptions
         if not single.applied or single.fixed == outcome.fixed:
             continue
         after = _lint(outcome.path, single.fixed, options)
-        added = new_errors(before, after) if after is not None else []
+        added = new_errors(before, after, [current]) if after is not None else []
         description = single.applied[0][1]
         if after is None or added:
             why = f"{added[0].rule} {added[0].message}" if added else "the result is not readable"

@@ -67,6 +67,9 @@ def test_new_errors_count_per_rule_and_object_not_position(tmp_path: Path) -> No
     before.diagnostics[:] = [_diag("API002", "a", line=3)]
     after.diagnostics[:] = [_diag("API002", "a", line=9), _diag("API002", "b"), _diag("API003", "a"), _diag("API009", "a", Severity.WARNING)]
     assert [(d.rule, d.object.name) for d in new_errors(before, after)] == [("API002", "b"), ("API003", "a")]
+    resolved = [_diag("API002", "a", line=3)]
+    assert [(d.rule, d.object.name, d.span.line) for d in new_errors(before, after, resolved)] == [
+        ("API002", "a", 9), ("API002", "b", 1), ("API003", "a", 1)]
 
 
 def test_rule_filter_limits_the_fixes() -> None:
@@ -136,3 +139,18 @@ def test_a_crashing_fix_leaves_the_file_alone(monkeypatch) -> None:
     outcome = fix_bytes("m.yaml", MANIFEST.encode(), LintOptions(profile="strict"))
     assert not outcome.changed and not outcome.applied
     assert outcome.problem == "internal error in the API012 fix, please report it: RuntimeError: boom"
+
+
+def test_a_fix_that_trades_its_error_for_another_on_the_same_object_is_rejected() -> None:
+    text = """\
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: g}
+spec:
+  Selectors:
+  - cell: {expression: "true"}
+"""
+    outcome = fix_bytes("m.yaml", text.encode(), LintOptions(profile="strict"))
+    assert not outcome.changed
+    assert [(r.rule, r.description) for r in outcome.rejected] == [("API001", "Selectors renamed to selectors")]
+    assert 'unknown field "spec.selectors[0].cell"' in outcome.rejected[0].reason
