@@ -3,9 +3,9 @@
 A file is linted on its own, its fixable findings are fixed in one pass, and the result is
 linted again. If that introduced an error that was not there before (counted per rule and
 object, since positions and field paths move), the fixes are retried one at a time and each
-one that introduces an error is left out and reported. Fixes that move fields can uncover
-findings the next pass fixes (a typo inside a v1beta1 ``basic`` block), so passes repeat until
-nothing changes, at most :data:`MAX_PASSES` times.
+one that introduces an error is left out and reported. A fix can uncover a finding the next
+pass fixes (renaming ``Status`` to ``status`` turns it into a server-written field to remove),
+so passes repeat until nothing changes, at most :data:`MAX_PASSES` times.
 """
 
 from __future__ import annotations

@@ -81,7 +81,7 @@ def test_rule_filter_limits_the_fixes() -> None:
     assert b"apiVersion: resource.k8s.io/v1\n" in both.fixed and b"exactly:" in both.fixed
 
 
-def test_typo_inside_basic_is_fixed_in_a_second_pass() -> None:
+def test_typo_inside_v1beta1_basic_is_fixed_before_the_lift() -> None:
     text = """\
 apiVersion: resource.k8s.io/v1beta1
 kind: ResourceSlice
@@ -154,3 +154,11 @@ spec:
     assert not outcome.changed
     assert [(r.rule, r.description) for r in outcome.rejected] == [("API001", "Selectors renamed to selectors")]
     assert 'unknown field "spec.selectors[0].cell"' in outcome.rejected[0].reason
+
+
+def test_a_finding_uncovered_by_a_fix_is_fixed_in_the_next_pass() -> None:
+    text = MANIFEST.replace("v1beta1", "v1").replace("      deviceClassName: gpu.example.com\n", "      exactly: {deviceClassName: gpu.example.com}\n")
+    text += "Status:\n  reservedFor:\n  - {resource: pods, name: trainer, uid: 5c6f7a1e-0b7e-4d4e-9a53-2f0d7c1b9e11}\n"
+    outcome = fix_bytes("m.yaml", text.encode(), LintOptions(profile="strict"))
+    assert [(r.rule, r.description) for r in outcome.applied] == [("API001", "Status renamed to status"), ("API016", "status removed")]
+    assert outcome.fixed.decode() == text[: text.index("Status:")]
