@@ -6,7 +6,8 @@ import copy
 
 import pytest
 
-from dralint.fix.convert import ConversionError, convertible, to_v1
+from dralint.apivalidation.schema import schema_set
+from dralint.fix.convert import EXACT_FIELDS, ConversionError, convertible, to_v1
 
 
 def claim(requests: list, kind: str = "ResourceClaim", version: str = "v1beta1") -> dict:
@@ -118,3 +119,25 @@ def test_an_aliased_request_is_converted_once() -> None:
     requests = to_v1(claim([shared, shared]))["spec"]["devices"]["requests"]
     assert requests[0] is requests[1]
     assert requests[0] == {"name": "a", "exactly": {"deviceClassName": "x"}}
+
+
+def test_the_mapping_matches_the_bundled_schemas() -> None:
+    """v1beta1 request fields = v1 ExactDeviceRequest fields; BasicDevice fields are v1 Device
+    fields; every other resource.k8s.io type has the same fields in v1beta1, v1beta2 and v1."""
+    definitions = schema_set().definitions
+
+    def fields(version: str, name: str) -> set[str]:
+        return set(definitions[f"io.k8s.api.resource.{version}.{name}"]["properties"])
+
+    assert set(EXACT_FIELDS) == fields("v1", "ExactDeviceRequest") == fields("v1beta1", "DeviceRequest") - {"name", "firstAvailable"}
+    assert fields("v1beta1", "BasicDevice") == fields("v1", "Device") - {"name"}
+    assert fields("v1beta1", "Device") == {"name", "basic"}
+    reshaped = {"DeviceRequest", "Device", "BasicDevice", "ExactDeviceRequest"}
+    compared = 0
+    for key, definition in definitions.items():
+        group, _, name = key.rpartition(".")
+        v1 = definitions.get(f"io.k8s.api.resource.v1.{name}")
+        if group in ("io.k8s.api.resource.v1beta1", "io.k8s.api.resource.v1beta2") and name not in reshaped and v1 and "properties" in definition:
+            assert set(definition["properties"]) == set(v1.get("properties", {})), key
+            compared += 1
+    assert compared > 50
