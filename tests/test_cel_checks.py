@@ -183,3 +183,23 @@ def test_snapshot_rules_stay_quiet_without_slices(tmp_path) -> None:
     result = lint_text(tmp_path, manifest)   # strict profile: CEL009 is on
     assert not {d.rule for d in result.diagnostics} & {"CEL008", "CEL010", "CEL015"}
     assert {d.rule for d in result.diagnostics} >= {"CEL009"}
+
+
+def test_request_of_an_unknown_class_is_not_evaluated(tmp_path) -> None:
+    manifest = """apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata:
+  name: c
+  namespace: default
+spec:
+  devices:
+    requests:
+    - name: gpu
+      exactly:
+        deviceClassName: not-in-this-run
+        selectors:
+        - cel:
+            expression: device.attributes["resource.kubernetes.io"].pciBusID == "0008:06:00.0"
+"""
+    result = lint_text(tmp_path, manifest, slices=SLICES)
+    assert not {d.rule for d in result.diagnostics} & {"CEL008", "CEL015"}

@@ -91,3 +91,15 @@ def test_constant_selectors() -> None:
     assert constant_value("1 == 2") is False
     assert constant_value('device.driver == "x"') is None
     assert isinstance(constant_value('quantity("bad") == quantity("1")'), str)
+
+
+def test_qualified_name_used_as_domain() -> None:
+    expression = 'device.attributes["dra.net/rdma"].bool == true'
+    notes = domain_mismatches(expression, _ast(expression), set())
+    assert _texts(expression, notes) == ['"dra.net/rdma"']
+    assert notes[0].hint == 'device.attributes["dra.net"].rdma'
+
+
+def test_subdomain_of_the_driver_is_fine() -> None:
+    expression = 'device.attributes["gce.dra.net"].networkName == "x"'
+    assert domain_mismatches(expression, _ast(expression), {"dra.net"}) == []

@@ -144,27 +144,36 @@ def _is_driver(node: Node) -> bool:
 
 
 def domain_mismatches(expression: str, root: Node, drivers: set[str], published: set[str] | None = None) -> list[SelectorNote]:
-    """Domains indexed by this selector that differ from every driver the class/request pins.
+    """Domains indexed by this selector that no eligible device can have.
 
-    ``published``: domains the pinned drivers' devices publish in the snapshot (those are fine).
+    Two cases: a "domain" holding a ``/`` (a qualified name used as a domain, always an empty
+    map), and a domain that differs from every driver the class/request pins.  Subdomains of a
+    pinned driver (``gce.dra.net`` for ``dra.net``), the standard ``resource.kubernetes.io``
+    domain and, with a snapshot, domains the pinned drivers' devices publish (``published``) are
+    fine.
     """
-    if not drivers:
-        return []
     notes: list[SelectorNote] = []
-    seen: set[tuple[str, int]] = set()
+    seen: set[int] = set()
     for lookup in lookups(root):
         domain = lookup.domain.lower()
-        if domain in drivers or domain in STANDARD_DOMAINS or (published and domain in published):
+        if lookup.domain_node.offset in seen:
             continue
-        key = (domain, lookup.domain_node.offset)
-        if key in seen:
+        seen.add(lookup.domain_node.offset)
+        span = _literal_span(expression, lookup.domain_node)
+        if "/" in domain:
+            prefix, _, name = lookup.domain.partition("/")
+            notes.append(SelectorNote(
+                f'"{lookup.domain}" is not a domain but a qualified name: device.{lookup.kind}["{lookup.domain}"] '
+                "is always an empty map", *span,
+                hint=f'device.{lookup.kind}["{prefix}"].{name.split("/")[0]}'))
             continue
-        seen.add(key)
+        if not drivers or domain in STANDARD_DOMAINS or (published and domain in published) \
+                or any(domain == d or domain.endswith("." + d) for d in drivers):
+            continue
         pinned = ", ".join(f'"{d}"' for d in sorted(drivers))
         notes.append(SelectorNote(
             f'selector reads {lookup.kind} of domain "{lookup.domain}" but only devices of driver {pinned} '
-            f"can be selected; their {lookup.kind} are under their own driver's domain",
-            *_literal_span(expression, lookup.domain_node),
+            f"can be selected; their {lookup.kind} are under their own driver's domain", *span,
             hint=f'use device.{lookup.kind}["{sorted(drivers)[0]}"] or check the driver name'))
     return notes
 

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from dralint.cel import Device, Selection, check, matching_devices
-from dralint.cel.lints import lookups
+from dralint.cel.lints import STANDARD_DOMAINS, lookups
 from dralint.checks.cel.sites import SELECTOR_KINDS, SelectorGroup, class_expressions, selector_groups
 from dralint.context import Context
 from dralint.diagnostics import Finding, Span
@@ -78,7 +78,9 @@ def _selection(ctx: Context, expressions: tuple[str, ...]) -> Selection:
 
 
 def _drivers(selection: Selection) -> str:
-    return ", ".join(f"{count} of {driver}" for driver, count in sorted(selection.drivers.items()))
+    ranked = selection.drivers.most_common()
+    shown = ", ".join(f"{count} of {driver}" for driver, count in ranked[:4])
+    return shown + (f" and {len(ranked) - 4} more drivers" if len(ranked) > 4 else "")
 
 
 @object_check("CEL008", "CEL015", kinds=SELECTOR_KINDS)
@@ -89,6 +91,8 @@ def check_selectors_on_snapshot(obj: KubeObject, ctx: Context) -> Iterator[Findi
     for group in selector_groups(obj):
         if not all(check(e).ok for e in group.expressions):
             continue   # CEL001-CEL006 already speak for it
+        if obj.kind != "DeviceClass" and ctx.find("DeviceClass", None, str(group.class_name)) is None:
+            continue   # without the class we do not know which devices the scheduler would try
         inherited = class_expressions(obj, group, ctx)
         if inherited and not _selection(ctx, inherited).matched:
             continue   # the class itself selects nothing: reported on the class
@@ -161,12 +165,14 @@ def check_attribute_names(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
                 continue
             for lookup in lookups(result.ast):
                 published = names.get((lookup.kind, lookup.domain))
-                if published and lookup.name not in published:
+                if published and lookup.name not in published and lookup.domain not in STANDARD_DOMAINS:
                     message = (f'no device in the snapshot publishes {lookup.kind[:-1] if lookup.kind == "attributes" else "capacity"} '
                                f'"{lookup.name}" in domain "{lookup.domain}"')
                     yield _named(obj, path, expression, lookup.node.offset, lookup.name, message, sorted(published))
-                elif not published and lookup.domain not in domains:
-                    close = difflib.get_close_matches(lookup.domain, sorted(domains), n=1)
+                elif not published and lookup.domain not in domains and lookup.domain not in STANDARD_DOMAINS:
+                    # only a near-identical domain is worth suggesting: other drivers' domains
+                    # are legitimately absent from a partial snapshot
+                    close = difflib.get_close_matches(lookup.domain, sorted(domains), n=1, cutoff=0.9)
                     if close:
                         message = f'no device in the snapshot publishes {lookup.kind} in domain "{lookup.domain}"'
                         yield _named(obj, path, expression, lookup.domain_node.offset, lookup.domain, message, close)
