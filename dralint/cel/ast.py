@@ -179,22 +179,15 @@ def _expr(raw: bytes, positions: dict[int, int], types: dict[int, str]) -> Node:
         elif number == 4:
             node.kind = "ident"
             node.value = next((v.decode() for n, _w, v in _fields(item) if n == 1), "")
-        elif number == 5:
-            node.kind = "select"
+        elif number in (5, 6):   # Select{operand, field, test_only} / Call{target, function, args}
+            node.kind = "select" if number == 5 else "call"
             for n, _w, v in _fields(item):
                 if n == 1:
                     node.target = _expr(v, positions, types)
                 elif n == 2:
                     node.value = v.decode()
-                elif n == 3:
+                elif n == 3 and number == 5:
                     node.test_only = bool(v)
-        elif number == 6:
-            node.kind = "call"
-            for n, _w, v in _fields(item):
-                if n == 1:
-                    node.target = _expr(v, positions, types)
-                elif n == 2:
-                    node.value = v.decode()
                 elif n == 3:
                     node.args.append(_expr(v, positions, types))
         elif number == 7:

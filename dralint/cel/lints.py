@@ -22,7 +22,7 @@ from dralint.semver import is_semver
 
 __all__ = ["Lookup", "SelectorNote", "lookups", "pinned_drivers", "domain_mismatches",
            "unguarded_lookups", "version_string_comparisons", "capacity_misuse",
-           "quantity_string_comparisons", "constant_value", "STANDARD_DOMAINS"]
+           "quantity_string_comparisons", "constant_value", "gated_uses", "GATED", "STANDARD_DOMAINS"]
 
 # Domains every driver may use for standardized attributes (e.g. resource.kubernetes.io/pcieRoot).
 STANDARD_DOMAINS = frozenset({"resource.kubernetes.io"})
@@ -139,8 +139,7 @@ def pinned_drivers(root: Node) -> set[str]:
 
 
 def _is_driver(node: Node) -> bool:
-    return (node.kind == "select" and node.value == "driver" and node.target is not None
-            and node.target.kind == "ident" and node.target.value == "device")
+    return node.kind == "select" and node.value == "driver" and _is_device(node.target)
 
 
 def domain_mismatches(expression: str, root: Node, drivers: set[str], published: set[str] | None = None) -> list[SelectorNote]:
@@ -307,3 +306,43 @@ def constant_value(expression: str) -> bool | str | None:
     if outcome.error:
         return outcome.error
     return outcome.value
+
+
+# Parts of the DRA CEL environment that the API server declares only behind a feature gate:
+# name -> (gate, default at 1.37, the cel-go error when the gate is off).
+GATED = {
+    "includes": ("DRAListTypeAttributes", False, "undeclared reference to 'includes' (in container '')"),
+    "allowMultipleAllocations": ("DRAConsumableCapacity", True,
+                                 "undefined field 'allowMultipleAllocations'"),
+}
+
+
+def gated_uses(expression: str, root: Node, gates: dict[str, bool]) -> list[SelectorNote]:
+    """Uses of gated functions/fields while their gate is off: the API server cannot compile them.
+
+    (The scheduler compiles stored selectors with everything declared, so only new objects fail.)
+    """
+    notes: list[SelectorNote] = []
+    for node in root.walk():
+        is_call = node.kind == "call" and node.target is not None and node.value == "includes"
+        is_field = node.kind == "select" and node.value == "allowMultipleAllocations" and _is_device(node.target)
+        if not (is_call or is_field):
+            continue
+        name = str(node.value)
+        gate, default, detail = GATED[name]
+        if gates.get(gate, default):
+            continue
+        start = expression.find(name, max(node.target.offset if node.target else 0, 0))
+        if start < 0:
+            continue
+        line = expression.count("\n", 0, node.offset) + 1
+        column = node.offset - (expression.rfind("\n", 0, node.offset) + 1) + 1
+        notes.append(SelectorNote(
+            f"compilation failed: ERROR: <input>:{line}:{column}: {detail}", start, start + len(name),
+            hint=f"'{name}' needs the {gate} feature gate, which is off; enable it on the cluster "
+                 f"(and pass --feature-gates {gate}=true) or avoid it"))
+    return notes
+
+
+def _is_device(node: Node | None) -> bool:
+    return node is not None and node.kind == "ident" and node.value == "device"

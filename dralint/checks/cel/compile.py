@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from dralint.cel import check
+from dralint.cel.lints import gated_uses
 from dralint.checks.cel.sites import SELECTOR_KINDS, selector_groups
 from dralint.context import Context
 from dralint.diagnostics import Finding
@@ -40,6 +41,10 @@ def check_selector_compiles(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
             for issue in result.warnings:
                 yield obj.finding(path, issue.message, rule="CEL005", hint=_HINTS["CEL005"],
                                   span=obj.scalar_span(path, issue.start, issue.end))
+            if result.ast is not None and not result.errors:
+                for note in gated_uses(expression, result.ast, ctx.options.feature_gates):
+                    yield obj.finding(path, note.message, rule="CEL001", hint=note.hint,
+                                      span=obj.scalar_span(path, note.start, note.end))
             if result.not_checked:
                 yield obj.finding(path, f"selector not checked by dralint: it {result.not_checked}", rule="CEL006",
                                   hint="the API server still checks it when the object is applied")
