@@ -1,8 +1,10 @@
 """dralint.cel.check: what the API server says about a selector, at the exact character."""
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from dralint.cel import MAX_LENGTH, check
+from dralint.cel import MAX_LENGTH, Device, check, evaluate
 
 
 def _only_error(expression: str):
@@ -123,3 +125,25 @@ def test_length_limit_counts_bytes() -> None:
 
 def test_check_is_cached_per_expression() -> None:
     assert check('device.driver == "cache"') is check('device.driver == "cache"')
+
+
+_TOKENS = st.sampled_from([
+    "device", ".", "driver", "attributes", "capacity", '["d"]', "[", "]", "(", ")", "&&", "||", "==", ">",
+    '"x"', "'y'", "1", "2.5", "true", "!", "?", ":", ".?", "has(", "all(", "k", ",", "v", 'quantity("1Gi")',
+    'semver("1.0.0")', ".compareTo(", "\n", " ", "\x00", "\ud800", "é", "cel.bind(", "lists.range(", ".size()",
+    "in", "[1,2]", "{", "}", '"', "\\", "orValue(", "includes(", "+", "-", "*", "/", "%",
+])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_TOKENS, max_size=20).map("".join))
+def test_arbitrary_input_never_raises_and_spans_stay_inside(expression: str) -> None:
+    result = check(expression)
+    for issue in result.errors + result.warnings:
+        assert 0 <= issue.start < issue.end <= max(len(expression), 1)
+    evaluate(expression, Device(driver="d", attributes={"d": {"x": 1}}))
+
+
+def test_lone_surrogate_is_an_error_not_a_crash() -> None:
+    issue = _only_error('device.driver == "\ud800"')
+    assert "lone surrogate" in issue.message and issue.start == 18

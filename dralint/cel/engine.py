@@ -144,6 +144,12 @@ def check(expression: str) -> CheckResult:
     if len(expression.encode("utf-8", "surrogatepass")) > MAX_LENGTH:
         issue = CelIssue(f"Too long: may not be more than {MAX_LENGTH} bytes", 0, len(expression), "length")
         return CheckResult(expression, errors=(issue,))
+    bad = next((i for i, c in enumerate(expression) if "\ud800" <= c <= "\udfff"), None)
+    if bad is not None:
+        # YAML's "\ud800" escape can produce a lone surrogate; it is not text the API server can read
+        issue = CelIssue(f"compilation failed: character U+{ord(expression[bad]):04X} at offset {bad} is not valid "
+                         "Unicode text (a lone surrogate)", bad, bad + 1)
+        return CheckResult(expression, errors=(issue,))
     try:
         compiled = _env.check_env().compile(expression)
     except RuntimeError as exc:
