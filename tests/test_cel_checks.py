@@ -164,7 +164,7 @@ def test_request_inherits_the_class_selectors(tmp_path) -> None:
     diags = _diags(tmp_path, manifest, "CEL015", slices=SLICES)
     assert len(diags) == 1
     assert diags[0].object.kind == "ResourceClaim"
-    assert "2 devices considered (2 of gpu.example.com)" in diags[0].message
+    assert 'considered the 2 devices that DeviceClass "gpu.example.com" admits (2 of gpu.example.com)' in diags[0].message
     assert (diags[0].span.line, diags[0].span.column) == (24, 15)
 
 

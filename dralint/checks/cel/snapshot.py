@@ -72,9 +72,12 @@ def _build(ctx: Context) -> Inventory:
     return result
 
 
-def _selection(ctx: Context, expressions: tuple[str, ...]) -> Selection:
-    return ctx.memo(("dralint.checks.cel.snapshot", "selection", expressions),
-                    lambda: matching_devices(expressions, inventory(ctx).devices))
+def _selection(ctx: Context, expressions: tuple[str, ...], inherited: tuple[str, ...] = ()) -> Selection:
+    """``expressions`` over the devices the class selectors (``inherited``) admit, once per run."""
+    def build() -> Selection:
+        devices = _selection(ctx, inherited).matched if inherited else inventory(ctx).devices
+        return matching_devices(expressions, devices)
+    return ctx.memo(("dralint.checks.cel.snapshot", "selection", expressions, inherited), build)
 
 
 def _drivers(selection: Selection) -> str:
@@ -85,7 +88,7 @@ def _drivers(selection: Selection) -> str:
 
 @object_check("CEL008", "CEL015", kinds=SELECTOR_KINDS)
 def check_selectors_on_snapshot(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
-    """Evaluate each selector group (after its class's selectors) on every snapshot device."""
+    """Evaluate each selector group on the snapshot devices its DeviceClass admits."""
     if not uses_snapshot(ctx) or not inventory(ctx).devices:
         return
     for group in selector_groups(obj):
@@ -96,19 +99,18 @@ def check_selectors_on_snapshot(obj: KubeObject, ctx: Context) -> Iterator[Findi
         inherited = class_expressions(obj, group, ctx)
         if inherited and not _selection(ctx, inherited).matched:
             continue   # the class itself selects nothing: reported on the class
-        selection = _selection(ctx, inherited + group.expressions)
+        selection = _selection(ctx, group.expressions, inherited)
         if selection.unsupported:
             continue
-        yield from _failures(obj, group, selection, len(inherited))
+        yield from _failures(obj, group, selection)
         if not selection.matched and not selection.errors:
-            yield _no_match(obj, group, selection, len(inherited))
+            yield _no_match(obj, group, selection, bool(inherited))
 
 
-def _failures(obj: KubeObject, group: SelectorGroup, selection: Selection, offset: int) -> Iterator[Finding]:
+def _failures(obj: KubeObject, group: SelectorGroup, selection: Selection) -> Iterator[Finding]:
     by_selector: dict[int, list[tuple[Device, str]]] = defaultdict(list)
     for device, index, error in selection.errors:
-        if index >= offset:
-            by_selector[index - offset].append((device, error))
+        by_selector[index].append((device, error))
     for index, failures in sorted(by_selector.items()):
         names = ", ".join(d.label for d, _e in failures[:3]) + (", ..." if len(failures) > 3 else "")
         path, error = group.paths[index], failures[0][1]
@@ -134,19 +136,17 @@ def _missing_name_span(obj: KubeObject, path: tuple, expression: str, error: str
     return None
 
 
-def _no_match(obj: KubeObject, group: SelectorGroup, selection: Selection, offset: int) -> Finding:
+def _no_match(obj: KubeObject, group: SelectorGroup, selection: Selection, filtered: bool) -> Finding:
     where = group.label if group.label != "class" else "this DeviceClass"
-    message = (f"no device in the snapshot matches the selectors of {where}: "
-               f"{selection.considered} devices considered ({_drivers(selection)})")
-    path = group.paths[0]
-    span = None
-    if selection.excluded_by is not None and selection.excluded_by[0] >= offset:
+    pool = (f"the {selection.considered} devices that DeviceClass \"{group.class_name}\" admits" if filtered
+            else f"all {selection.considered} devices of the snapshot")
+    message = f"no device matches the selectors of {where}: considered {pool} ({_drivers(selection)})"
+    path, span = group.paths[0], None
+    if selection.excluded_by is not None:
         index, part = selection.excluded_by
-        path = group.paths[index - offset]
+        path = group.paths[index]
         span = obj.scalar_span(path, part.start, part.end)
         message += f"; `{part.text}` is false for all of them"
-    elif selection.excluded_by is not None:
-        message += f"; the DeviceClass selector `{selection.excluded_by[1].text}` is false for all of them"
     return obj.finding(path, message, rule="CEL015", span=span,
                        hint="compare with the attributes the devices publish: kubectl get resourceslices -o yaml")
 
