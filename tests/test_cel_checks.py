@@ -196,3 +196,12 @@ def test_feature_gated_parts_of_the_environment(tmp_path) -> None:
     field = HEAD + "      expression: device.allowMultipleAllocations\n"
     assert not _diags(tmp_path, field)                      # beta, on by default
     assert _diags(tmp_path, field, feature_gates={"DRAConsumableCapacity": False})
+
+
+def test_only_the_newest_generation_of_a_pool_counts(tmp_path) -> None:
+    stale = SLICES.replace("generation: 1", "generation: 0").replace("name: a\n", "name: old\n").replace(
+        "productName: {string: A100}", "productName: {string: H100}")
+    manifest = HEAD + '      expression: device.attributes["gpu.example.com"].?productName.orValue("") == "H100"\n'
+    both = stale + "\n".join(SLICES.splitlines()[3:]) + "\n"
+    assert _diags(tmp_path, manifest, "CEL015", slices=both)       # the H100 slice is outdated
+    assert not _diags(tmp_path, manifest, "CEL015", slices=stale)  # alone, it is the newest

@@ -59,16 +59,25 @@ def inventory(ctx: Context) -> Inventory:
 
 
 def _build(ctx: Context) -> Inventory:
-    result = Inventory()
+    """Devices of the newest generation of each pool (the scheduler ignores older slices)."""
+    newest: dict[tuple[str, str], int] = {}
+    slices = []
     for resource_slice in ctx.by_kind("ResourceSlice"):
         driver = resource_slice.get(("spec", "driver"))
         devices = resource_slice.get(("spec", "devices"))
         if not isinstance(driver, str) or not isinstance(devices, list):
             continue
-        pool = resource_slice.get(("spec", "pool", "name"), "")
-        for entry in devices:
-            if isinstance(entry, dict):
-                result.add(Device.from_slice(driver, entry, pool=str(pool)))
+        pool = str(resource_slice.get(("spec", "pool", "name"), ""))
+        generation = resource_slice.get(("spec", "pool", "generation"), 0)
+        generation = generation if isinstance(generation, int) else 0
+        newest[driver, pool] = max(newest.get((driver, pool), generation), generation)
+        slices.append((driver, pool, generation, devices))
+    result = Inventory()
+    for driver, pool, generation, devices in slices:
+        if generation == newest[driver, pool]:
+            for entry in devices:
+                if isinstance(entry, dict):
+                    result.add(Device.from_slice(driver, entry, pool=pool))
     return result
 
 
@@ -116,7 +125,7 @@ def _failures(obj: KubeObject, group: SelectorGroup, selection: Selection) -> It
         path, error = group.paths[index], failures[0][1]
         yield obj.finding(
             path,
-            f"selector fails on {len(failures)} of {selection.considered} devices in the snapshot ({names}): "
+            f"selector fails on {len(failures)} of the {selection.considered} devices it was evaluated on ({names}): "
             f"{error}; a failing selector aborts scheduling of the pod",
             rule="CEL008", span=_missing_name_span(obj, path, group.expressions[index], error),
             hint="guard optional attributes with has() or read them with .?name.orValue(default)")
