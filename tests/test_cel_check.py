@@ -66,6 +66,7 @@ def test_non_ascii_columns_count_code_points() -> None:
     ('1 + 2', "int"),
     ('quantity("1")', "kubernetes.Quantity"),
     ('[true]', "list(bool)"),
+    ('device.attributes["d"].?x', "optional_type(dyn)"),
 ])
 def test_result_must_be_bool(expression: str, type_name: str) -> None:
     issue = _only_error(expression)

@@ -143,10 +143,10 @@ def _type_name(raw: bytes) -> str:
             return "type"
         if number == 12:
             return "error"
-        if number == 14:
-            parts = [v for n, _w, v in _fields(item)]
-            name = parts[0].decode() if parts else "abstract"
-            return name
+        if number == 14:   # AbstractType{name, parameter_types}
+            name = next((v.decode() for n, _w, v in _fields(item) if n == 1), "abstract")
+            params = [_type_name(v) for n, _w, v in _fields(item) if n == 2]
+            return f"{name}({', '.join(params)})" if params else name
     return "dyn"
 
 
