@@ -16,9 +16,9 @@ def _only_error(expression: str):
 @pytest.mark.parametrize(("expression", "fragment", "text"), [
     ('device.driver > 5', "'_>_' applied to '(string, int)'", ">"),
     ('device.drivr == "x"', "undefined field 'drivr'", "drivr"),
-    ('nosuchfn(1) == 1', "undeclared reference to 'nosuchfn'", "("),
+    ('nosuchfn(1) == 1', "undeclared reference to 'nosuchfn'", "nosuchfn"),
     ('quantity("1Gi") > 5', "(kubernetes.Quantity, int)", ">"),
-    ('quantity("1Gi").compareTo(semver("1.0.0")) == 0', "(kubernetes.Quantity, kubernetes.Semver)", "("),
+    ('quantity("1Gi").compareTo(semver("1.0.0")) == 0', "(kubernetes.Quantity, kubernetes.Semver)", "compareTo"),
     ('device.allowMultipleAllocations == "true"', "(bool, string)", "="),
     ('device.driver === "x"', "Syntax error", "="),
 ])
@@ -52,7 +52,7 @@ def test_eof_error_is_clamped_to_the_last_content_character() -> None:
 
 def test_several_errors_are_all_reported() -> None:
     result = check('nosuch1() && nosuch2()')
-    assert [r.start for r in result.errors] == [7, 20]   # the "(" of each call
+    assert [r.start for r in result.errors] == [0, 13]   # each function name
 
 
 def test_non_ascii_columns_count_code_points() -> None:
@@ -148,3 +148,38 @@ def test_arbitrary_input_never_raises_and_spans_stay_inside(expression: str) -> 
 def test_lone_surrogate_is_an_error_not_a_crash() -> None:
     issue = _only_error('device.driver == "\ud800"')
     assert "lone surrogate" in issue.message and issue.start == 18
+
+
+@pytest.mark.parametrize(("expression", "operator", "types"), [
+    ('device.capacity["d"].memory > 5', ">", "kubernetes.Quantity, int"),
+    ('device.capacity["d"].memory == "40Gi"', "==", "kubernetes.Quantity, string"),
+    ('device.capacity["d"].memory > device.capacity["d"].other', ">", "kubernetes.Quantity, kubernetes.Quantity"),
+    ('device.capacity["d"].memory >= quantity("1Gi")', ">=", None),
+    ('device.capacity["d"].memory.compareTo(semver("1.0.0")) == 0', "compareTo", "kubernetes.Quantity, kubernetes.Semver"),
+    ('device.capacity["d"].memory.add(1.5).sign() == 1', "add", None),
+    ('device.capacity["d"]["memory"] < 1', "<", "kubernetes.Quantity, int"),
+    ('quantity(device.capacity["d"].memory) == quantity("1")', "quantity", "kubernetes.Quantity"),
+])
+def test_capacities_are_quantities_as_for_the_api_server(expression: str, operator: str, types: str | None) -> None:
+    issue = _only_error(expression)
+    assert expression[issue.start:].startswith(operator)
+    assert "found no matching overload for" in issue.message
+    if types is not None:   # with quantity() on the other side the library's checker answers itself
+        assert issue.kind == "capacity" and f"applied to '({types})'" in issue.message
+
+
+@pytest.mark.parametrize("expression", [
+    'device.capacity["d"].memory.compareTo(quantity("40Gi")) >= 0',
+    'device.capacity["d"].memory == quantity("40Gi")',
+    'device.capacity["d"].memory.add(1).isGreaterThan(device.capacity["d"].other)',
+    'device.capacity["d"].?memory.orValue(quantity("0")).sign() >= 0',
+    'has(device.capacity["d"].memory) && device.capacity["d"].memory.isInteger()',
+    'device.capacity["d"].exists(name, device.capacity["d"][name].sign() > 0)',
+])
+def test_valid_quantity_uses(expression: str) -> None:
+    assert check(expression).ok
+
+
+def test_a_capacity_as_the_result_is_not_bool() -> None:
+    assert _only_error('device.capacity["d"].memory').message == (
+        "must evaluate to bool or the unknown type, not kubernetes.Quantity")

@@ -113,14 +113,18 @@ def test_result_type_length_and_not_checked(tmp_path) -> None:
 
 
 def test_version_and_capacity_lints_point_at_the_operator(tmp_path) -> None:
-    manifest = HEAD + """      expression: |
-        device.attributes["gpu.example.com"].driverVersion >= "550" &&
+    version = _diags(tmp_path, HEAD + """      expression: |
+        device.driver == "gpu.example.com" &&
+        device.attributes["gpu.example.com"].driverVersion >= "550"
+""", "CEL011")
+    capacity = _diags(tmp_path, HEAD + """      expression: |
+        device.driver == "gpu.example.com" &&
         device.capacity["gpu.example.com"].memory == "40Gi"
-"""
-    version = _diags(tmp_path, manifest, "CEL011")
-    capacity = _diags(tmp_path, manifest, "CEL012")
-    assert [(_at(d), d.severity.value) for d in version] == [((9, 60, 9, 62), "error")]
-    assert [(_at(d), d.severity.value) for d in capacity] == [((10, 51, 10, 53), "warning")]
+""", "CEL012")
+    assert [(_at(d), d.severity.value) for d in version] == [((10, 60, 10, 62), "error")]
+    assert [(_at(d), d.severity.value) for d in capacity] == [((10, 51, 10, 53), "error")]
+    assert capacity[0].message == ("compilation failed: ERROR: <input>:2:43: found no matching overload for "
+                                   "'_==_' applied to '(kubernetes.Quantity, string)'")
 
 
 SLICES = """apiVersion: v1

@@ -1,7 +1,7 @@
 """Static selector lints in dralint.cel.lints (offsets are into the expression)."""
 
 from dralint.cel import check
-from dralint.cel.lints import (capacity_misuse, constant_value, domain_mismatches, lookups, pinned_drivers,
+from dralint.cel.lints import (constant_value, domain_mismatches, lookups, pinned_drivers,
                                quantity_string_comparisons, unguarded_lookups, version_string_comparisons)
 
 
@@ -67,15 +67,6 @@ def test_version_knowledge_from_a_snapshot_overrides_the_name_guess() -> None:
     assert version_string_comparisons(expression, ast) == []          # no snapshot: "fw" not guessed
     notes = version_string_comparisons(expression, ast, versions={("d", "fw")})
     assert _texts(expression, notes) == [">"]
-
-
-def test_capacity_compared_with_number_or_string() -> None:
-    expression = 'device.capacity["d"].memory > 5 || device.capacity["d"].memory == "40Gi"'
-    notes = capacity_misuse(expression, _ast(expression))
-    assert _texts(expression, notes) == [">", "=="]
-    assert "runtime error" in notes[0].message and "never true" in notes[1].message
-    fine = 'device.capacity["d"].memory.compareTo(quantity("40Gi")) >= 0'
-    assert capacity_misuse(fine, _ast(fine)) == []
 
 
 def test_quantity_like_string_ordering() -> None:

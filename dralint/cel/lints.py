@@ -21,7 +21,7 @@ from dralint.quantity import QuantityError, parse_quantity
 from dralint.semver import is_semver
 
 __all__ = ["Lookup", "SelectorNote", "lookups", "pinned_drivers", "domain_mismatches",
-           "unguarded_lookups", "version_string_comparisons", "capacity_misuse",
+           "unguarded_lookups", "version_string_comparisons",
            "quantity_string_comparisons", "constant_value", "gated_uses", "GATED", "STANDARD_DOMAINS"]
 
 # Domains every driver may use for standardized attributes (e.g. resource.kubernetes.io/pcieRoot).
@@ -232,38 +232,6 @@ def version_string_comparisons(expression: str, root: Node, versions: set[tuple[
 
 def _operator(call: Node) -> str:
     return str(call.value).strip("_").replace("_", "")
-
-
-def capacity_misuse(expression: str, root: Node) -> list[SelectorNote]:
-    """A capacity (a Quantity) compared with a number or a string instead of ``quantity()``.
-
-    The checker types capacities as dyn, so ``>``/``==`` against a number or string compile;
-    method calls such as ``compareTo(5)`` are already rejected by the checker.
-    """
-    by_id = {lk.node.id: lk for lk in lookups(root) if lk.kind == "capacity" and not lk.guarded}
-    notes: list[SelectorNote] = []
-    for call, left, right in _comparisons(root):
-        for cap, other in ((left, right), (right, left)):
-            lookup = by_id.get(cap.id)
-            if lookup is None or other.type not in ("int", "uint", "double", "string"):
-                continue
-            outcome = ("a runtime error on every device that has it" if call.value in _ORDERING
-                       else "never true")
-            article = "an" if other.type == "int" else "a"
-            notes.append(_capacity_note(lookup, other, f"compares it with {article} {other.type} using {_operator(call)}",
-                                        outcome, call.offset, call.offset + len(_operator(call)),
-                                        fails=call.value in _ORDERING))
-    return notes
-
-
-def _capacity_note(lookup: Lookup, other: Node, what: str, outcome: str, start: int, end: int,
-                   fails: bool) -> SelectorNote:
-    sample = other.value if other.kind == "const" and isinstance(other.value, (str, int)) else "..."
-    return SelectorNote(
-        f'capacity "{lookup.name}" is a quantity; this {what}, which is {outcome}',
-        start, end,
-        hint=f'device.capacity["{lookup.domain}"].{lookup.name}.compareTo(quantity("{sample}")) >= 0',
-        fails=fails)
 
 
 def quantity_string_comparisons(expression: str, root: Node) -> list[SelectorNote]:

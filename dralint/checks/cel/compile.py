@@ -1,4 +1,4 @@
-"""CEL001-CEL006: what the API server says about each selector when the object is applied.
+"""CEL001-CEL006, CEL012: what the API server says about each selector when it is applied.
 
 Every error points at the exact character inside the YAML scalar (block, folded, quoted),
 through ``KubeObject.scalar_span``.  Each distinct expression is compiled once per process
@@ -17,7 +17,8 @@ from dralint.diagnostics import Finding
 from dralint.objects import KubeObject
 from dralint.registry import object_check
 
-_RULE_BY_KIND = {"compile": "CEL001", "result-type": "CEL002", "length": "CEL003", "cost": "CEL004"}
+_RULE_BY_KIND = {"compile": "CEL001", "capacity": "CEL012", "result-type": "CEL002", "length": "CEL003",
+                 "cost": "CEL004"}
 
 _HINTS = {
     "CEL001": "fix the expression; kubectl apply rejects the object with this message",
@@ -25,10 +26,11 @@ _HINTS = {
     "CEL003": "split the logic over several selectors (they are ANDed) or simplify it",
     "CEL004": "avoid nested comprehensions over attribute maps and long string operations",
     "CEL005": "simplify the expression so the API server's estimate stays well below the limit",
+    "CEL012": 'capacities are quantities: device.capacity["d"].memory.compareTo(quantity("40Gi")) >= 0',
 }
 
 
-@object_check("CEL001", "CEL002", "CEL003", "CEL004", "CEL005", "CEL006", kinds=SELECTOR_KINDS)
+@object_check("CEL001", "CEL002", "CEL003", "CEL004", "CEL005", "CEL006", "CEL012", kinds=SELECTOR_KINDS)
 def check_selector_compiles(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     """Compile every selector as the API server does."""
     for group in selector_groups(obj):
