@@ -357,7 +357,7 @@ def _node_allocatable(body: dict[str, Any], capacity: dict[str, Any]) -> list[Is
             key = mapping.get("capacityKey")
             if (key is None) != (mapping.get("capacityMultiplier") is None):
                 issues.append(Issue(base + ("mapping",), E.REQUIRED, "required", ("`capacityKey` and `capacityMultiplier` must be set together",), key=True))
-            if key is not None and key not in capacity:
+            if isinstance(key, str) and key not in capacity:
                 issues.append(Issue(base + ("mapping", "capacityKey"), E.UNDEFINED_REFERENCE, "invalid", (key, "must name an entry of the device's capacity")))
             for field_name in ("capacityMultiplier", "deviceMultiplier"):
                 value = parse_quantity(mapping.get(field_name))
