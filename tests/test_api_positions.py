@@ -41,6 +41,27 @@ def test_unknown_field_points_at_key_and_says_move_under_exactly(tmp_path):
     assert not [d for d in result.diagnostics if d.rule == "API008"]
 
 
+def test_pod_claim_source_of_v1_30_gets_the_migration_hint(tmp_path):
+    manifest = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: trainer
+spec:
+  resourceClaims:
+  - name: gpu
+    source:
+      resourceClaimTemplateName: one-gpu
+  containers:
+  - name: main
+    image: registry.example.com/trainer:1.0
+"""
+    result = lint_text(tmp_path, manifest)
+    unknown = next(d for d in result.diagnostics if d.rule == "API001")
+    assert (unknown.span.line, unknown.span.column, unknown.message) == (8, 5, 'unknown field "spec.resourceClaims[0].source"')
+    assert "removed in v1.31" in unknown.hint
+
+
 def test_did_you_mean_from_the_schema_keys(tmp_path):
     manifest = """\
 apiVersion: resource.k8s.io/v1
