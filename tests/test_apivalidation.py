@@ -242,6 +242,11 @@ spec:
     assert _rules(text) == [E.VERSION_DEPRECATED]
     request = resource_claim("", api_version="resource.k8s.io/v1beta1")
     assert _rules(request) == [E.VERSION_DEPRECATED, E.ONE_OF]
+    v1_shape = resource_claim("exactly: {deviceClassName: gpu.example.com}", api_version="resource.k8s.io/v1beta1")
+    unknown = [e for e in validate_object(yaml.safe_load(v1_shape)) if e.rule == E.UNKNOWN_FIELD]
+    assert [(e.path, e.hint) for e in unknown] == [(("spec", "devices", "requests", 0, "exactly"),
+                                                    "`exactly:` is the v1 request shape: change apiVersion to resource.k8s.io/v1 "
+                                                    "(v1beta1 is removed in v1.38)")]
 
 
 @pytest.mark.parametrize("api_version,kind,rule,definition", [
