@@ -257,3 +257,16 @@ metadata:
     result = lint_text(tmp_path, manifest)
     assert not [d for d in result.diagnostics if d.rule == "INT001"]
     assert not [d for d in result.diagnostics if d.rule.startswith("API")]
+
+
+def test_feature_gates_flag_on_the_command_line(tmp_path):
+    from click.testing import CliRunner
+
+    from dralint.cli import main
+
+    path = tmp_path / "slice.yaml"
+    path.write_text(_slice(1, False).replace("  - {name: d0}\n", "  - {name: d0, attributes: {numa: {ints: [0, 1]}}}\n"))
+    gated = CliRunner().invoke(main, ["lint", "--profile", "strict", str(path)])
+    assert "[API015]" in gated.output and "DRAListTypeAttributes" in gated.output
+    enabled = CliRunner().invoke(main, ["lint", "--profile", "strict", "--feature-gates", "DRAListTypeAttributes=true", str(path)])
+    assert "[API015]" not in enabled.output and enabled.exit_code == 0, enabled.output
