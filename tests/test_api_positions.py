@@ -6,7 +6,10 @@ a missing required field at the key of the mapping that lacks it, a too-long lis
 
 from __future__ import annotations
 
+from click.testing import CliRunner
+
 from conftest import lint_text
+from dralint.cli import main
 from dra_manifests import resource_claim
 
 
@@ -260,10 +263,6 @@ metadata:
 
 
 def test_feature_gates_flag_on_the_command_line(tmp_path):
-    from click.testing import CliRunner
-
-    from dralint.cli import main
-
     path = tmp_path / "slice.yaml"
     path.write_text(_slice(1, False).replace("  - {name: d0}\n", "  - {name: d0, attributes: {numa: {ints: [0, 1]}}}\n"))
     gated = CliRunner().invoke(main, ["lint", "--profile", "strict", str(path)])
