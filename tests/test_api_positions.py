@@ -65,6 +65,21 @@ spec:
     assert "removed in v1.31" in unknown.hint
 
 
+def test_label_key_at_the_key_label_value_at_the_value(tmp_path):
+    manifest = """\
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: settings
+  labels:
+    app_/name: web
+    tier: -gpu-
+"""
+    found, _ = _found(tmp_path, manifest, "API007")
+    assert [(line, col) for line, col, _ in found] == [(6, 5), (7, 11)]
+    assert found[1][2].startswith('metadata.labels.tier: Invalid value: "-gpu-": a valid label must be')
+
+
 def test_did_you_mean_from_the_schema_keys(tmp_path):
     manifest = """\
 apiVersion: resource.k8s.io/v1
