@@ -6,7 +6,10 @@ a missing required field at the key of the mapping that lacks it, a too-long lis
 
 from __future__ import annotations
 
+from click.testing import CliRunner
+
 from conftest import lint_text
+from dralint.cli import main
 from dra_manifests import resource_claim
 
 
@@ -39,6 +42,42 @@ def test_unknown_field_points_at_key_and_says_move_under_exactly(tmp_path):
     assert first.span.end_column == 9 + len("deviceClassName")
     # the one-of error on the same request would only repeat the advice
     assert not [d for d in result.diagnostics if d.rule == "API008"]
+
+
+def test_pod_claim_source_of_v1_30_gets_the_migration_hint(tmp_path):
+    manifest = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: trainer
+spec:
+  resourceClaims:
+  - name: gpu
+    source:
+      resourceClaimTemplateName: one-gpu
+  containers:
+  - name: main
+    image: registry.example.com/trainer:1.0
+"""
+    result = lint_text(tmp_path, manifest)
+    unknown = next(d for d in result.diagnostics if d.rule == "API001")
+    assert (unknown.span.line, unknown.span.column, unknown.message) == (8, 5, 'unknown field "spec.resourceClaims[0].source"')
+    assert "removed in v1.31" in unknown.hint
+
+
+def test_label_key_at_the_key_label_value_at_the_value(tmp_path):
+    manifest = """\
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: settings
+  labels:
+    app_/name: web
+    tier: -gpu-
+"""
+    found, _ = _found(tmp_path, manifest, "API007")
+    assert [(line, col) for line, col, _ in found] == [(6, 5), (7, 11)]
+    assert found[1][2].startswith('metadata.labels.tier: Invalid value: "-gpu-": a valid label must be')
 
 
 def test_did_you_mean_from_the_schema_keys(tmp_path):
@@ -236,3 +275,12 @@ metadata:
     result = lint_text(tmp_path, manifest)
     assert not [d for d in result.diagnostics if d.rule == "INT001"]
     assert not [d for d in result.diagnostics if d.rule.startswith("API")]
+
+
+def test_feature_gates_flag_on_the_command_line(tmp_path):
+    path = tmp_path / "slice.yaml"
+    path.write_text(_slice(1, False).replace("  - {name: d0}\n", "  - {name: d0, attributes: {numa: {ints: [0, 1]}}}\n"))
+    gated = CliRunner().invoke(main, ["lint", "--profile", "strict", str(path)])
+    assert "[API015]" in gated.output and "DRAListTypeAttributes" in gated.output
+    enabled = CliRunner().invoke(main, ["lint", "--profile", "strict", "--feature-gates", "DRAListTypeAttributes=true", str(path)])
+    assert "[API015]" not in enabled.output and enabled.exit_code == 0, enabled.output

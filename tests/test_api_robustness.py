@@ -42,6 +42,7 @@ spec:
     attributes: {type: {string: x}, v: {versions: [1.0.0]}}
     capacity: {mem: {value: 8Gi, requestPolicy: {default: 1Gi, validRange: {min: 1Gi, step: 1Gi}}}}
     consumesCounters: [{counterSet: cs, counters: {mem: {value: 1Gi}}}]
+    nodeAllocatableResources: {cpu: {mapping: {capacityKey: mem, capacityMultiplier: 1}, overhead: {perPod: 1}}}
     bindingConditions: [a]
     bindingFailureConditions: [b]
 ---
@@ -54,7 +55,7 @@ spec:
   - name: c
     resources: {claims: [{name: gpu, request: big}], limits: {example.com/gpu: 1}, requests: {example.com/gpu: 1}}
 """
-ODD_VALUES: list[Any] = [None, 0, -1, 1.5, True, "", "A_B", [], [None], {}, {1: 2}, [[1]], datetime.date(2024, 1, 1)]
+ODD_VALUES: list[Any] = [None, 0, -1, 1.5, True, "", "A_B", [], [None], {}, {"a": {}}, {1: 2}, [[1]], datetime.date(2024, 1, 1)]
 
 
 def _paths(node: Any, path: tuple = ()) -> Iterator[tuple]:

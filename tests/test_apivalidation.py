@@ -119,6 +119,22 @@ def test_capacity_request_policy_rules():
     assert any("default" in m and "multiple of a given step" in m for m in messages)
 
 
+def test_node_allocatable_resources_rules():
+    good = "capacity: {cores: {value: 8}}\nnodeAllocatableResources:\n  cpu: {mapping: {capacityKey: cores, capacityMultiplier: 1}}"
+    assert [r for r, _ in _device(good)] == [E.FEATURE_GATED]
+    bad = ("capacity: {cores: {value: 8}}\nnodeAllocatableResources:\n  example.com/gpu: {}\n"
+           "  cpu: {mapping: {capacityKey: threads, deviceMultiplier: 0}, overhead: {perPod: -1}}")
+    found = [m for r, m in _device(bad) if r != E.FEATURE_GATED]
+    assert found == [
+        'spec.devices[0].nodeAllocatableResources[example.com/gpu]: Invalid value: "example.com/gpu": must be a node-allocatable resource name, not an extended resource',
+        "spec.devices[0].nodeAllocatableResources[example.com/gpu]: Required value: `mapping` or `overhead` is required",
+        "spec.devices[0].nodeAllocatableResources.cpu.mapping: Required value: `capacityKey` and `capacityMultiplier` must be set together",
+        'spec.devices[0].nodeAllocatableResources.cpu.mapping.capacityKey: Invalid value: "threads": must name an entry of the device\'s capacity',
+        "spec.devices[0].nodeAllocatableResources.cpu.mapping.deviceMultiplier: Invalid value: 0: must be positive",
+        "spec.devices[0].nodeAllocatableResources.cpu.overhead.perPod: Invalid value: -1: must be non-negative",
+    ]
+
+
 def test_binding_conditions_need_each_other_and_must_not_overlap():
     assert [r for r, _ in _device("bindingConditions: [Ready]")] == [E.REQUIRED]
     assert _device("bindingConditions: [Ready]\nbindingFailureConditions: [Failed]") == []
@@ -226,6 +242,11 @@ spec:
     assert _rules(text) == [E.VERSION_DEPRECATED]
     request = resource_claim("", api_version="resource.k8s.io/v1beta1")
     assert _rules(request) == [E.VERSION_DEPRECATED, E.ONE_OF]
+    v1_shape = resource_claim("exactly: {deviceClassName: gpu.example.com}", api_version="resource.k8s.io/v1beta1")
+    unknown = [e for e in validate_object(yaml.safe_load(v1_shape)) if e.rule == E.UNKNOWN_FIELD]
+    assert [(e.path, e.hint) for e in unknown] == [(("spec", "devices", "requests", 0, "exactly"),
+                                                    "`exactly:` is the v1 request shape: change apiVersion to resource.k8s.io/v1 "
+                                                    "(v1beta1 is removed in v1.38)")]
 
 
 @pytest.mark.parametrize("api_version,kind,rule,definition", [

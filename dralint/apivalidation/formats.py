@@ -132,6 +132,15 @@ def semver(value: str) -> list[str]:
     return [] if _SEMVER.match(value) else ["must be a string compatible with semver.org spec 2.0.0"]
 
 
+def is_extended_resource(name: object) -> bool:
+    """``IsExtendedResourceName``'s test of a resource name in pod resources: a domain outside
+    kubernetes.io, and not a quota name (``requests.*``)."""
+    if not isinstance(name, str) or "/" not in name or name.startswith("requests."):
+        return False
+    domain = name.split("/", 1)[0]
+    return not (domain == "kubernetes.io" or domain.endswith(".kubernetes.io"))
+
+
 def extended_resource_name(value: str) -> list[str]:
     """DeviceClass ``extendedResourceName``, as ``v1helper.IsExtendedResourceName`` decides.
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from dralint.apivalidation import errors as E
 from dralint.apivalidation.errors import ApiError, Path
-from dralint.apivalidation.formats import dns_label, dns_subdomain
+from dralint.apivalidation.formats import dns_label, dns_subdomain, is_extended_resource
 from dralint.apivalidation.quantity import parse_quantity
 
 CONTAINER_LISTS = ("initContainers", "containers", "ephemeralContainers")
@@ -92,7 +92,7 @@ def _extended_resources(path: Path, resources: dict[str, Any]) -> list[ApiError]
     requests, limits = _as_dict(resources.get("requests")), _as_dict(resources.get("limits"))
     for section, values in (("limits", limits), ("requests", requests)):
         for name, raw in values.items():
-            if not _is_extended(name):
+            if not is_extended_resource(name):
                 continue
             here = path + (section, name)
             quantity = parse_quantity(raw)
@@ -109,14 +109,6 @@ def _extended_resources(path: Path, resources: dict[str, Any]) -> list[ApiError]
                 found.append(ApiError(here, E.EXTENDED_RESOURCE, E.invalid(here, raw, f"must be equal to {name} limit of {limits[name]}"),
                                       hint="extended resources cannot be overcommitted: requests must equal limits"))
     return found
-
-
-def _is_extended(name: Any) -> bool:
-    """``IsExtendedResourceName``: has a domain outside kubernetes.io and is not a quota name."""
-    if not isinstance(name, str) or "/" not in name or name.startswith("requests."):
-        return False
-    domain = name.split("/", 1)[0]
-    return not (domain == "kubernetes.io" or domain.endswith(".kubernetes.io"))
 
 
 def check_pod_spec(spec: Any, base: Path = ()) -> list[ApiError]:

@@ -198,6 +198,11 @@ class SchemaSet:
                     "device fields) under `exactly:`; `firstAvailable` stays at the request level")
         if owner and owner.endswith(".Device") and name == "basic":
             return f"{_api_version_of(owner)} has no `basic`: move its fields up into the device entry"
+        if owner == "io.k8s.api.resource.v1beta1.DeviceRequest" and name == "exactly":
+            return "`exactly:` is the v1 request shape: change apiVersion to resource.k8s.io/v1 (v1beta1 is removed in v1.38)"
+        if owner == "io.k8s.api.core.v1.PodResourceClaim" and name == "source":
+            return ("`source:` is the v1.30 shape, removed in v1.31: put `resourceClaimName` or "
+                    "`resourceClaimTemplateName` directly on the entry")
         if owner and isinstance(parent, dict):
             for sibling, value in parent.items():
                 child = self._child_definition(owner, sibling) if value is None else None

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dralint.apivalidation import errors as E
-from dralint.apivalidation.formats import dns_label, semver
+from dralint.apivalidation.formats import dns_label, is_extended_resource, semver
 from dralint.apivalidation.quantity import parse_quantity
 
 MAX_DEVICES_PER_SLICE = 128
@@ -339,9 +339,43 @@ def _capacity_policy(path: tuple[str | int, ...], capacity: dict[str, Any]) -> l
     return issues
 
 
+def _node_allocatable(body: dict[str, Any], capacity: dict[str, Any]) -> list[Issue]:
+    """``nodeAllocatableResources`` (alpha): node resource names, a mapping to an existing capacity
+    with both key and multiplier, positive multipliers, non-negative overheads."""
+    resources = body.get("nodeAllocatableResources")
+    issues: list[Issue] = []
+    for name, entry in resources.items() if isinstance(resources, dict) else ():
+        base = ("nodeAllocatableResources", name)
+        if is_extended_resource(name):
+            issues.append(Issue(base, E.INVALID_VALUE, "invalid", (name, "must be a node-allocatable resource name, not an extended resource"), key=True))
+        if not isinstance(entry, dict):
+            continue
+        mapping, overhead = entry.get("mapping"), entry.get("overhead")
+        if mapping is None and overhead is None:
+            issues.append(Issue(base, E.REQUIRED, "required", ("`mapping` or `overhead` is required",), key=True))
+        if isinstance(mapping, dict):
+            key = mapping.get("capacityKey")
+            if (key is None) != (mapping.get("capacityMultiplier") is None):
+                issues.append(Issue(base + ("mapping",), E.REQUIRED, "required", ("`capacityKey` and `capacityMultiplier` must be set together",), key=True))
+            if isinstance(key, str) and key not in capacity:
+                issues.append(Issue(base + ("mapping", "capacityKey"), E.UNDEFINED_REFERENCE, "invalid", (key, "must name an entry of the device's capacity")))
+            for field_name in ("capacityMultiplier", "deviceMultiplier"):
+                value = parse_quantity(mapping.get(field_name))
+                if value is not None and value <= 0:
+                    issues.append(Issue(base + ("mapping", field_name), E.INVALID_VALUE, "invalid", (mapping[field_name], "must be positive")))
+        if isinstance(overhead, dict):
+            if overhead.get("perPod") is None and overhead.get("perContainer") is None:
+                issues.append(Issue(base + ("overhead",), E.REQUIRED, "required", ("`perPod` or `perContainer` is required",), key=True))
+            for field_name in ("perPod", "perContainer"):
+                value = parse_quantity(overhead.get(field_name))
+                if value is not None and value < 0:
+                    issues.append(Issue(base + ("overhead", field_name), E.INVALID_VALUE, "invalid", (overhead[field_name], "must be non-negative")))
+    return issues
+
+
 def device(body: Any) -> list[Issue]:
-    """Per-device limits: attributes+capacity, attribute values, capacity request policies and
-    binding conditions."""
+    """Per-device limits: attributes+capacity, attribute values, capacity request policies,
+    node-allocatable resource mappings and binding conditions."""
     if not isinstance(body, dict):
         return []
     issues: list[Issue] = []
@@ -365,6 +399,7 @@ def device(body: Any) -> list[Issue]:
                                 hint="set `allowMultipleAllocations: true` on the device, or drop `requestPolicy`"))
         else:
             issues += _capacity_policy(("capacity", name), entry)
+    issues += _node_allocatable(body, capacity)
     conditions, failures = body.get("bindingConditions"), body.get("bindingFailureConditions")
     if isinstance(conditions, list) and isinstance(failures, list):
         overlap = sorted(set(map(str, conditions)) & set(map(str, failures)))
