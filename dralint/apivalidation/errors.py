@@ -12,6 +12,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from dralint import objects
+
 PathItem = str | int
 Path = tuple[PathItem, ...]
 
@@ -55,20 +57,8 @@ class ApiError:
 
 
 def field_path(path: Path) -> str:
-    """Render a data path the way Kubernetes names fields: ``spec.devices.requests[0].exactly``.
-
-    Map keys that are not plain identifiers are written ``attributes[gpu.example.com/model]``, as
-    the server does for map entries.
-    """
-    out = ""
-    for item in path:
-        if isinstance(item, int):
-            out += f"[{item}]"
-        elif item.replace("_", "").isalnum() and not item[:1].isdigit():
-            out += f".{item}" if out else item
-        else:
-            out += f"[{item}]"
-    return out or "<root>"
+    """The Kubernetes field name of ``path``; the object itself is ``<root>``."""
+    return objects.field_path(tuple(path)) or "<root>"
 
 
 def render_value(value: Any) -> str:
