@@ -47,7 +47,7 @@ class Requirement:
 
     def matches(self, labels: Mapping[str, Any]) -> bool:
         present = self.key in labels
-        value = str(labels[self.key]) if present else None
+        value = label_text(labels[self.key]) if present else None
         if self.operator == "In":
             return present and value in self.values
         if self.operator == "NotIn":
@@ -65,6 +65,13 @@ class Requirement:
         return False
 
 
+def label_text(value: Any) -> str:
+    """A label value as the API sees it; an unquoted YAML ``true`` is the string ``true``."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return "" if value is None else str(value)
+
+
 def _integer(value: Any) -> int | None:
     try:
         return int(str(value))
@@ -80,7 +87,7 @@ def _requirements(expressions: Any, operators: frozenset[str]) -> list[Requireme
             continue
         operator = str(item.get("operator", ""))
         values = item.get("values")
-        values = tuple(str(v) for v in values) if isinstance(values, list) else ()
+        values = tuple(label_text(v) for v in values) if isinstance(values, list) else ()
         out.append(Requirement(str(item.get("key", "")), operator if operator in operators else f"invalid:{operator}", values))
     return out
 
@@ -88,7 +95,7 @@ def _requirements(expressions: Any, operators: frozenset[str]) -> list[Requireme
 def _equalities(mapping: Any) -> list[Requirement]:
     if not isinstance(mapping, dict):
         return []
-    return [Requirement(str(k), "In", (str(v),)) for k, v in mapping.items()]
+    return [Requirement(str(k), "In", (label_text(v),)) for k, v in mapping.items()]
 
 
 def selector_requirements(selector: Mapping[str, Any]) -> list[Requirement]:
@@ -113,7 +120,7 @@ def map_selector_matches(selector: Any, labels: Mapping[str, Any]) -> bool:
     """
     if not isinstance(selector, dict) or not selector:
         return False
-    return all(str(labels.get(k)) == str(v) and k in labels for k, v in selector.items())
+    return all(k in labels and label_text(labels[k]) == label_text(v) for k, v in selector.items())
 
 
 @dataclass(frozen=True)

@@ -135,3 +135,9 @@ def test_describe_is_readable():
     sel = pod_node_selection(_spec({"gpu-pool": "dra"}, [{"matchExpressions": [{"key": "zone", "operator": "NotIn", "values": ["a", "b"]}]}]))
     assert sel.describe() == "gpu-pool=dra and zone notin (a, b)"
     assert NodeSelection().describe() == "every node"
+
+
+def test_unquoted_yaml_booleans_compare_as_label_text():
+    assert map_selector_matches({"dra": True}, {"dra": "true"})
+    assert selector_matches({"matchLabels": {"dra": "true"}}, {"dra": True})
+    assert pod_node_selection(_spec({"dra": True})).matches({"dra": "true"})
