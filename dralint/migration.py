@@ -31,7 +31,6 @@ _RESOURCE_IN_TEXT = re.compile(r"\b((?:[a-z0-9]([-a-z0-9]*[a-z0-9])?\.)+[a-z]{2,
 #: Device plugins recognised by image: image substring -> extended resources they advertise.
 KNOWN_DEVICE_PLUGINS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("nvidia/k8s-device-plugin", ("nvidia.com/gpu",)),
-    ("k8s-device-plugin/nvidia", ("nvidia.com/gpu",)),
     ("rocm/k8s-device-plugin", ("amd.com/gpu",)),
     ("intel-gpu-plugin", ("gpu.intel.com/i915", "gpu.intel.com/xe")),
     ("intel-qat-plugin", ("qat.intel.com/generic", "qat.intel.com/cy", "qat.intel.com/dc")),

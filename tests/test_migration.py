@@ -204,3 +204,14 @@ def test_quota_in_the_cluster_state_is_checked_against_scanned_workloads(tmp_pat
     (diag,) = [d for d in result.diagnostics if d.rule == "EXT006"]
     assert diag.span.path.endswith("slices.yaml") and diag.span.line == 9
     assert diag.related[0].span.path.endswith("manifest.yaml")
+
+
+def test_overlap_seen_in_the_cluster_state_alone_is_reported_on_the_node(tmp_path):
+    state = (EXAMPLE / "cluster-state.yaml").read_text().replace(
+        "    allocatable: {cpu: \"64\", memory: 512Gi}\n", "    allocatable: {cpu: \"64\", memory: 512Gi, nvidia.com/gpu: \"2\"}\n")
+    result = lint_text(tmp_path, (EXAMPLE / "fixed" / "deviceclass.yaml").read_text(), slices=state)
+    (diag,) = [d for d in result.diagnostics if d.rule == "EXT005"]
+    assert diag.span.path.endswith("slices.yaml") and "node gpu-dra-1" in diag.message
+    assert diag.related[0].span.line == state.splitlines().index("    driver: gpu.nvidia.com") + 1
+    clean = lint_text(tmp_path, (EXAMPLE / "fixed" / "deviceclass.yaml").read_text(), slices=(EXAMPLE / "cluster-state.yaml").read_text())
+    assert not [d for d in clean.diagnostics if d.rule == "EXT005"]

@@ -14,7 +14,7 @@ from typing import Iterator
 from dralint.context import Context
 from dralint.diagnostics import Finding
 from dralint.labels import NodeSelection, Requirement
-from dralint.migration import NodeAgent, device_plugins, dra_drivers, provides, slice_selection
+from dralint.migration import NodeAgent, device_plugins, dra_drivers, is_extended_resource_name, node_allocatable, provides, slice_selection
 from dralint.objects import KubeObject
 from dralint.registry import context_check
 
@@ -127,3 +127,43 @@ def check_device_plugin_dra_overlap(ctx: Context) -> Iterator[Finding]:
             key=True,
             related=tuple(o.source.related(("metadata", "name"), f"{o.source.display} provides the devices through DRA") for o in overlaps[:5]),
         )
+
+
+def _node_slices(ctx: Context) -> dict[str, list[KubeObject]]:
+    """Node name -> ResourceSlices published for that node."""
+    out: dict[str, list[KubeObject]] = {}
+    for resource_slice in ctx.by_kind("ResourceSlice"):
+        node = resource_slice.get(("spec", "nodeName"))
+        if isinstance(node, str) and node:
+            out.setdefault(node, []).append(resource_slice)
+    return out
+
+
+@context_check("EXT005")
+def check_node_with_both(ctx: Context) -> Iterator[Finding]:
+    """The same overlap seen in the cluster state alone: a Node advertises the extended
+    resource (a device plugin runs there) and has ResourceSlices of a DRA driver for the same
+    devices. Reported on the Node when no device-plugin DaemonSet for it is in the run (that
+    DaemonSet gets the finding otherwise)."""
+    slices = _node_slices(ctx)
+    covered = {name for plugin in device_plugins(ctx) for name in plugin.names}
+    for node in ctx.by_kind("Node"):
+        allocatable = node.get(("status", "allocatable"))
+        if node.origin == "context" or not isinstance(allocatable, dict):
+            continue
+        for resource in sorted(str(k) for k in allocatable):
+            if resource in covered or not is_extended_resource_name(resource) or not node_allocatable(node, resource):
+                continue
+            drivers = sorted({str(s.get(("spec", "driver"))) for s in slices.get(node.name, []) if provides(ctx, resource, str(s.get(("spec", "driver"))))})
+            if not drivers:
+                continue
+            first = next(s for s in slices[node.name] if s.get(("spec", "driver")) in drivers)
+            yield node.finding(
+                ("status", "allocatable", resource),
+                f"node {node.name} advertises {resource} through a device plugin, and DRA driver {', '.join(drivers)} "
+                "publishes the same devices on it: both hand them out, so one device can be given to two pods",
+                hint="keep the device plugin off the nodes of the DRA pool (required node affinity in its DaemonSet), "
+                     "or stop the DRA driver on this node",
+                key=True,
+                related=(first.related(("spec", "driver"), f"{first.display} publishes devices of {first.get(('spec', 'driver'))} on {node.name}"),),
+            )
