@@ -191,3 +191,19 @@ spec:
     namespace = "apiVersion: v1\nkind: Namespace\nmetadata: {name: ops}\n"
     (diag,) = _of(lint_text(tmp_path, claim, slices=namespace), "REF011")
     assert diag.span.line == 8 and diag.related[0].span.path.endswith("slices.yaml")
+
+
+def test_pod_group_claims_are_resolved_too(tmp_path):
+    group = """\
+apiVersion: scheduling.k8s.io/v1alpha2
+kind: PodGroup
+metadata: {name: group-1, namespace: ml}
+spec:
+  schedulingPolicy: {gang: {minCount: 2}}
+  resourceClaims:
+  - name: gpu
+    resourceClaimTemplateName: one-gpu
+"""
+    result = lint_text(tmp_path, group, closed_world={"ResourceClaimTemplate"})
+    (diag,) = _of(result, "REF002")
+    assert (diag.span.line, diag.span.column) == position(group, "resourceClaimTemplateName", "one-gpu")
