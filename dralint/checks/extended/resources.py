@@ -29,8 +29,13 @@ def _plugin_coverage(ctx: Context, resource: str, selection: NodeSelection) -> t
     that would, but only on nodes a DRA driver for the same devices also serves.
 
     Such nodes do not count: the device plugin must leave them (device-plugin-and-dra-driver-
-    overlap), after which the pod has nothing there.
+    overlap), after which the pod has nothing there. Cached per run: replicas of many
+    workloads share the same node selection.
     """
+    return ctx.memo(("extended", "plugin-coverage", resource, selection), lambda: _coverage(ctx, resource, selection))
+
+
+def _coverage(ctx: Context, resource: str, selection: NodeSelection) -> tuple[bool, list[NodeAgent]]:
     nodes = ctx.by_kind("Node")
     if any(node_allocatable(n, resource) and selection.matches(n.labels, n.name) for n in nodes):
         return True, []

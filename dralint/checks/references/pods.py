@@ -51,9 +51,10 @@ def check_pod_claim_targets(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
             continue
         field_name, name, resolution = resolved
         finding = reference_finding(obj, path + (field_name,), resolution, field_name, missing_rule="REF002", scope_rule=NOT_IN_SCOPE)
-        if finding and any(e.reason == "other-kind" for e in resolution.evidence):
+        sibling = next((e.obj for e in resolution.evidence if e.reason == "other-kind"), None)
+        if finding and sibling is not None:
             other = OTHER_FIELD[field_name]
-            finding = replace(finding, hint=f"`{name}` is a {resolution.evidence[-1].obj.kind}: refer to it with `{other}: {name}` "
+            finding = replace(finding, hint=f"`{name}` is a {sibling.kind}: refer to it with `{other}: {name}` "
                                             f"instead of `{field_name}`, or create the {resolution.kind}")
         if finding:
             yield finding
