@@ -151,7 +151,7 @@ def _unknown_request(obj: KubeObject, ctx: Context, template: PodTemplate, path:
         hint = f"use one of the request names{f' (did you mean {near[0]!r}?)' if near else ''}, or drop `request` to get every device of the claim"
     return obj.finding(
         path + ("request",),
-        f"container claim {claim!r} of {template.label} asks for request {request!r}, which {target.display} does not have; {detail}",
+        f"container claim {claim!r} of {template.label} asks for request {request!r}, which {target.display} does not have, so the container gets none of its devices; {detail}",
         hint=hint, rule="REF005",
         related=(target.related(("spec",), f"the requests of {target.display}", key=True),),
     )
