@@ -27,7 +27,6 @@ from dralint.apivalidation.keywords import KEYWORDS, decode
 from dralint.apivalidation.semantic import Issue
 
 
-
 def _schema_dir() -> Path:
     """Where the bundled schemas live: inside the wheel, or at the repository root."""
     package = Path(__file__).resolve().parent.parent
@@ -51,6 +50,8 @@ OVERLAY_PREFIXES = {
 
 
 def _merge(target: dict[str, Any], patch: dict[str, Any]) -> None:
+    """Add overlay keywords to a schema: nested schemas merge, ``required`` lists unite, and
+    ``x-dralint-optional`` removes names from ``required``."""
     for key, value in patch.items():
         if key == "x-dralint-optional":
             target["required"] = [r for r in target.get("required", []) if r not in value]
@@ -63,7 +64,8 @@ def _merge(target: dict[str, Any], patch: dict[str, Any]) -> None:
 
 
 def _overlay_targets(overlay: dict[str, Any]):
-    """Yield (definition name, property or ".", keywords) for every overlay entry and version."""
+    """Yield (overlay type key, definition name, property or ".", keywords to add) for every
+    overlay entry and every definition version it applies to."""
     for section, types in overlay.items():
         for type_key, properties in types.items():
             if section == "definitions":
@@ -104,10 +106,6 @@ class SchemaSet:
         self.registry = jsonschema_rs.Registry([(BASE_URI, {"$schema": DRAFT, "$id": BASE_URI, "$defs": self.definitions})])
         self.formats = {name: (lambda check: lambda value: not check(value))(check) for name, check in FORMAT_CHECKS.items()}
         self._validators: dict[str, Any] = {}
-
-    def definition_for(self, api_version: str, kind: str) -> str | None:
-        """The definition name of a built-in kind, or None when 1.37 does not serve it."""
-        return self.index["kinds"].get(f"{api_version}/{kind}")
 
     def validator(self, definition: str) -> Any:
         """The compiled validator for one definition (compiled on first use, then reused)."""
