@@ -47,6 +47,8 @@ def test_index_covers_every_served_dra_version():
     assert "resource.k8s.io/v1/DeviceTaintRule" in kinds
     assert "resource.k8s.io/v1alpha3/ResourceClaim" not in kinds
     assert kinds["apps/v1/Deployment"] == "io.k8s.api.apps.v1.Deployment"
+    assert schema_set().definition_for("resource.k8s.io/v1", "DeviceClass") == "io.k8s.api.resource.v1.DeviceClass"
+    assert schema_set().definition_for("resource.k8s.io/v1alpha3", "DeviceClass") is None
 
 
 @pytest.mark.parametrize("check,value,ok", [

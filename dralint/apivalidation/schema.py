@@ -107,6 +107,11 @@ class SchemaSet:
         self.formats = {name: (lambda check: lambda value: not check(value))(check) for name, check in FORMAT_CHECKS.items()}
         self._validators: dict[str, Any] = {}
 
+    def definition_for(self, api_version: str, kind: str) -> str | None:
+        """The definition name of a built-in kind, or None when v1.37 does not serve it (public:
+        ``dralint fix`` walks the definitions to find the fields a mapping may have)."""
+        return self.index["kinds"].get(f"{api_version}/{kind}")
+
     def validator(self, definition: str) -> Any:
         """The compiled validator for one definition (compiled on first use, then reused)."""
         validator = self._validators.get(definition)
