@@ -15,7 +15,7 @@ import gzip
 import json
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import jsonschema_rs
 import yaml
@@ -104,7 +104,7 @@ class SchemaSet:
         with OVERLAY_FILE.open(encoding="utf-8") as handle:
             self.unused_overlay = apply_overlay(self.definitions, yaml.load(handle, Loader=yaml.CSafeLoader))
         self.registry = jsonschema_rs.Registry([(BASE_URI, {"$schema": DRAFT, "$id": BASE_URI, "$defs": self.definitions})])
-        self.formats = {name: (lambda check: lambda value: not check(value))(check) for name, check in FORMAT_CHECKS.items()}
+        self.formats = {name: _passes(check) for name, check in FORMAT_CHECKS.items()}
         self._validators: dict[str, Any] = {}
 
     def definition_for(self, api_version: str, kind: str) -> str | None:
@@ -215,6 +215,11 @@ class SchemaSet:
         if match:
             return f"did you mean `{match}`?"
         return f"known fields here: {', '.join(known)}" if known and len(known) <= 12 else None
+
+
+def _passes(check: Callable[[str], list[str]]) -> Callable[[str], bool]:
+    """A jsonschema-rs format predicate from a format check that lists complaints."""
+    return lambda value: not check(value)
 
 
 def _jsonable(value: Any) -> Any:

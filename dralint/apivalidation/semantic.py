@@ -294,7 +294,10 @@ def _capacity_policy(path: tuple[str | int, ...], capacity: dict[str, Any]) -> l
         return []
     issues: list[Issue] = []
     default = parse_quantity(policy.get("default"))
-    bad = lambda sub, raw, detail: Issue(path + ("requestPolicy",) + sub, E.INVALID_VALUE, "invalid", (raw, detail))  # noqa: E731
+
+    def bad(sub: tuple[str, ...], raw: Any, detail: str) -> Issue:
+        return Issue(path + ("requestPolicy",) + sub, E.INVALID_VALUE, "invalid", (raw, detail))
+
     options = policy.get("validValues")
     if isinstance(options, list):
         parsed = [parse_quantity(o) for o in options]
