@@ -62,6 +62,15 @@ def _selects_nodes(obj: dict[str, Any], name: str) -> bool:
     return value is True if name in ("allNodes", "perDeviceNodeSelection") else value not in (None, "")
 
 
+def non_null_fields(obj: Any) -> list[Issue]:
+    """A required field written with no value (``cel:`` followed by nothing) is still missing:
+    JSON Schema's ``required`` only sees the key, the server sees a nil pointer."""
+    if not isinstance(obj, dict):
+        return []
+    return [Issue((name,), E.REQUIRED, "required", (), key=True, hint=f"`{name}:` has no value; indent its fields under it")
+            for name in ("cel", "opaque") if name in obj and obj[name] is None]
+
+
 def template_metadata(meta: Any) -> list[Issue]:
     """ResourceClaimTemplate ``spec.metadata`` may only carry labels and annotations."""
     if not isinstance(meta, dict):
@@ -465,6 +474,7 @@ def device_attribute(attribute: Any) -> list[Issue]:
 
 
 CHECKS: dict[str, Callable[[Any], list[Issue]]] = {
+    "non-null-fields": non_null_fields,
     "template-metadata": template_metadata,
     "claim-references": claim_references,
     "exact-request": exact_request,
