@@ -3,6 +3,7 @@ forms, with and without cluster state, plus the extended-resource rules one by o
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -215,3 +216,21 @@ def test_overlap_seen_in_the_cluster_state_alone_is_reported_on_the_node(tmp_pat
     assert diag.related[0].span.line == state.splitlines().index("    driver: gpu.nvidia.com") + 1
     clean = lint_text(tmp_path, (EXAMPLE / "fixed" / "deviceclass.yaml").read_text(), slices=(EXAMPLE / "cluster-state.yaml").read_text())
     assert not [d for d in clean.diagnostics if d.rule == "EXT005"]
+
+
+def test_command_line_with_cluster_state_and_closed_world():
+    """What a platform team runs in CI: JSON out, exit 1 on the overlap, related locations kept."""
+    from click.testing import CliRunner
+
+    from dralint.cli import main
+
+    broken = CliRunner().invoke(main, ["lint", str(EXAMPLE / "broken"), "--slices", str(EXAMPLE / "cluster-state.yaml"),
+                                       "--select", "EXT", "--format", "json"])
+    assert broken.exit_code == 1, broken.output
+    report = json.loads(broken.output)
+    overlap = next(d for d in report["diagnostics"] if d["rule"] == "EXT005")
+    assert overlap["path"].endswith("device-plugin.yaml") and overlap["severity"] == "error"
+    assert {Path(r["path"]).name for r in overlap["related"]} == {"dra-driver.yaml", "cluster-state.yaml"}
+    fixed = CliRunner().invoke(main, ["lint", str(EXAMPLE / "fixed"), "--closed-world", "DeviceClass", "--select", "REF",
+                                      "--select", "EXT"])
+    assert fixed.exit_code == 0, fixed.output
