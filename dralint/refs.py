@@ -25,6 +25,8 @@ from dralint.yamlload import DataPath
 
 
 class Status(enum.Enum):
+    """The three answers a reference can get."""
+
     FOUND = "found"
     MISSING = "missing"
     NOT_IN_SCOPE = "not-in-scope"
@@ -76,8 +78,6 @@ class Resolution:
 
     def message(self, what: str) -> str:
         """A sentence for an unresolved reference; ``what`` names the referring field."""
-        if self.found:
-            return f"{what} refers to {self.display}"
         scope = f" in namespace {self.namespace!r}" if self.namespace else ""
         head = f"{what} refers to {self.kind} {self.name!r}, which does not exist{scope}"
         if self.evidence:
