@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from dralint.claims import class_drivers
 from dralint.context import Context
@@ -238,7 +238,7 @@ def dra_drivers(ctx: Context) -> list[NodeAgent]:
     return ctx.memo(("migration", "dra-drivers"), lambda: _agents(ctx, _dra_driver))
 
 
-def _agents(ctx: Context, recognise) -> list[NodeAgent]:
+def _agents(ctx: Context, recognise: Callable[[KubeObject, PodTemplate], NodeAgent | None]) -> list[NodeAgent]:
     out = []
     for obj in ctx.by_kind("DaemonSet"):
         for template in pod_templates(obj):
