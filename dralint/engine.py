@@ -12,7 +12,7 @@ from typing import BinaryIO, Iterable
 
 from dralint.catalog import DRA_CATEGORIES, Rule, load_catalog
 from dralint.context import Context
-from dralint.diagnostics import Diagnostic, Finding, Related, Severity, Span
+from dralint.diagnostics import Diagnostic, Finding, Related, Severity, Span, Suppressed
 from dralint.manifests import ShapeProblem, objects_from
 from dralint.objects import KubeObject
 from dralint.options import LintOptions
@@ -62,6 +62,12 @@ class RunResult:
     files: list[FileResult]
     sources: dict[str, SourceText]
     context: Context
+    # Filled by the stages after the run (dralint.gate): what was silenced, how each finding
+    # is identified across runs, and which exit-code gates failed.
+    suppressed: list[Suppressed] = field(default_factory=list)
+    known: list[Diagnostic] = field(default_factory=list)
+    fingerprints: dict[Diagnostic, str] = field(default_factory=dict)
+    failed_gates: list[str] = field(default_factory=list)
 
     @property
     def objects(self) -> int:
@@ -100,6 +106,15 @@ def enabled_rules(options: LintOptions, catalog: dict[str, Rule]) -> dict[str, R
             continue
         out[rule.id] = rule
     return out
+
+
+def to_diagnostics(findings: Iterable[Finding], options: LintOptions) -> list[Diagnostic]:
+    """Findings made outside the checks (config, suppressions) as diagnostics, under the
+    same profile, select, ignore and severity overrides as the run's own findings."""
+    collect = _Collector(options, load_catalog())
+    for finding in findings:
+        collect.add(finding)
+    return collect.diagnostics
 
 
 class _Collector:
