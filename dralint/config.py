@@ -106,15 +106,29 @@ def _has_tool_table(path: Path) -> bool:
     return re.search(r"^\s*\[\s*tool\s*\.\s*dralint\s*[.\]]", text, re.M) is not None
 
 
-def display_path(path: str) -> str:
-    """``path`` relative to the current directory when that is shorter to read."""
-    rel = os.path.relpath(path)
-    return path if rel.startswith("..") else rel
+def _inside(path: str, directory: str) -> bool:
+    try:
+        return os.path.commonpath([os.path.abspath(path), os.path.abspath(directory)]) == os.path.abspath(directory)
+    except ValueError:  # different drives
+        return False
+
+
+def display_path(path: str, base_dir: str) -> str:
+    """A path written in a config file in ``base_dir``, as findings should show it.
+
+    Relative to the current directory when the config was found from inside its directory
+    (``../deploy`` from a subdirectory), otherwise absolute, which reads better than a long
+    climb of ``..``.
+    """
+    path = os.path.normpath(os.path.join(base_dir, path))
+    if _inside(path, base_dir) and _inside(os.getcwd(), base_dir):
+        return os.path.relpath(path)
+    return path
 
 
 def load_config(path: str) -> LoadedConfig:
     """Read and validate one config file; problems are findings, never exceptions."""
-    shown = display_path(path)
+    shown = display_path(os.path.abspath(path), os.path.dirname(os.path.abspath(path)))
     config = LoadedConfig(path=shown)
     try:
         raw = Path(path).read_bytes()[: _MAX_CONFIG_BYTES + 1]
@@ -133,7 +147,7 @@ def load_config(path: str) -> LoadedConfig:
         data = _pyproject_table(config)
     else:
         data = _yaml_mapping(config)
-    if data is not None:
+    if data:
         _validate(config, data, os.path.dirname(os.path.abspath(path)))
     return config
 
@@ -300,8 +314,12 @@ def _rule_names(names: list[str], path: tuple, config: LoadedConfig) -> None:
                                             hint="`dralint rules` lists the rules", rule=UNKNOWN_RULE))
 
 
-def _check_value(name: str, value: Any, key: str, config: LoadedConfig) -> None:
-    """Value checks beyond the type: fixed words, ranges and rule names."""
+def _check_value(name: str, value: Any, key: str, config: LoadedConfig) -> Any:
+    """Value checks beyond the type: fixed words, ranges and rule names.
+
+    Returns the value to apply, or None when nothing of it is usable; a bad entry of a mapping
+    is reported and dropped, the rest kept.
+    """
     if name in CHOICES and value not in CHOICES[name]:
         raise _Bad((key,), f"must be one of {', '.join(CHOICES[name])}, got {value!r}")
     if name == "min_score" and value is not None and not 0 <= value <= 100:
@@ -310,16 +328,27 @@ def _check_value(name: str, value: Any, key: str, config: LoadedConfig) -> None:
         raise _Bad((key,), f"must be a positive number of bytes, got {value}")
     if name == "severity_overrides":
         levels = [s.value for s in Severity]
+        kept = {}
         for rule_id, level in value.items():
             if level not in levels:
-                raise _Bad((key, rule_id), f"must be one of {', '.join(levels)}, got {level!r}")
-            if rule_id not in load_catalog():
-                raise _Bad((key, rule_id), f"{rule_id!r} is not a rule id (severity overrides name rules by id)", key=True)
+                _report(config, _Bad((key, rule_id), f"must be one of {', '.join(levels)}, got {level!r}"))
+            elif rule_id not in load_catalog():
+                _report(config, _Bad((key, rule_id), f"{rule_id!r} is not a rule id (severity overrides name rules by id)", key=True))
+            else:
+                kept[rule_id] = level
+        return kept if kept or not value else None
     if name in RULE_LIST_FIELDS:
         _rule_names(value, (key,), config)
     if name == "per_path_ignores":
         for pattern, names in value.items():
             _rule_names(names, (key, pattern), config)
+    return value
+
+
+def _report(config: LoadedConfig, bad: _Bad) -> None:
+    assert config.locate is not None
+    shown_path = ".".join(str(p) for p in bad.path)
+    config.findings.append(_problem(config.locate(bad.path, bad.key), f"{shown_path} {bad.message}"))
 
 
 def _rebase(value: Any, base_dir: str) -> Any:
@@ -330,7 +359,7 @@ def _rebase(value: Any, base_dir: str) -> Any:
         return [_rebase(v, base_dir) for v in value]
     if value == "-" or os.path.isabs(value):
         return value
-    return display_path(os.path.normpath(os.path.join(base_dir, value)))
+    return display_path(value, base_dir)
 
 
 def _validate(config: LoadedConfig, data: dict, base_dir: str) -> None:
@@ -343,12 +372,11 @@ def _validate(config: LoadedConfig, data: dict, base_dir: str) -> None:
             config.findings.append(_problem(config.locate((key,), True), f"unknown config key {key!r}", hint=hint))
             continue
         try:
-            converted = _convert(str(spec.type), value, (key,))
-            _check_value(spec.name, converted, key, config)
+            converted = _check_value(spec.name, _convert(str(spec.type), value, (key,)), key, config)
         except _Bad as bad:
-            where = config.locate(bad.path, bad.key)
-            shown_path = ".".join(str(p) for p in bad.path)
-            config.findings.append(_problem(where, f"{shown_path} {bad.message}"))
+            _report(config, bad)
+            continue
+        if converted is None and value is not None:
             continue
         if spec.name == "per_path_ignores":
             config.written_patterns = {_rebase(p, base_dir): p for p in converted}

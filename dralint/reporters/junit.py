@@ -33,12 +33,25 @@ def _failure(case: ET.Element, diag: Diagnostic) -> None:
     element.text = _clean(body)
 
 
+def _owner(diag: Diagnostic, objects: list[KubeObject]) -> int | None:
+    """The object a finding belongs to: named by the finding, or else the one whose text holds it."""
+    for index, obj in enumerate(objects):
+        if diag.object is not None and diag.object == obj.ref:
+            return index
+    start = (diag.span.line, diag.span.column)
+    for index, obj in enumerate(objects):
+        extent = obj.span(())
+        if (extent.line, extent.column) <= start < (extent.end_line, extent.end_column):
+            return index
+    return None
+
+
 def _suite(parent: ET.Element, file: FileResult, objects: list[KubeObject], diagnostics: list[Diagnostic]) -> tuple[int, int]:
     cases: list[tuple[str, list[Diagnostic]]] = [(obj.display, []) for obj in objects]
-    by_ref = {(obj.ref, obj.path): cases[i][1] for i, obj in enumerate(objects)}
     loose: list[Diagnostic] = []
     for diag in diagnostics:
-        by_ref.get((diag.object, diag.span.path), loose).append(diag)
+        owner = _owner(diag, objects)
+        (loose if owner is None else cases[owner][1]).append(diag)
     if loose or not cases:
         cases.insert(0, ("(file)", loose))
     failures = sum(len(found) for _, found in cases)
