@@ -39,7 +39,6 @@ RULE_LIST_FIELDS = frozenset({"select", "ignore"})
 _MAX_CONFIG_BYTES = 1024 * 1024
 
 Locate = Callable[[tuple, bool], Span]
-DataPath = tuple
 
 
 def config_key(name: str) -> str:

@@ -50,5 +50,12 @@ def lint_manifest(tmp_path: Path):
     return run
 
 
+@pytest.fixture
+def in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A fresh directory as the current directory, for CLI runs that find files relative to it."""
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
 def rules_of(result: RunResult) -> list[str]:
     return [d.rule for d in result.diagnostics]

@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-import pytest
 import yaml
 from click.testing import CliRunner
 
@@ -26,11 +25,6 @@ def write(path: Path, text: str) -> str:
     path.write_text(text, encoding="utf-8")
     return str(path)
 
-
-@pytest.fixture
-def in_tmp(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
 
 
 def _valid_value(name: str, type_text: str):

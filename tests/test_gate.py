@@ -16,11 +16,6 @@ CM = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n"
 DUPLICATE = CM + "  name: again\n"
 
 
-@pytest.fixture
-def in_tmp(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
-
 
 def invoke(*args):
     return CliRunner().invoke(main, ["lint", "--no-config", *args])

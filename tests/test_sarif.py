@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
-import pytest
 from click.testing import CliRunner
 
 from dralint.catalog import Rule
@@ -106,11 +105,6 @@ def sarif(*args: str) -> tuple[dict[str, Any], int]:
     assert result.exit_code in (0, 1), result.output
     return json.loads(result.stdout), result.exit_code
 
-
-@pytest.fixture
-def in_tmp(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
 
 
 def test_examples_validate_against_the_official_schema_and_github(monkeypatch):
