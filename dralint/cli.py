@@ -137,8 +137,12 @@ def _write(text: str, target: str | None) -> None:
         sys.stdout.write(text)
         sys.stdout.flush()
         return
-    with open(target, "w", encoding="utf-8") as handle:
-        handle.write(text)
+    try:
+        with open(target, "w", encoding="utf-8") as handle:
+            handle.write(text)
+    except OSError as error:
+        click.echo(f"dralint: cannot write {target}: {error.strerror or error}", err=True)
+        sys.exit(2)
 
 
 @main.command("lint", cls=_LintCommand)

@@ -6,6 +6,8 @@ import dataclasses
 from pathlib import Path
 
 import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from click.testing import CliRunner
 
 from dralint.cli import main
@@ -183,3 +185,24 @@ def test_config_show(in_tmp):
     write(in_tmp / ".dralint.yaml", "profile: strictest\n")
     bad = invoke("config", "--show")
     assert bad.exit_code == 1 and ".dralint.yaml:1:10: error: profile must be one of" in bad.output
+
+
+def test_readme_config_reference_is_a_valid_config(in_tmp):
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    section = readme.split("### Configuration", 1)[1]
+    example = section.split("```yaml\n", 1)[1].split("```", 1)[0]
+    config = load_config(write(in_tmp / ".dralint.yaml", example))
+    assert [f for f in config.findings if f.rule == "CFG001"] == []
+    assert {config_key(name) for name in config.values} == set(KEYS)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=st.text(alphabet=st.sampled_from(list("abc-_:[]{}#\"' \n\t0123456789.=\x00é")), max_size=80),
+       name=st.sampled_from([".dralint.yaml", "pyproject.toml"]))
+def test_any_config_text_gives_findings_never_an_exception(tmp_path, text, name):
+    if name == "pyproject.toml":
+        text = "[tool.dralint]\n" + text
+    config = load_config(write(tmp_path / name, text))
+    for finding in config.findings:
+        assert finding.span.line >= 1 and finding.span.column >= 1
+        assert finding.rule in ("CFG001", "CFG002")

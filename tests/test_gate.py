@@ -110,3 +110,10 @@ def test_junit_one_case_per_object_and_one_failure_per_finding(in_tmp):
     broken = suites["broken.yaml"]
     assert [c.get("name") for c in broken.iter("testcase")] == ["(file)"]
     assert root.get("failures") == str(sum(int(s.get("failures")) for s in suites.values()))
+
+
+def test_unwritable_output_is_a_clean_error(in_tmp):
+    (in_tmp / "cm.yaml").write_text(CM)
+    result = invoke("--format", "sarif", "--output", str(in_tmp / "missing-dir" / "out.sarif"), "cm.yaml")
+    assert result.exit_code == 2 and "dralint: cannot write" in result.output
+    assert isinstance(result.exception, SystemExit)
