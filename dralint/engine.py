@@ -6,6 +6,7 @@ never feed back into it.
 
 from __future__ import annotations
 
+import os
 import traceback
 from dataclasses import dataclass, field
 from typing import BinaryIO, Iterable
@@ -291,10 +292,13 @@ def read_all(paths: list[str], options: LintOptions, stdin: BinaryIO | None = No
 
 
 def lint(options: LintOptions, stdin: BinaryIO | None = None) -> RunResult:
-    """Lint the paths in ``options`` (with context and snapshot files) from disk."""
-    return run(
-        read_all(options.paths, options, stdin),
-        options,
-        context=read_all(options.context, options),
-        cluster=read_all(options.slices, options),
-    )
+    """Lint the paths in ``options`` (with context and snapshot files) from disk.
+
+    A context directory usually contains the files being linted (pre-commit passes the changed
+    files, the config names the whole tree as context); those files are read once, as scanned,
+    so no object appears twice.
+    """
+    scan = read_all(options.paths, options, stdin)
+    scanned = {os.path.realpath(item.path) for item in scan if isinstance(item, SourceFile)}
+    context = [item for item in read_all(options.context, options) if os.path.realpath(item.path) not in scanned]
+    return run(scan, options, context=context, cluster=read_all(options.slices, options))

@@ -62,7 +62,10 @@ def finish(result: RunResult, options: LintOptions, config: LoadedConfig | None 
     locate = config.locate_per_path if config is not None else (lambda _: None)
     outcome = suppress.apply(result, options, today or today_utc(), locate)
     own = outcome.findings + (config.findings if config is not None else [])
-    diagnostics = sorted(set(outcome.active) | set(to_diagnostics(own, options)), key=lambda d: d.sort_key)
+    # A broken config or suppression must not go unnoticed because of the profile or --select
+    # (both choose manifest checks); only --ignore and severity overrides apply to these rules.
+    stage_options = dataclasses.replace(options, profile="strict", select=[])
+    diagnostics = sorted(set(outcome.active) | set(to_diagnostics(own, stage_options)), key=lambda d: d.sort_key)
     sources = dict(result.sources)
     if config is not None and config.source is not None:
         sources.setdefault(config.source.path, config.source)

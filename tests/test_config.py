@@ -206,3 +206,12 @@ def test_any_config_text_gives_findings_never_an_exception(tmp_path, text, name)
     for finding in config.findings:
         assert finding.span.line >= 1 and finding.span.column >= 1
         assert finding.rule in ("CFG001", "CFG002")
+
+
+def test_bad_config_is_reported_under_every_profile_and_select(in_tmp):
+    write(in_tmp / "cm.yaml", CM)
+    write(in_tmp / ".dralint.yaml", "profile: dra\nselect: [YAML]\nmin_score: 3\n")
+    result = CliRunner().invoke(main, ["lint", "cm.yaml"])
+    assert result.exit_code == 1 and "unknown config key 'min_score' [CFG001]" in result.stdout
+    write(in_tmp / ".dralint.yaml", "ignore: [CFG001]\nmin_score: 3\n")
+    assert CliRunner().invoke(main, ["lint", "cm.yaml"]).exit_code == 0

@@ -11,6 +11,8 @@ import pytest
 from click.testing import CliRunner
 
 from dralint.cli import main, report_targets
+from dralint.engine import lint
+from dralint.options import LintOptions
 
 CM = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n"
 DUPLICATE = CM + "  name: again\n"
@@ -117,3 +119,11 @@ def test_unwritable_output_is_a_clean_error(in_tmp):
     result = invoke("--format", "sarif", "--output", str(in_tmp / "missing-dir" / "out.sarif"), "cm.yaml")
     assert result.exit_code == 2 and "dralint: cannot write" in result.output
     assert isinstance(result.exception, SystemExit)
+
+
+def test_context_that_contains_the_linted_file_loads_it_once(in_tmp):
+    (in_tmp / "deploy").mkdir()
+    (in_tmp / "deploy" / "changed.yaml").write_text(CM)
+    (in_tmp / "deploy" / "other.yaml").write_text(CM.replace("settings", "other"))
+    result = lint(LintOptions(paths=["deploy/changed.yaml"], context=["deploy"]))
+    assert sorted((o.name, o.origin) for o in result.context.objects) == [("other", "context"), ("settings", "scan")]
