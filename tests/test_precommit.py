@@ -54,18 +54,23 @@ def _try_repo(work: Path, home: Path) -> subprocess.CompletedProcess:
 
 def test_hook_fails_a_bad_manifest_and_passes_a_good_one(tmp_path):
     work, home = tmp_path / "work", tmp_path / "pre-commit-home"
-    work.mkdir()
+    (work / "deploy").mkdir(parents=True)
     _git(work, "init", "-q")
-    (work / "deploy").mkdir()
+    # Already committed and broken: the config loads deploy/ as context, which is never reported.
+    (work / "deploy" / "legacy.yaml").write_text(BAD.replace("settings", "legacy"))
+    (work / ".dralint.yaml").write_text("context: [deploy]\n")
+    _git(work, "add", "-A")
+    _git(work, "commit", "-q", "-m", "existing manifests")
+
     (work / "deploy" / "settings.yaml").write_text(BAD)
     (work / "README.md").write_text("not yaml, the hook must not see it\n")
     _git(work, "add", "-A")
-
     failed = _try_repo(work, home)
     assert failed.returncode == 1, failed.stdout + failed.stderr
     assert "deploy/settings.yaml:6:3: error: duplicate key 'name'" in failed.stdout
+    assert "legacy.yaml" not in failed.stdout
+    assert "1 files, 1 objects" in failed.stdout  # only the staged YAML file, not README.md
     assert "FAILED --fail-on error" in failed.stdout
-    assert "1 files, 1 objects" in failed.stdout  # pre-commit passed the YAML file only, not README.md
 
     (work / "deploy" / "settings.yaml").write_text(GOOD)
     _git(work, "add", "-A")
