@@ -89,6 +89,12 @@ def finish(result: RunResult, options: LintOptions, config: LoadedConfig | None 
 
 def lint_with_config(options: LintOptions, config: LoadedConfig | None = None, stdin: BinaryIO | None = None,
                      today: dt.date | None = None) -> RunResult:
-    """Lint from disk and run every stage after the engine."""
-    return finish(lint(options, stdin), options, config, today)
+    """Lint from disk and run every stage after the engine.
+
+    dralint's own files (the config file and the baseline in use) are not manifests, so a
+    directory walk skips them instead of reporting each as "not a Kubernetes manifest".
+    """
+    own = [p for p in (config.path if config is not None else None, options.baseline) if p and p.endswith((".yaml", ".yml", ".json"))]
+    run_options = dataclasses.replace(options, exclude=options.exclude + own) if own else options
+    return finish(lint(run_options, stdin), options, config, today)
 

@@ -127,3 +127,12 @@ def test_context_that_contains_the_linted_file_loads_it_once(in_tmp):
     (in_tmp / "deploy" / "other.yaml").write_text(CM.replace("settings", "other"))
     result = lint(LintOptions(paths=["deploy/changed.yaml"], context=["deploy"]))
     assert sorted((o.name, o.origin) for o in result.context.objects) == [("other", "context"), ("settings", "scan")]
+
+
+def test_own_config_and_baseline_files_are_not_linted_as_manifests(in_tmp):
+    (in_tmp / "cm.yaml").write_text(CM)
+    (in_tmp / ".dralint.yaml").write_text("fail-on: info\n")
+    (in_tmp / "base.json").write_text('{"version": 1, "fingerprint": "dralint/v1", "findings": []}')
+    result = CliRunner().invoke(main, ["lint", "--baseline", "base.json", "."])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.strip() == "1 files, 1 objects: 0 errors, 0 warnings, 0 infos; score 100/100"
