@@ -20,7 +20,7 @@ DUPLICATE = CM + "  name: again\n"
 
 
 def invoke(*args):
-    return CliRunner().invoke(main, ["lint", "--no-config", *args])
+    return CliRunner().invoke(main, ["lint", "--no-config", "--select", "YAML", *args])
 
 
 def test_baseline_hides_known_findings_and_survives_edits_above(in_tmp):
@@ -133,6 +133,6 @@ def test_own_config_and_baseline_files_are_not_linted_as_manifests(in_tmp):
     (in_tmp / "cm.yaml").write_text(CM)
     (in_tmp / ".dralint.yaml").write_text("fail-on: info\n")
     (in_tmp / "base.json").write_text('{"version": 1, "fingerprint": "dralint/v1", "findings": []}')
-    result = CliRunner().invoke(main, ["lint", "--baseline", "base.json", "."])
+    result = CliRunner().invoke(main, ["lint", "--select", "YAML", "--baseline", "base.json", "."])
     assert result.exit_code == 0, result.output
     assert result.stdout.strip() == "1 files, 1 objects: 0 errors, 0 warnings, 0 infos; score 100/100"

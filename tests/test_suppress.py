@@ -13,13 +13,19 @@ from dralint.options import LintOptions
 CM = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n"
 
 
+def lint_yaml(tmp_path, text, **options):
+    """Lint with only the YAML rules (duplicate keys are the findings these tests suppress), so
+    rules added by other families cannot change the counts."""
+    return lint_text(tmp_path, text, select=["YAML"], **options)
+
+
 def where(result, rule):
     return [(d.span.line, d.span.column) for d in result.diagnostics if d.rule == rule]
 
 
 def test_trailing_comment_suppresses_its_line_only(tmp_path):
     text = CM + "  name: again  # dralint: ignore[YAML002] generated\n---\n" + CM + "  name: again\n"
-    result = lint_text(tmp_path, text)
+    result = lint_yaml(tmp_path, text)
     assert where(result, "YAML002") == [(11, 3)]
     (silenced,) = result.suppressed
     assert silenced.diagnostic.span.line == 5 and silenced.kind == "inSource" and silenced.justification == "generated"
@@ -27,20 +33,20 @@ def test_trailing_comment_suppresses_its_line_only(tmp_path):
 
 def test_comment_on_the_line_above_skips_blank_and_comment_lines(tmp_path):
     text = CM + "  # dralint: ignore[duplicate-key] the rule's name works too\n\n  # another comment\n  name: again\n"
-    result = lint_text(tmp_path, text)
+    result = lint_yaml(tmp_path, text)
     assert rules_of(result) == [] and len(result.suppressed) == 1
 
 
 def test_comment_above_does_not_reach_two_code_lines_down(tmp_path):
     text = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  # dralint: ignore[YAML002]\n  name: settings\n  name: again\n"
-    result = lint_text(tmp_path, text)
+    result = lint_yaml(tmp_path, text)
     assert where(result, "YAML002") == [(6, 3)]
     assert where(result, "CFG003") == [(4, 3)]
 
 
 def test_ignore_file_covers_every_document_of_the_file(tmp_path):
     text = "# dralint: ignore-file[YAML002] vendored from upstream\n" + CM + "  name: a\n---\n" + CM + "  name: b\n"
-    result = lint_text(tmp_path, text)
+    result = lint_yaml(tmp_path, text)
     assert rules_of(result) == [] and len(result.suppressed) == 2
     assert result.suppressed[0].justification == "vendored from upstream"
 
@@ -49,7 +55,7 @@ def test_comment_in_another_file_does_not_apply(tmp_path):
     (tmp_path / "other.yaml").write_text("# dralint: ignore-file[YAML002]\n" + CM)
     target = tmp_path / "cm.yaml"
     target.write_text(CM + "  name: again\n")
-    result = finish(lint(LintOptions(paths=[str(tmp_path)], profile="strict")), LintOptions(profile="strict"))
+    result = finish(lint(LintOptions(paths=[str(tmp_path)], select=["YAML"])), LintOptions(select=["YAML"]))
     assert [(d.rule, d.span.path.rsplit("/", 1)[-1]) for d in result.diagnostics] == [("YAML002", "cm.yaml"), ("CFG003", "other.yaml")]
 
 
@@ -73,14 +79,14 @@ spec:
 
 
 def test_object_annotation_covers_its_pod_template(tmp_path):
-    result = lint_text(tmp_path, DEPLOYMENT)
+    result = lint_yaml(tmp_path, DEPLOYMENT)
     assert rules_of(result) == []
     (silenced,) = result.suppressed
     assert silenced.diagnostic.span.line == 16 and silenced.justification == "image pins the old key"
 
 
 def test_object_annotation_does_not_cover_the_next_object(tmp_path):
-    result = lint_text(tmp_path, DEPLOYMENT + "---\n" + CM + "  name: again\n")
+    result = lint_yaml(tmp_path, DEPLOYMENT + "---\n" + CM + "  name: again\n")
     assert where(result, "YAML002") == [(22, 3)]
 
 
@@ -100,18 +106,18 @@ spec:
       restartPolicy: OnFailure
       containers: [{name: main, image: busybox}]
 """
-    result = lint_text(tmp_path, text)
+    result = lint_yaml(tmp_path, text)
     assert where(result, "YAML002") == [(5, 3)]
     assert [s.diagnostic.span.line for s in result.suppressed] == [13]
 
 
 def test_unused_annotation_is_reported_at_the_annotation(tmp_path):
-    result = lint_text(tmp_path, DEPLOYMENT.replace("          image: trainer-v2\n", ""))
+    result = lint_yaml(tmp_path, DEPLOYMENT.replace("          image: trainer-v2\n", ""))
     assert where(result, "CFG003") == [(6, 24)]
 
 
 def test_unused_suppression_of_a_rule_that_did_not_run_is_not_reported(tmp_path):
-    result = lint_text(tmp_path, CM + "  namespace: a  # dralint: ignore[YAML002]\n", ignore=["YAML002"])
+    result = lint_yaml(tmp_path, CM + "  namespace: a  # dralint: ignore[YAML002]\n", ignore=["YAML002"])
     assert rules_of(result) == []
 
 
@@ -119,7 +125,7 @@ def test_expired_suppression_brings_the_finding_back(tmp_path):
     text = CM + "  name: again  # dralint: ignore[YAML002] until=2026-06-30 waiting for v2\n"
     target = tmp_path / "cm.yaml"
     target.write_text(text)
-    options = LintOptions(paths=[str(target)], profile="strict")
+    options = LintOptions(paths=[str(target)], select=["YAML"])
     before = finish(lint(options), options, today=dt.date(2026, 6, 30))
     assert rules_of(before) == [] and before.suppressed[0].justification == "waiting for v2 (until 2026-06-30)"
     after = finish(lint(options), options, today=dt.date(2026, 7, 1))
@@ -130,29 +136,29 @@ def test_expired_suppression_brings_the_finding_back(tmp_path):
 
 def test_annotation_expiry(tmp_path):
     text = DEPLOYMENT.replace('    dralint.io/ignore-reason: "image pins the old key"\n', '    dralint.io/ignore-until: "2001-01-01"\n')
-    result = lint_text(tmp_path, text)
+    result = lint_yaml(tmp_path, text)
     assert sorted(rules_of(result)) == ["CFG004", "YAML002"]
 
 
 def test_malformed_suppressions_are_findings(tmp_path):
     text = CM + "  name: again  # dralint: ignore\n"
-    result = lint_text(tmp_path, text)
+    result = lint_yaml(tmp_path, text)
     assert sorted(rules_of(result)) == ["CFG005", "YAML002"]
     bad_date = DEPLOYMENT.replace('    dralint.io/ignore-reason: "image pins the old key"\n', "    dralint.io/ignore-until: someday\n")
-    result = lint_text(tmp_path, bad_date)
+    result = lint_yaml(tmp_path, bad_date)
     assert sorted(rules_of(result)) == ["CFG005", "YAML002"]
     assert where(result, "CFG005") == [(7, 30)]
 
 
 def test_hash_inside_a_value_is_not_a_comment(tmp_path):
     text = CM + "data:\n  note: 'a#dralint: ignore[YAML002]'\n  url: http://x/#dralint:ignore\n"
-    result = lint_text(tmp_path, text)
+    result = lint_yaml(tmp_path, text)
     assert rules_of(result) == []
 
 
 def test_per_path_ignores_from_config_and_their_unused_warning(tmp_path):
     config = "per-path-ignores:\n  '*vendor*': [YAML002]\n  'nothing/*': [YAML002]\n"
-    result = lint_text(tmp_path, CM + "  name: again\n", name="vendor.yaml", config=config)
+    result = lint_yaml(tmp_path, CM + "  name: again\n", name="vendor.yaml", config=config)
     assert [s.kind for s in result.suppressed] == ["external"]
     unused = [d for d in result.diagnostics if d.rule == "CFG003"]
     assert [(d.span.path.rsplit("/", 1)[-1], d.span.line, d.span.column) for d in unused] == [(".dralint.yaml", 3, 3)]
