@@ -162,3 +162,40 @@ def test_per_path_ignores_from_config_and_their_unused_warning(tmp_path):
     assert [s.kind for s in result.suppressed] == ["external"]
     unused = [d for d in result.diagnostics if d.rule == "CFG003"]
     assert [(d.span.path.rsplit("/", 1)[-1], d.span.line, d.span.column) for d in unused] == [(".dralint.yaml", 3, 3)]
+
+
+TRAINER = """apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: trainer
+  namespace: ml
+  annotations:
+    dralint.io/ignore: "REL001,REL002"
+    dralint.io/ignore-reason: "sized by the batch scheduler"
+spec:
+  replicas: 1  # dralint: ignore[single-replica] singleton by design
+  selector:
+    matchLabels: {app: trainer}
+  template:
+    metadata:
+      labels: {app: trainer}
+    spec:
+      containers:
+        - name: main
+          image: registry.example.com/trainer:1.2.3
+          securityContext:
+            # dralint: ignore[SEC001] until=2027-01-31 driver validator
+            privileged: true
+"""
+
+
+def test_the_readme_forms_silence_real_checks(tmp_path):
+    """The three forms against the reliability and security checks, as the README shows them."""
+    target = tmp_path / "trainer.yaml"
+    target.write_text(TRAINER)
+    options = LintOptions(paths=[str(target)], select=["REL001", "REL002", "REL008", "SEC001"])
+    result = finish(lint(options), options, today=dt.date(2027, 1, 31))
+    assert rules_of(result) == []
+    assert sorted(s.diagnostic.rule for s in result.suppressed) == ["REL001", "REL002", "REL008", "SEC001"]
+    later = finish(lint(options), options, today=dt.date(2027, 2, 1))
+    assert sorted(rules_of(later)) == ["CFG004", "SEC001"]
