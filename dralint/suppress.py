@@ -6,7 +6,7 @@ suppression is checked both ways: it silences what it names, and a suppression t
 nothing, is malformed, or names no rule is itself a finding. ``until=DATE`` makes a
 suppression expire, after which the finding comes back together with a note.
 
-Forms:
+Forms (a ``#`` inside a string value, such as a script in a ``|`` block, is text, not a comment):
 
 - ``# dralint: ignore[RULE,...] [until=YYYY-MM-DD] [reason]`` at the end of the offending
   line, or alone on the line above it;
@@ -23,7 +23,7 @@ import datetime as dt
 import fnmatch
 import re
 from dataclasses import dataclass, field
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Iterator
 
 from dralint.catalog import Rule, load_catalog
 from dralint.config import UNKNOWN_RULE
@@ -32,7 +32,7 @@ from dralint.engine import RunResult, enabled_rules, rule_matches
 from dralint.fingerprint import normal_path
 from dralint.objects import KubeObject, pod_templates
 from dralint.options import LintOptions
-from dralint.yamlload import SourceText
+from dralint.yamlload import Document, SourceText, iter_paths
 
 IGNORE_ANNOTATION = "dralint.io/ignore"
 REASON_ANNOTATION = "dralint.io/ignore-reason"
@@ -112,14 +112,35 @@ def _in_file(path: str) -> Callable[[Diagnostic], bool]:
     return lambda d: d.span.path == path
 
 
-def comment_suppressions(source: SourceText, findings: list[Finding]) -> list[Suppression]:
+def _string_extents(doc: Document) -> Iterator[tuple[tuple[int, int], tuple[int, int]]]:
+    """(start, end) of each string value holding a ``#``; a block scalar's text starts on the
+    line after its ``|`` or ``>``, where a comment may still follow the indicator."""
+    for path, value in iter_paths(doc.data):
+        if isinstance(value, str) and "#" in value:
+            span = doc.locate(path)
+            start = (span.line + 1, 1) if doc.value_style(path) in ("|", ">") else (span.line, span.column)
+            yield start, (span.end_line, span.end_column)
+
+
+def _in_string(documents: Iterable[Document]) -> Callable[[int, int], bool]:
+    """Whether a 1-based (line, column) lies inside a string value, where ``#`` is text and
+    not a comment: a shell script in a ``|`` block, a quoted message."""
+    extents = [extent for doc in documents for extent in _string_extents(doc)]
+    return lambda line, col: any(start <= (line, col) < end for start, end in extents)
+
+
+def comment_suppressions(source: SourceText, findings: list[Finding], documents: Iterable[Document] = ()) -> list[Suppression]:
     """Suppressions written as comments in one file; malformed ones become findings."""
     out: list[Suppression] = []
     code_lines = _code_lines(source)
+    in_string: Callable[[int, int], bool] | None = None
     for number in range(1, len(source.line_starts) + 1):
         text = source.line_text(number)
         match = _COMMENT_RE.search(text)
         if match is None:
+            continue
+        in_string = in_string or _in_string(documents)
+        if in_string(number, match.start() + 1):
             continue
         span = Span(source.path, number, match.start() + 1, number, len(text) + 1)
         args = _ARGS_RE.match(match.group("rest").strip())
@@ -232,8 +253,11 @@ def apply(result: RunResult, options: LintOptions, today: dt.date,
     catalog = load_catalog()
     findings: list[Finding] = []
     suppressions: list[Suppression] = []
+    documents: dict[str, dict[int, Document]] = {}
+    for obj in result.context.objects:
+        documents.setdefault(obj.path, {})[id(obj.doc)] = obj.doc
     for source in result.sources.values():
-        suppressions.extend(comment_suppressions(source, findings))
+        suppressions.extend(comment_suppressions(source, findings, documents.get(source.path, {}).values()))
     suppressions.extend(annotation_suppressions((o for o in result.context.objects if o.origin != "context"), findings))
     suppressions.extend(path_suppressions(options, locate_config))
     live = [s for s in suppressions if s.until is None or s.until >= today]

@@ -105,9 +105,17 @@ def test_malformed_suppressions_are_findings(tmp_path):
 
 
 def test_hash_inside_a_value_is_not_a_comment(tmp_path):
-    text = CM + "data:\n  note: 'a#dralint: ignore[YAML002]'\n  url: http://x/#dralint:ignore\n"
+    text = CM + (
+        "data:\n"
+        "  note: 'text # dralint: ignore[YAML002] inside quotes'\n"
+        "  url: http://x/#dralint:ignore\n"
+        "  script: |  # dralint: ignore[YAML003] a real comment on the indicator line\n"
+        "    echo hi # dralint: ignore-file[YAML002] shell text\n"
+        "    # dralint: ignore\n"
+    )
     result = lint_yaml(tmp_path, text)
-    assert rules_of(result) == []
+    assert rules_of(result) == ["CFG003"]
+    assert where(result, "CFG003") == [(8, 14)]
 
 
 def test_per_path_ignores_from_config_and_their_unused_warning(tmp_path):
