@@ -32,8 +32,10 @@ def normal_path(path: str) -> str:
     return rel.replace(os.sep, "/")
 
 
-def _identity(diag: Diagnostic, sources: dict[str, SourceText]) -> str:
-    parts = [diag.rule, normal_path(diag.span.path), diag.message]
+def _identity(diag: Diagnostic, sources: dict[str, SourceText], paths: dict[str, str]) -> str:
+    if diag.span.path not in paths:
+        paths[diag.span.path] = normal_path(diag.span.path)
+    parts = [diag.rule, paths[diag.span.path], diag.message]
     if diag.object is not None:
         obj = diag.object
         parts += [obj.api_version, obj.kind, obj.namespace or "", obj.name]
@@ -49,8 +51,9 @@ def fingerprints(diagnostics: Iterable[Diagnostic], sources: dict[str, SourceTex
     """``{diagnostic: "hash:occurrence"}`` for every diagnostic, in report order."""
     seen: Counter[str] = Counter()
     out: dict[Diagnostic, str] = {}
+    paths: dict[str, str] = {}
     for diag in sorted(diagnostics, key=lambda d: d.sort_key):
-        digest = hashlib.sha256(_identity(diag, sources).encode("utf-8")).hexdigest()[:32]
+        digest = hashlib.sha256(_identity(diag, sources, paths).encode("utf-8")).hexdigest()[:32]
         seen[digest] += 1
         out[diag] = f"{digest}:{seen[digest]}"
     return out

@@ -7,8 +7,10 @@ An object without findings is a passing test case, so the report also shows what
 
 from __future__ import annotations
 
+import bisect
 import re
 import xml.etree.ElementTree as ET
+from collections import defaultdict
 
 from dralint.diagnostics import Diagnostic
 from dralint.engine import FileResult, RunResult
@@ -33,24 +35,36 @@ def _failure(case: ET.Element, diag: Diagnostic) -> None:
     element.text = _clean(body)
 
 
-def _owner(diag: Diagnostic, objects: list[KubeObject]) -> int | None:
-    """The object a finding belongs to: named by the finding, or else the one whose text holds it."""
-    for index, obj in enumerate(objects):
-        if diag.object is not None and diag.object == obj.ref:
-            return index
-    start = (diag.span.line, diag.span.column)
-    for index, obj in enumerate(objects):
-        extent = obj.span(())
-        if (extent.line, extent.column) <= start < (extent.end_line, extent.end_column):
-            return index
-    return None
+class _Owners:
+    """Finds the object a finding belongs to in one file, in O(log n) per finding.
+
+    Named by the finding (its object reference), or else the object whose text holds the
+    finding's start (engine findings such as duplicate keys carry no reference).
+    """
+
+    def __init__(self, objects: list[KubeObject]):
+        self.by_ref = {obj.ref: index for index, obj in reversed(list(enumerate(objects)))}
+        extents = sorted((obj.span(()), index) for index, obj in enumerate(objects))
+        self.starts = [(span.line, span.column) for span, _ in extents]
+        self.extents = extents
+
+    def __call__(self, diag: Diagnostic) -> int | None:
+        if diag.object is not None and diag.object in self.by_ref:
+            return self.by_ref[diag.object]
+        start = (diag.span.line, diag.span.column)
+        position = bisect.bisect_right(self.starts, start) - 1
+        if position < 0:
+            return None
+        extent, index = self.extents[position]
+        return index if start < (extent.end_line, extent.end_column) else None
 
 
 def _suite(parent: ET.Element, file: FileResult, objects: list[KubeObject], diagnostics: list[Diagnostic]) -> tuple[int, int]:
     cases: list[tuple[str, list[Diagnostic]]] = [(obj.display, []) for obj in objects]
     loose: list[Diagnostic] = []
+    owner_of = _Owners(objects)
     for diag in diagnostics:
-        owner = _owner(diag, objects)
+        owner = owner_of(diag)
         (loose if owner is None else cases[owner][1]).append(diag)
     if loose or not cases:
         cases.insert(0, ("(file)", loose))
@@ -66,10 +80,15 @@ def _suite(parent: ET.Element, file: FileResult, objects: list[KubeObject], diag
 def render(result: RunResult, color: bool = False) -> str:
     root = ET.Element("testsuites", name="dralint")
     tests = failures = 0
+    objects: dict[str, list[KubeObject]] = defaultdict(list)
+    for obj in result.context.objects:
+        if obj.origin != "context":
+            objects[obj.path].append(obj)
+    found: dict[str, list[Diagnostic]] = defaultdict(list)
+    for diag in result.diagnostics:
+        found[diag.span.path].append(diag)
     for file in result.files:
-        objects = [o for o in result.context.objects if o.path == file.path and o.origin != "context"]
-        found = [d for d in result.diagnostics if d.span.path == file.path]
-        counted = _suite(root, file, objects, found)
+        counted = _suite(root, file, objects[file.path], found[file.path])
         tests, failures = tests + counted[0], failures + counted[1]
     root.set("tests", str(tests))
     root.set("failures", str(failures))
