@@ -190,12 +190,15 @@ def lint_command(ctx: click.Context, paths: tuple[str, ...], formats: tuple[str,
     if write_baseline:
         recorded = sorted(result.diagnostics + result.known, key=lambda d: d.sort_key)
         _write(json.dumps(baseline_document(recorded, result.fingerprints), indent=2) + "\n", write_baseline)
-        click.echo(f"dralint: recorded {len(recorded)} findings in {write_baseline}", err=True)
+        if not any(target is None and fmt not in ("text", "github") for fmt, target in targets):
+            click.echo(f"dralint: recorded {len(recorded)} findings in {write_baseline}", err=True)
     for fmt, target in targets:
         colored = fmt == "text" and (use_color(color, sys.stdout) if target is None else color == "always")
         _write(reporter(fmt)(result, colored), target)
-    if not any(target is None and fmt in ("text", "github") for fmt, target in targets):
-        click.echo(summary(result), err=True)
+    if all(target is not None for _, target in targets):
+        # Every report went to a file: the summary line is the job log. When a machine report
+        # holds stdout nothing else is printed, not even on stderr, so `2>&1` cannot corrupt it.
+        click.echo(summary(result))
     if not result.sources:
         click.echo("dralint: nothing could be read from the given paths", err=True)
         sys.exit(2)

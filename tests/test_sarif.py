@@ -198,7 +198,7 @@ def test_security_rules_carry_security_severity():
                 summary="s", rationale="r", fix="f", tags=("pod",), security_severity="8.5")
     props = rule_descriptor(rule)["properties"]
     assert props["security-severity"] == "8.5" and "security" in props["tags"]
-    assert "problem.severity" not in props
+    assert props["problem.severity"] == "error" and props["precision"] == "high"
 
 
 def test_github_profile_check_catches_what_peers_got_wrong():

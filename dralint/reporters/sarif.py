@@ -41,12 +41,13 @@ def _clip(text: str, limit: int = _TEXT_LIMIT) -> str:
 def rule_descriptor(rule: Rule) -> dict[str, Any]:
     """A reportingDescriptor from the catalog entry, within GitHub's field limits."""
     tags = [rule.category, *rule.tags]
-    properties: dict[str, Any] = {"precision": "very-high" if rule.category in _VERY_HIGH else "high"}
-    if rule.security_severity:
+    properties: dict[str, Any] = {
+        "precision": "very-high" if rule.category in _VERY_HIGH else "high",
+        "problem.severity": _PROBLEM[rule.severity],
+    }
+    if rule.security_severity:  # marks a security rule for GitHub, which then ranks by it
         properties["security-severity"] = rule.security_severity
         tags.append("security")
-    else:
-        properties["problem.severity"] = _PROBLEM[rule.severity]
     properties["tags"] = list(dict.fromkeys(tags))[:20]
     return {
         "id": rule.id,
