@@ -173,6 +173,7 @@ def lint_command(ctx: click.Context, paths: tuple[str, ...], formats: tuple[str,
                  slices: tuple[str, ...], feature_gates: str | None, closed_world: tuple[str, ...], profile: str | None,
                  select: tuple[str, ...], ignore: tuple[str, ...], stdin_filename: str | None) -> None:
     """Lint manifests in PATHS (files, directories, or - for stdin; default: .)."""
+    # click has validated FORMATS and OUTPUTS; pairing them needs their order on the command line.
     targets = report_targets(ctx.meta["dralint.raw_args"])
     config = _load_config(config_path, no_config)
     given: dict[str, object] = {
