@@ -228,4 +228,7 @@ def explain_command(rule_id: str) -> None:
     click.echo(explain(rule))
 
 
+from dralint.fix.command import fix_command  # noqa: E402  (commands register after main exists)
+
+main.add_command(fix_command)
 main.add_command(config_command)
