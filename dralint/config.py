@@ -175,6 +175,8 @@ def _yaml_mapping(config: LoadedConfig) -> dict | None:
     return first.data
 
 
+#: ``name:rest`` values (such as built-in snapshot names like ``example:h100``) are not paths.
+_NOT_A_PATH = re.compile(r"^[a-z][a-z0-9+.-]+:(?![\\/])")
 _HEADER_RE = re.compile(r"^\s*\[\s*([^\]\[]+?)\s*\]\s*(#.*)?$")
 
 
@@ -356,7 +358,7 @@ def _rebase(value: Any, base_dir: str) -> Any:
         return None
     if isinstance(value, list):
         return [_rebase(v, base_dir) for v in value]
-    if value == "-" or os.path.isabs(value):
+    if value == "-" or os.path.isabs(value) or _NOT_A_PATH.match(value):
         return value
     return display_path(value, base_dir)
 

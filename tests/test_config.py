@@ -131,13 +131,14 @@ def test_discovery_prefers_the_nearest_and_skips_pyproject_without_table(in_tmp)
 
 
 def test_paths_are_relative_to_the_config_file(in_tmp, monkeypatch):
-    write(in_tmp / ".dralint.yaml", "paths: [deploy]\ncontext: [shared]\nper-path-ignores:\n  deploy/vendor/*: [YAML002]\n")
+    write(in_tmp / ".dralint.yaml", "paths: [deploy]\ncontext: [shared]\nslices: ['example:h100']\nper-path-ignores:\n  deploy/vendor/*: [YAML002]\n")
     (in_tmp / "sub").mkdir()
     monkeypatch.chdir(in_tmp / "sub")
     config = load_config(find_config("."))
     assert config.values["paths"] == ["../deploy"] and config.values["context"] == ["../shared"]
+    assert config.values["slices"] == ["example:h100"]  # a snapshot name, not a path
     assert list(config.values["per_path_ignores"]) == ["../deploy/vendor/*"]
-    assert config.locate_per_path("../deploy/vendor/*").line == 4
+    assert config.locate_per_path("../deploy/vendor/*").line == 5
 
 
 def invoke(*args):
