@@ -6,6 +6,7 @@ usage errors or when nothing could be read.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import sys
@@ -193,6 +194,8 @@ def lint_command(ctx: click.Context, paths: tuple[str, ...], formats: tuple[str,
         _write(json.dumps(baseline_document(recorded, result.fingerprints), indent=2) + "\n", write_baseline)
         if not any(target is None and fmt not in ("text", "github") for fmt, target in targets):
             click.echo(f"dralint: recorded {len(recorded)} findings in {write_baseline}", err=True)
+    if any(fmt == "sarif" for fmt, _ in targets):
+        result = dataclasses.replace(result, fixes=fix_replacements(result))
     for fmt, target in targets:
         colored = fmt == "text" and (use_color(color, sys.stdout) if target is None else color == "always")
         _write(reporter(fmt)(result, colored), target)
@@ -229,6 +232,7 @@ def explain_command(rule_id: str) -> None:
 
 
 from dralint.fix.command import fix_command  # noqa: E402  (commands register after main exists)
+from dralint.fix.runner import fix_replacements  # noqa: E402
 
 main.add_command(fix_command)
 main.add_command(config_command)

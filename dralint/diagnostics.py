@@ -104,3 +104,12 @@ class Suppressed:
     diagnostic: Diagnostic
     kind: str
     justification: str
+
+
+@dataclass(frozen=True)
+class Replacement:
+    """A text edit that fixes a finding: delete ``region`` (end exclusive; an empty region is
+    an insertion point) and insert ``text``. SARIF carries these as ``fixes[]``."""
+
+    region: Span
+    text: str

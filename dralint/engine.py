@@ -13,7 +13,7 @@ from typing import BinaryIO, Iterable
 
 from dralint.catalog import DRA_CATEGORIES, Rule, load_catalog
 from dralint.context import Context
-from dralint.diagnostics import Diagnostic, Finding, Related, Severity, Span, Suppressed
+from dralint.diagnostics import Diagnostic, Finding, Related, Replacement, Severity, Span, Suppressed
 from dralint.manifests import ShapeProblem, objects_from
 from dralint.objects import KubeObject
 from dralint.options import LintOptions
@@ -69,6 +69,8 @@ class RunResult:
     known: list[Diagnostic] = field(default_factory=list)
     fingerprints: dict[Diagnostic, str] = field(default_factory=dict)
     failed_gates: list[str] = field(default_factory=list)
+    # The edits `dralint fix` would make, per diagnostic; computed only for reports that show them.
+    fixes: dict[Diagnostic, tuple[Replacement, ...]] = field(default_factory=dict)
 
     @property
     def objects(self) -> int:

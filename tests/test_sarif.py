@@ -224,3 +224,30 @@ def test_every_format_writes_its_own_file_in_one_run(in_tmp):
     assert json.loads((in_tmp / "out.sarif").read_text())["version"] == "2.1.0"
     assert json.loads((in_tmp / "report.json").read_text())["version"] == 1
     assert (in_tmp / "report.xml").read_text().startswith("<?xml")
+
+
+V1BETA1_CLASS = """\
+apiVersion: resource.k8s.io/v1beta1
+kind: DeviceClass
+metadata:
+  name: gpu.example.com
+spec:
+  selectors:
+  - cel:
+      expression: device.driver == "gpu.example.com"
+"""
+
+
+def test_fixable_findings_carry_their_edits_as_fixes(in_tmp):
+    Path("class.yaml").write_text(V1BETA1_CLASS)
+    log, _ = sarif("class.yaml")
+    assert not schema_errors(log)
+    (result,) = [r for r in log["runs"][0]["results"] if r["ruleId"] == "API012"]
+    (fix,) = result["fixes"]
+    (change,) = fix["artifactChanges"]
+    assert change["artifactLocation"]["uri"] == "class.yaml"
+    (replacement,) = change["replacements"]
+    assert replacement["deletedRegion"]["startLine"] == 1
+    assert replacement["insertedContent"]["text"].startswith("apiVersion: resource.k8s.io/v1\n")
+    unfixable = [r for r in log["runs"][0]["results"] if r["ruleId"] != "API012"]
+    assert all("fixes" not in r for r in unfixable)

@@ -18,7 +18,7 @@ from urllib.parse import quote
 
 from dralint import __version__
 from dralint.catalog import Rule, load_catalog
-from dralint.diagnostics import Diagnostic, Severity, Span, Suppressed
+from dralint.diagnostics import Diagnostic, Replacement, Severity, Span, Suppressed
 from dralint.docs import explain
 from dralint.engine import RunResult
 
@@ -87,7 +87,7 @@ def _physical(span: Span, root: str, artifacts: dict[str, dict[str, Any]]) -> di
 
 
 def _result(diag: Diagnostic, index: dict[str, int], fingerprint: str | None, root: str, suppression: Suppressed | None,
-            artifacts: dict[str, dict[str, Any]]) -> dict[str, Any]:
+            artifacts: dict[str, dict[str, Any]], fixes: tuple[Replacement, ...] = ()) -> dict[str, Any]:
     text = diag.message + (f"\nhint: {diag.hint}" if diag.hint else "")
     out: dict[str, Any] = {
         "ruleId": diag.rule,
@@ -109,7 +109,23 @@ def _result(diag: Diagnostic, index: dict[str, int], fingerprint: str | None, ro
         out["partialFingerprints"] = {"primaryLocationLineHash": fingerprint, "dralint/v1": fingerprint}
     if suppression is not None:
         out["suppressions"] = [{"kind": suppression.kind, "status": "accepted", "justification": suppression.justification}]
+    if fixes:
+        out["fixes"] = [_fix(diag, fixes, root, artifacts)]
     return out
+
+
+def _fix(diag: Diagnostic, replacements: tuple[Replacement, ...], root: str, artifacts: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The edits `dralint fix` makes for ``diag``, as one SARIF fix."""
+    return {
+        "description": {"text": f"dralint fix --rule {diag.rule}"},
+        "artifactChanges": [{
+            "artifactLocation": _physical(diag.span, root, artifacts)["artifactLocation"],
+            "replacements": [
+                {"deletedRegion": _physical(r.region, root, artifacts)["region"], "insertedContent": {"text": r.text}}
+                for r in replacements
+            ],
+        }],
+    }
 
 
 def document(result: RunResult) -> dict[str, Any]:
@@ -131,7 +147,7 @@ def document(result: RunResult) -> dict[str, Any]:
         "originalUriBaseIds": {SRCROOT: {"uri": Path(os.path.realpath(root)).as_uri() + "/"}},
         "columnKind": "unicodeCodePoints",
         "invocations": [{"executionSuccessful": bool(result.sources)}],
-        "results": [_result(d, index, result.fingerprints.get(d), root, s, artifacts) for d, s in entries],
+        "results": [_result(d, index, result.fingerprints.get(d), root, s, artifacts, result.fixes.get(d, ())) for d, s in entries],
     }
     return {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
 
