@@ -1,8 +1,10 @@
 """dralint.cel.check: what the API server says about a selector, at the exact character."""
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from dralint.cel import MAX_LENGTH, check
+from dralint.cel import MAX_LENGTH, Device, check, evaluate
 
 
 def _only_error(expression: str):
@@ -14,9 +16,9 @@ def _only_error(expression: str):
 @pytest.mark.parametrize(("expression", "fragment", "text"), [
     ('device.driver > 5', "'_>_' applied to '(string, int)'", ">"),
     ('device.drivr == "x"', "undefined field 'drivr'", "drivr"),
-    ('nosuchfn(1) == 1', "undeclared reference to 'nosuchfn'", "("),
+    ('nosuchfn(1) == 1', "undeclared reference to 'nosuchfn'", "nosuchfn"),
     ('quantity("1Gi") > 5', "(kubernetes.Quantity, int)", ">"),
-    ('quantity("1Gi").compareTo(semver("1.0.0")) == 0', "(kubernetes.Quantity, kubernetes.Semver)", "("),
+    ('quantity("1Gi").compareTo(semver("1.0.0")) == 0', "(kubernetes.Quantity, kubernetes.Semver)", "compareTo"),
     ('device.allowMultipleAllocations == "true"', "(bool, string)", "="),
     ('device.driver === "x"', "Syntax error", "="),
 ])
@@ -50,7 +52,7 @@ def test_eof_error_is_clamped_to_the_last_content_character() -> None:
 
 def test_several_errors_are_all_reported() -> None:
     result = check('nosuch1() && nosuch2()')
-    assert [r.start for r in result.errors] == [7, 20]   # the "(" of each call
+    assert [r.start for r in result.errors] == [0, 13]   # each function name
 
 
 def test_non_ascii_columns_count_code_points() -> None:
@@ -64,6 +66,7 @@ def test_non_ascii_columns_count_code_points() -> None:
     ('1 + 2', "int"),
     ('quantity("1")', "kubernetes.Quantity"),
     ('[true]', "list(bool)"),
+    ('device.attributes["d"].?x', "optional_type(dyn)"),
 ])
 def test_result_must_be_bool(expression: str, type_name: str) -> None:
     issue = _only_error(expression)
@@ -123,3 +126,60 @@ def test_length_limit_counts_bytes() -> None:
 
 def test_check_is_cached_per_expression() -> None:
     assert check('device.driver == "cache"') is check('device.driver == "cache"')
+
+
+_TOKENS = st.sampled_from([
+    "device", ".", "driver", "attributes", "capacity", '["d"]', "[", "]", "(", ")", "&&", "||", "==", ">",
+    '"x"', "'y'", "1", "2.5", "true", "!", "?", ":", ".?", "has(", "all(", "k", ",", "v", 'quantity("1Gi")',
+    'semver("1.0.0")', ".compareTo(", "\n", " ", "\x00", "\ud800", "é", "cel.bind(", "lists.range(", ".size()",
+    "in", "[1,2]", "{", "}", '"', "\\", "orValue(", "includes(", "+", "-", "*", "/", "%",
+])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_TOKENS, max_size=20).map("".join))
+def test_arbitrary_input_never_raises_and_spans_stay_inside(expression: str) -> None:
+    result = check(expression)
+    for issue in result.errors + result.warnings:
+        assert 0 <= issue.start < issue.end <= max(len(expression), 1)
+    evaluate(expression, Device(driver="d", attributes={"d": {"x": 1}}))
+
+
+def test_lone_surrogate_is_an_error_not_a_crash() -> None:
+    issue = _only_error('device.driver == "\ud800"')
+    assert "lone surrogate" in issue.message and issue.start == 18
+
+
+@pytest.mark.parametrize(("expression", "operator", "types"), [
+    ('device.capacity["d"].memory > 5', ">", "kubernetes.Quantity, int"),
+    ('device.capacity["d"].memory == "40Gi"', "==", "kubernetes.Quantity, string"),
+    ('device.capacity["d"].memory > device.capacity["d"].other', ">", "kubernetes.Quantity, kubernetes.Quantity"),
+    ('device.capacity["d"].memory >= quantity("1Gi")', ">=", None),
+    ('device.capacity["d"].memory.compareTo(semver("1.0.0")) == 0', "compareTo", "kubernetes.Quantity, kubernetes.Semver"),
+    ('device.capacity["d"].memory.add(1.5).sign() == 1', "add", None),
+    ('device.capacity["d"]["memory"] < 1', "<", "kubernetes.Quantity, int"),
+    ('quantity(device.capacity["d"].memory) == quantity("1")', "quantity", "kubernetes.Quantity"),
+])
+def test_capacities_are_quantities_as_for_the_api_server(expression: str, operator: str, types: str | None) -> None:
+    issue = _only_error(expression)
+    assert expression[issue.start:].startswith(operator)
+    assert "found no matching overload for" in issue.message
+    if types is not None:   # with quantity() on the other side the library's checker answers itself
+        assert issue.kind == "capacity" and f"applied to '({types})'" in issue.message
+
+
+@pytest.mark.parametrize("expression", [
+    'device.capacity["d"].memory.compareTo(quantity("40Gi")) >= 0',
+    'device.capacity["d"].memory == quantity("40Gi")',
+    'device.capacity["d"].memory.add(1).isGreaterThan(device.capacity["d"].other)',
+    'device.capacity["d"].?memory.orValue(quantity("0")).sign() >= 0',
+    'has(device.capacity["d"].memory) && device.capacity["d"].memory.isInteger()',
+    'device.capacity["d"].exists(name, device.capacity["d"][name].sign() > 0)',
+])
+def test_valid_quantity_uses(expression: str) -> None:
+    assert check(expression).ok
+
+
+def test_a_capacity_as_the_result_is_not_bool() -> None:
+    assert _only_error('device.capacity["d"].memory').message == (
+        "must evaluate to bool or the unknown type, not kubernetes.Quantity")

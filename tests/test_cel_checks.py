@@ -21,6 +21,19 @@ def _diags(tmp_path, manifest: str, rule: str = "CEL001", **options):
     return [d for d in result.diagnostics if d.rule == rule]
 
 
+def _claim(requests: str, api_version: str = "resource.k8s.io/v1") -> str:
+    """A ResourceClaim whose ``spec.devices.requests`` is the given YAML (indented by 4)."""
+    return f"""apiVersion: {api_version}
+kind: ResourceClaim
+metadata:
+  name: c
+  namespace: default
+spec:
+  devices:
+    requests:
+{requests}"""
+
+
 def _at(diag) -> tuple[int, int, int, int]:
     return diag.span.line, diag.span.column, diag.span.end_line, diag.span.end_column
 
@@ -81,20 +94,12 @@ spec:
 
 
 def test_v1beta1_flat_request(tmp_path) -> None:
-    manifest = """apiVersion: resource.k8s.io/v1beta1
-kind: ResourceClaim
-metadata:
-  name: c
-  namespace: default
-spec:
-  devices:
-    requests:
-    - name: gpu
+    manifest = _claim("""    - name: gpu
       deviceClassName: gpu.example.com
       selectors:
       - cel:
           expression: device.driver == 1
-"""
+""", "resource.k8s.io/v1beta1")
     assert [d.span.line for d in _diags(tmp_path, manifest)] == [13]
 
 
@@ -108,14 +113,18 @@ def test_result_type_length_and_not_checked(tmp_path) -> None:
 
 
 def test_version_and_capacity_lints_point_at_the_operator(tmp_path) -> None:
-    manifest = HEAD + """      expression: |
-        device.attributes["gpu.example.com"].driverVersion >= "550" &&
+    version = _diags(tmp_path, HEAD + """      expression: |
+        device.driver == "gpu.example.com" &&
+        device.attributes["gpu.example.com"].driverVersion >= "550"
+""", "CEL011")
+    capacity = _diags(tmp_path, HEAD + """      expression: |
+        device.driver == "gpu.example.com" &&
         device.capacity["gpu.example.com"].memory == "40Gi"
-"""
-    version = _diags(tmp_path, manifest, "CEL011")
-    capacity = _diags(tmp_path, manifest, "CEL012")
-    assert [(_at(d), d.severity.value) for d in version] == [((9, 60, 9, 62), "error")]
-    assert [(_at(d), d.severity.value) for d in capacity] == [((10, 51, 10, 53), "warning")]
+""", "CEL012")
+    assert [(_at(d), d.severity.value) for d in version] == [((10, 60, 10, 62), "error")]
+    assert [(_at(d), d.severity.value) for d in capacity] == [((10, 51, 10, 53), "error")]
+    assert capacity[0].message == ("compilation failed: ERROR: <input>:2:43: found no matching overload for "
+                                   "'_==_' applied to '(kubernetes.Quantity, string)'")
 
 
 SLICES = """apiVersion: v1
@@ -146,35 +155,20 @@ def test_snapshot_knows_which_attributes_are_versions(tmp_path) -> None:
 
 
 def test_request_inherits_the_class_selectors(tmp_path) -> None:
-    manifest = """apiVersion: resource.k8s.io/v1
-kind: DeviceClass
-metadata:
-  name: gpu.example.com
-spec:
-  selectors:
-  - cel:
-      expression: device.driver == "gpu.example.com"
+    manifest = HEAD + """      expression: device.driver == "gpu.example.com"
 ---
-apiVersion: resource.k8s.io/v1
-kind: ResourceClaim
-metadata:
-  name: c
-  namespace: default
-spec:
-  devices:
-    requests:
-    - name: gpu
+""" + _claim("""    - name: gpu
       exactly:
         deviceClassName: gpu.example.com
         selectors:
         - cel:
             expression: |
               device.attributes["gpu.example.com"].?productName.orValue("") == "H100"
-"""
+""")
     diags = _diags(tmp_path, manifest, "CEL015", slices=SLICES)
     assert len(diags) == 1
     assert diags[0].object.kind == "ResourceClaim"
-    assert "2 devices considered (2 of gpu.example.com)" in diags[0].message
+    assert 'considered the 2 devices that DeviceClass "gpu.example.com" admits (2 of gpu.example.com)' in diags[0].message
     assert (diags[0].span.line, diags[0].span.column) == (24, 15)
 
 
@@ -183,3 +177,35 @@ def test_snapshot_rules_stay_quiet_without_slices(tmp_path) -> None:
     result = lint_text(tmp_path, manifest)   # strict profile: CEL009 is on
     assert not {d.rule for d in result.diagnostics} & {"CEL008", "CEL010", "CEL015"}
     assert {d.rule for d in result.diagnostics} >= {"CEL009"}
+
+
+def test_request_of_an_unknown_class_is_not_evaluated(tmp_path) -> None:
+    manifest = _claim("""    - name: gpu
+      exactly:
+        deviceClassName: not-in-this-run
+        selectors:
+        - cel:
+            expression: device.attributes["resource.kubernetes.io"].pciBusID == "0008:06:00.0"
+""")
+    result = lint_text(tmp_path, manifest, slices=SLICES)
+    assert not {d.rule for d in result.diagnostics} & {"CEL008", "CEL015"}
+
+
+def test_feature_gated_parts_of_the_environment(tmp_path) -> None:
+    manifest = HEAD + '      expression: device.attributes["gpu.example.com"].ids.includes(3)\n'
+    off = _diags(tmp_path, manifest)
+    assert [(d.span.line, d.span.column, d.span.end_column) for d in off] == [(8, 60, 68)]
+    assert "undeclared reference to 'includes'" in off[0].message
+    assert not _diags(tmp_path, manifest, feature_gates={"DRAListTypeAttributes": True})
+    field = HEAD + "      expression: device.allowMultipleAllocations\n"
+    assert not _diags(tmp_path, field)                      # beta, on by default
+    assert _diags(tmp_path, field, feature_gates={"DRAConsumableCapacity": False})
+
+
+def test_only_the_newest_generation_of_a_pool_counts(tmp_path) -> None:
+    stale = SLICES.replace("generation: 1", "generation: 0").replace("name: a\n", "name: old\n").replace(
+        "productName: {string: A100}", "productName: {string: H100}")
+    manifest = HEAD + '      expression: device.attributes["gpu.example.com"].?productName.orValue("") == "H100"\n'
+    both = stale + "\n".join(SLICES.splitlines()[3:]) + "\n"
+    assert _diags(tmp_path, manifest, "CEL015", slices=both)       # the H100 slice is outdated
+    assert not _diags(tmp_path, manifest, "CEL015", slices=stale)  # alone, it is the newest

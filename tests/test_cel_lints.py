@@ -1,7 +1,7 @@
 """Static selector lints in dralint.cel.lints (offsets are into the expression)."""
 
 from dralint.cel import check
-from dralint.cel.lints import (capacity_misuse, constant_value, domain_mismatches, lookups, pinned_drivers,
+from dralint.cel.lints import (constant_value, domain_mismatches, lookups, pinned_drivers,
                                quantity_string_comparisons, unguarded_lookups, version_string_comparisons)
 
 
@@ -69,15 +69,6 @@ def test_version_knowledge_from_a_snapshot_overrides_the_name_guess() -> None:
     assert _texts(expression, notes) == [">"]
 
 
-def test_capacity_compared_with_number_or_string() -> None:
-    expression = 'device.capacity["d"].memory > 5 || device.capacity["d"].memory == "40Gi"'
-    notes = capacity_misuse(expression, _ast(expression))
-    assert _texts(expression, notes) == [">", "=="]
-    assert "runtime error" in notes[0].message and "never true" in notes[1].message
-    fine = 'device.capacity["d"].memory.compareTo(quantity("40Gi")) >= 0'
-    assert capacity_misuse(fine, _ast(fine)) == []
-
-
 def test_quantity_like_string_ordering() -> None:
     expression = 'device.attributes["d"].memory >= "40Gi"'
     notes = quantity_string_comparisons(expression, _ast(expression))
@@ -91,3 +82,15 @@ def test_constant_selectors() -> None:
     assert constant_value("1 == 2") is False
     assert constant_value('device.driver == "x"') is None
     assert isinstance(constant_value('quantity("bad") == quantity("1")'), str)
+
+
+def test_qualified_name_used_as_domain() -> None:
+    expression = 'device.attributes["dra.net/rdma"].bool == true'
+    notes = domain_mismatches(expression, _ast(expression), set())
+    assert _texts(expression, notes) == ['"dra.net/rdma"']
+    assert notes[0].hint == 'device.attributes["dra.net"].rdma'
+
+
+def test_subdomain_of_the_driver_is_fine() -> None:
+    expression = 'device.attributes["gce.dra.net"].networkName == "x"'
+    assert domain_mismatches(expression, _ast(expression), {"dra.net"}) == []

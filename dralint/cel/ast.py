@@ -143,10 +143,10 @@ def _type_name(raw: bytes) -> str:
             return "type"
         if number == 12:
             return "error"
-        if number == 14:
-            parts = [v for n, _w, v in _fields(item)]
-            name = parts[0].decode() if parts else "abstract"
-            return name
+        if number == 14:   # AbstractType{name, parameter_types}
+            name = next((v.decode() for n, _w, v in _fields(item) if n == 1), "abstract")
+            params = [_type_name(v) for n, _w, v in _fields(item) if n == 2]
+            return f"{name}({', '.join(params)})" if params else name
     return "dyn"
 
 
@@ -179,22 +179,15 @@ def _expr(raw: bytes, positions: dict[int, int], types: dict[int, str]) -> Node:
         elif number == 4:
             node.kind = "ident"
             node.value = next((v.decode() for n, _w, v in _fields(item) if n == 1), "")
-        elif number == 5:
-            node.kind = "select"
+        elif number in (5, 6):   # Select{operand, field, test_only} / Call{target, function, args}
+            node.kind = "select" if number == 5 else "call"
             for n, _w, v in _fields(item):
                 if n == 1:
                     node.target = _expr(v, positions, types)
                 elif n == 2:
                     node.value = v.decode()
-                elif n == 3:
+                elif n == 3 and number == 5:
                     node.test_only = bool(v)
-        elif number == 6:
-            node.kind = "call"
-            for n, _w, v in _fields(item):
-                if n == 1:
-                    node.target = _expr(v, positions, types)
-                elif n == 2:
-                    node.value = v.decode()
                 elif n == 3:
                     node.args.append(_expr(v, positions, types))
         elif number == 7:

@@ -9,6 +9,7 @@ from typing import Any
 
 from dralint.cel import env as _env
 from dralint.cel.ast import Node, decode_checked_expr
+from dralint.cel.capacity import QUANTITY, capacity_type_errors, is_capacity_value
 from dralint.cel.cost import MAX_COST, CostEstimate, estimate_cost
 from dralint.cel.device import Device
 from dralint.semver import Semver
@@ -33,7 +34,7 @@ class CelIssue:
     message: str
     start: int
     end: int
-    kind: str = "compile"   # compile | result-type | length | cost
+    kind: str = "compile"   # compile | capacity | result-type | length | cost
 
 
 @dataclass(frozen=True)
@@ -106,8 +107,8 @@ def _span(expression: str, offset: int, detail: str) -> tuple[int, int]:
     match = _QUOTED.search(detail)
     if match:
         name = match.group(1)
-        for start in (offset, offset + 1):
-            if expression.startswith(name, start):
+        for start in (offset, offset + 1, offset - len(name)):   # at, after the ".", before the "("
+            if start >= 0 and expression.startswith(name, start):
                 return start, start + len(name)
     return offset, min(offset + 1, max(len(expression), 1))
 
@@ -144,13 +145,19 @@ def check(expression: str) -> CheckResult:
     if len(expression.encode("utf-8", "surrogatepass")) > MAX_LENGTH:
         issue = CelIssue(f"Too long: may not be more than {MAX_LENGTH} bytes", 0, len(expression), "length")
         return CheckResult(expression, errors=(issue,))
+    bad = next((i for i, c in enumerate(expression) if "\ud800" <= c <= "\udfff"), None)
+    if bad is not None:
+        # YAML's "\ud800" escape can produce a lone surrogate; it is not text the API server can read
+        issue = CelIssue(f"compilation failed: character U+{ord(expression[bad]):04X} at offset {bad} is not valid "
+                         "Unicode text (a lone surrogate)", bad, bad + 1)
+        return CheckResult(expression, errors=(issue,))
     try:
         compiled = _env.check_env().compile(expression)
     except RuntimeError as exc:
         return _failed(expression, str(exc))
     ast = decode_checked_expr(compiled.serialize())
-    result_type = ast.type
-    errors: list[CelIssue] = []
+    result_type = QUANTITY if is_capacity_value(ast) else ast.type
+    errors = [CelIssue(message, start, end, "capacity") for message, start, end in capacity_type_errors(expression, ast)]
     if result_type not in ("bool", "dyn"):
         end = len(expression.rstrip())
         start = len(expression) - len(expression.lstrip())

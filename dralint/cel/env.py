@@ -66,11 +66,13 @@ class CelEvalError(Exception):
 
 
 # --- tagged values -------------------------------------------------------------------------
+@functools.lru_cache(maxsize=4096)
 def quantity_tag(q: Quantity) -> str:
     """Canonical tagged string for a Quantity: its exact value in plain decimal notation."""
     return QUANTITY_TAG + _decimal_text(q.value)
 
 
+@functools.lru_cache(maxsize=4096)
 def semver_tag(v: Semver) -> str:
     """Canonical tagged string for a Semver: equal precedence gives equal tags."""
     return SEMVER_TAG + v.precedence_key()
@@ -117,6 +119,7 @@ def _ordered(a: Any, b: Any) -> int:
 
 
 # --- function implementations (eval env) ---------------------------------------------------
+@functools.lru_cache(maxsize=4096)
 def _quantity(text: str) -> str:
     try:
         return quantity_tag(parse_quantity(text))
@@ -124,6 +127,7 @@ def _quantity(text: str) -> str:
         raise CelEvalError(str(exc)) from exc
 
 
+@functools.lru_cache(maxsize=4096)
 def _semver(text: str, normalize: bool = False) -> str:
     try:
         return semver_tag(parse_semver(text, normalize))

@@ -21,8 +21,8 @@ from dralint.quantity import QuantityError, parse_quantity
 from dralint.semver import is_semver
 
 __all__ = ["Lookup", "SelectorNote", "lookups", "pinned_drivers", "domain_mismatches",
-           "unguarded_lookups", "version_string_comparisons", "capacity_misuse",
-           "quantity_string_comparisons", "constant_value", "STANDARD_DOMAINS"]
+           "unguarded_lookups", "version_string_comparisons",
+           "quantity_string_comparisons", "constant_value", "gated_uses", "GATED", "STANDARD_DOMAINS"]
 
 # Domains every driver may use for standardized attributes (e.g. resource.kubernetes.io/pcieRoot).
 STANDARD_DOMAINS = frozenset({"resource.kubernetes.io"})
@@ -139,32 +139,40 @@ def pinned_drivers(root: Node) -> set[str]:
 
 
 def _is_driver(node: Node) -> bool:
-    return (node.kind == "select" and node.value == "driver" and node.target is not None
-            and node.target.kind == "ident" and node.target.value == "device")
+    return node.kind == "select" and node.value == "driver" and _is_device(node.target)
 
 
 def domain_mismatches(expression: str, root: Node, drivers: set[str], published: set[str] | None = None) -> list[SelectorNote]:
-    """Domains indexed by this selector that differ from every driver the class/request pins.
+    """Domains indexed by this selector that no eligible device can have.
 
-    ``published``: domains the pinned drivers' devices publish in the snapshot (those are fine).
+    Two cases: a "domain" holding a ``/`` (a qualified name used as a domain, always an empty
+    map), and a domain that differs from every driver the class/request pins.  Subdomains of a
+    pinned driver (``gce.dra.net`` for ``dra.net``), the standard ``resource.kubernetes.io``
+    domain and, with a snapshot, domains the pinned drivers' devices publish (``published``) are
+    fine.
     """
-    if not drivers:
-        return []
     notes: list[SelectorNote] = []
-    seen: set[tuple[str, int]] = set()
+    seen: set[int] = set()
     for lookup in lookups(root):
         domain = lookup.domain.lower()
-        if domain in drivers or domain in STANDARD_DOMAINS or (published and domain in published):
+        if lookup.domain_node.offset in seen:
             continue
-        key = (domain, lookup.domain_node.offset)
-        if key in seen:
+        seen.add(lookup.domain_node.offset)
+        span = _literal_span(expression, lookup.domain_node)
+        if "/" in domain:
+            prefix, _, name = lookup.domain.partition("/")
+            notes.append(SelectorNote(
+                f'"{lookup.domain}" is not a domain but a qualified name: device.{lookup.kind}["{lookup.domain}"] '
+                "is always an empty map", *span,
+                hint=f'device.{lookup.kind}["{prefix}"].{name.split("/")[0]}'))
             continue
-        seen.add(key)
+        if not drivers or domain in STANDARD_DOMAINS or (published and domain in published) \
+                or any(domain == d or domain.endswith("." + d) for d in drivers):
+            continue
         pinned = ", ".join(f'"{d}"' for d in sorted(drivers))
         notes.append(SelectorNote(
             f'selector reads {lookup.kind} of domain "{lookup.domain}" but only devices of driver {pinned} '
-            f"can be selected; their {lookup.kind} are under their own driver's domain",
-            *_literal_span(expression, lookup.domain_node),
+            f"can be selected; their {lookup.kind} are under their own driver's domain", *span,
             hint=f'use device.{lookup.kind}["{sorted(drivers)[0]}"] or check the driver name'))
     return notes
 
@@ -226,38 +234,6 @@ def _operator(call: Node) -> str:
     return str(call.value).strip("_").replace("_", "")
 
 
-def capacity_misuse(expression: str, root: Node) -> list[SelectorNote]:
-    """A capacity (a Quantity) compared with a number or a string instead of ``quantity()``.
-
-    The checker types capacities as dyn, so ``>``/``==`` against a number or string compile;
-    method calls such as ``compareTo(5)`` are already rejected by the checker.
-    """
-    by_id = {lk.node.id: lk for lk in lookups(root) if lk.kind == "capacity" and not lk.guarded}
-    notes: list[SelectorNote] = []
-    for call, left, right in _comparisons(root):
-        for cap, other in ((left, right), (right, left)):
-            lookup = by_id.get(cap.id)
-            if lookup is None or other.type not in ("int", "uint", "double", "string"):
-                continue
-            outcome = ("a runtime error on every device that has it" if call.value in _ORDERING
-                       else "never true")
-            article = "an" if other.type == "int" else "a"
-            notes.append(_capacity_note(lookup, other, f"compares it with {article} {other.type} using {_operator(call)}",
-                                        outcome, call.offset, call.offset + len(_operator(call)),
-                                        fails=call.value in _ORDERING))
-    return notes
-
-
-def _capacity_note(lookup: Lookup, other: Node, what: str, outcome: str, start: int, end: int,
-                   fails: bool) -> SelectorNote:
-    sample = other.value if other.kind == "const" and isinstance(other.value, (str, int)) else "..."
-    return SelectorNote(
-        f'capacity "{lookup.name}" is a quantity; this {what}, which is {outcome}',
-        start, end,
-        hint=f'device.capacity["{lookup.domain}"].{lookup.name}.compareTo(quantity("{sample}")) >= 0',
-        fails=fails)
-
-
 def quantity_string_comparisons(expression: str, root: Node) -> list[SelectorNote]:
     """``<``/``>`` between strings where one is a quantity literal: compares characters, not amounts."""
     notes: list[SelectorNote] = []
@@ -298,3 +274,43 @@ def constant_value(expression: str) -> bool | str | None:
     if outcome.error:
         return outcome.error
     return outcome.value
+
+
+# Parts of the DRA CEL environment that the API server declares only behind a feature gate:
+# name -> (gate, default at 1.37, the cel-go error when the gate is off).
+GATED = {
+    "includes": ("DRAListTypeAttributes", False, "undeclared reference to 'includes' (in container '')"),
+    "allowMultipleAllocations": ("DRAConsumableCapacity", True,
+                                 "undefined field 'allowMultipleAllocations'"),
+}
+
+
+def gated_uses(expression: str, root: Node, gates: dict[str, bool]) -> list[SelectorNote]:
+    """Uses of gated functions/fields while their gate is off: the API server cannot compile them.
+
+    (The scheduler compiles stored selectors with everything declared, so only new objects fail.)
+    """
+    notes: list[SelectorNote] = []
+    for node in root.walk():
+        is_call = node.kind == "call" and node.target is not None and node.value == "includes"
+        is_field = node.kind == "select" and node.value == "allowMultipleAllocations" and _is_device(node.target)
+        if not (is_call or is_field):
+            continue
+        name = str(node.value)
+        gate, default, detail = GATED[name]
+        if gates.get(gate, default):
+            continue
+        start = expression.find(name, max(node.target.offset if node.target else 0, 0))
+        if start < 0:
+            continue
+        line = expression.count("\n", 0, node.offset) + 1
+        column = node.offset - (expression.rfind("\n", 0, node.offset) + 1) + 1
+        notes.append(SelectorNote(
+            f"compilation failed: ERROR: <input>:{line}:{column}: {detail}", start, start + len(name),
+            hint=f"'{name}' needs the {gate} feature gate, which is off; enable it on the cluster "
+                 f"(and pass --feature-gates {gate}=true) or avoid it"))
+    return notes
+
+
+def _is_device(node: Node | None) -> bool:
+    return node is not None and node.kind == "ident" and node.value == "device"

@@ -1,8 +1,7 @@
-"""CEL007, CEL009, CEL011-CEL014: selector mistakes the API server accepts.
+"""CEL007, CEL009, CEL011, CEL013, CEL014: selector mistakes the API server accepts.
 
-The checker types every attribute and capacity as dyn, so a version compared with a string or
-a capacity compared with a number compiles and only fails (or silently never matches) when
-the scheduler runs it.  With ``--slices`` the version and domain knowledge comes from the
+The checker types every attribute as dyn, so a version compared with a string compiles and only
+fails (or silently never matches) when the scheduler runs it.  With ``--slices`` the version and domain knowledge comes from the
 devices; without it, from names and literals.
 """
 
@@ -11,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from dralint.cel import check
-from dralint.cel.lints import (SelectorNote, capacity_misuse, constant_value, domain_mismatches, pinned_drivers,
+from dralint.cel.lints import (SelectorNote, constant_value, domain_mismatches, pinned_drivers,
                                quantity_string_comparisons, unguarded_lookups, version_string_comparisons)
 from dralint.checks.cel.sites import SELECTOR_KINDS, class_expressions, selector_groups
 from dralint.checks.cel.snapshot import inventory, uses_snapshot
@@ -26,7 +25,7 @@ def _finding(obj: KubeObject, path: tuple, note: SelectorNote, rule: str, severi
                        span=obj.scalar_span(path, note.start, note.end))
 
 
-@object_check("CEL007", "CEL009", "CEL011", "CEL012", "CEL013", "CEL014", kinds=SELECTOR_KINDS)
+@object_check("CEL007", "CEL009", "CEL011", "CEL013", "CEL014", kinds=SELECTOR_KINDS)
 def check_selector_semantics(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     """Lint each compiled selector's tree."""
     snapshot = inventory(ctx) if uses_snapshot(ctx) else None
@@ -45,10 +44,8 @@ def check_selector_semantics(obj: KubeObject, ctx: Context) -> Iterator[Finding]
             if snapshot is None:
                 for note in unguarded_lookups(expression, ast):
                     yield _finding(obj, path, note, "CEL009")
-            for rule, notes in (("CEL011", version_string_comparisons(expression, ast, versions)),
-                                ("CEL012", capacity_misuse(expression, ast))):
-                for note in notes:
-                    yield _finding(obj, path, note, rule, None if note.fails else Severity.WARNING)
+            for note in version_string_comparisons(expression, ast, versions):
+                yield _finding(obj, path, note, "CEL011", None if note.fails else Severity.WARNING)
             for note in quantity_string_comparisons(expression, ast):
                 yield _finding(obj, path, note, "CEL013")
             constant = constant_value(expression)

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from dralint.cel import Device, Selection, check, matching_devices
-from dralint.cel.lints import lookups
+from dralint.cel.lints import STANDARD_DOMAINS, lookups
 from dralint.checks.cel.sites import SELECTOR_KINDS, SelectorGroup, class_expressions, selector_groups
 from dralint.context import Context
 from dralint.diagnostics import Finding, Span
@@ -59,58 +59,73 @@ def inventory(ctx: Context) -> Inventory:
 
 
 def _build(ctx: Context) -> Inventory:
-    result = Inventory()
+    """Devices of the newest generation of each pool (the scheduler ignores older slices)."""
+    newest: dict[tuple[str, str], int] = {}
+    slices = []
     for resource_slice in ctx.by_kind("ResourceSlice"):
         driver = resource_slice.get(("spec", "driver"))
         devices = resource_slice.get(("spec", "devices"))
         if not isinstance(driver, str) or not isinstance(devices, list):
             continue
-        pool = resource_slice.get(("spec", "pool", "name"), "")
-        for entry in devices:
-            if isinstance(entry, dict):
-                result.add(Device.from_slice(driver, entry, pool=str(pool)))
+        pool = str(resource_slice.get(("spec", "pool", "name"), ""))
+        generation = resource_slice.get(("spec", "pool", "generation"), 0)
+        generation = generation if isinstance(generation, int) else 0
+        newest[driver, pool] = max(newest.get((driver, pool), generation), generation)
+        slices.append((driver, pool, generation, devices))
+    result = Inventory()
+    for driver, pool, generation, devices in slices:
+        if generation == newest[driver, pool]:
+            for entry in devices:
+                if isinstance(entry, dict):
+                    result.add(Device.from_slice(driver, entry, pool=pool))
     return result
 
 
-def _selection(ctx: Context, expressions: tuple[str, ...]) -> Selection:
-    return ctx.memo(("dralint.checks.cel.snapshot", "selection", expressions),
-                    lambda: matching_devices(expressions, inventory(ctx).devices))
+def _selection(ctx: Context, expressions: tuple[str, ...], inherited: tuple[str, ...] = ()) -> Selection:
+    """``expressions`` over the devices the class selectors (``inherited``) admit, once per run."""
+    def build() -> Selection:
+        devices = _selection(ctx, inherited).matched if inherited else inventory(ctx).devices
+        return matching_devices(expressions, devices)
+    return ctx.memo(("dralint.checks.cel.snapshot", "selection", expressions, inherited), build)
 
 
 def _drivers(selection: Selection) -> str:
-    return ", ".join(f"{count} of {driver}" for driver, count in sorted(selection.drivers.items()))
+    ranked = selection.drivers.most_common()
+    shown = ", ".join(f"{count} of {driver}" for driver, count in ranked[:4])
+    return shown + (f" and {len(ranked) - 4} more drivers" if len(ranked) > 4 else "")
 
 
 @object_check("CEL008", "CEL015", kinds=SELECTOR_KINDS)
 def check_selectors_on_snapshot(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
-    """Evaluate each selector group (after its class's selectors) on every snapshot device."""
+    """Evaluate each selector group on the snapshot devices its DeviceClass admits."""
     if not uses_snapshot(ctx) or not inventory(ctx).devices:
         return
     for group in selector_groups(obj):
         if not all(check(e).ok for e in group.expressions):
             continue   # CEL001-CEL006 already speak for it
+        if obj.kind != "DeviceClass" and ctx.find("DeviceClass", None, str(group.class_name)) is None:
+            continue   # without the class we do not know which devices the scheduler would try
         inherited = class_expressions(obj, group, ctx)
         if inherited and not _selection(ctx, inherited).matched:
             continue   # the class itself selects nothing: reported on the class
-        selection = _selection(ctx, inherited + group.expressions)
+        selection = _selection(ctx, group.expressions, inherited)
         if selection.unsupported:
             continue
-        yield from _failures(obj, group, selection, len(inherited))
+        yield from _failures(obj, group, selection)
         if not selection.matched and not selection.errors:
-            yield _no_match(obj, group, selection, len(inherited))
+            yield _no_match(obj, group, selection, bool(inherited))
 
 
-def _failures(obj: KubeObject, group: SelectorGroup, selection: Selection, offset: int) -> Iterator[Finding]:
+def _failures(obj: KubeObject, group: SelectorGroup, selection: Selection) -> Iterator[Finding]:
     by_selector: dict[int, list[tuple[Device, str]]] = defaultdict(list)
     for device, index, error in selection.errors:
-        if index >= offset:
-            by_selector[index - offset].append((device, error))
+        by_selector[index].append((device, error))
     for index, failures in sorted(by_selector.items()):
         names = ", ".join(d.label for d, _e in failures[:3]) + (", ..." if len(failures) > 3 else "")
         path, error = group.paths[index], failures[0][1]
         yield obj.finding(
             path,
-            f"selector fails on {len(failures)} of {selection.considered} devices in the snapshot ({names}): "
+            f"selector fails on {len(failures)} of the {selection.considered} devices it was evaluated on ({names}): "
             f"{error}; a failing selector aborts scheduling of the pod",
             rule="CEL008", span=_missing_name_span(obj, path, group.expressions[index], error),
             hint="guard optional attributes with has() or read them with .?name.orValue(default)")
@@ -130,19 +145,17 @@ def _missing_name_span(obj: KubeObject, path: tuple, expression: str, error: str
     return None
 
 
-def _no_match(obj: KubeObject, group: SelectorGroup, selection: Selection, offset: int) -> Finding:
+def _no_match(obj: KubeObject, group: SelectorGroup, selection: Selection, filtered: bool) -> Finding:
     where = group.label if group.label != "class" else "this DeviceClass"
-    message = (f"no device in the snapshot matches the selectors of {where}: "
-               f"{selection.considered} devices considered ({_drivers(selection)})")
-    path = group.paths[0]
-    span = None
-    if selection.excluded_by is not None and selection.excluded_by[0] >= offset:
+    pool = (f"the {selection.considered} devices that DeviceClass \"{group.class_name}\" admits" if filtered
+            else f"all {selection.considered} devices of the snapshot")
+    message = f"no device matches the selectors of {where}: considered {pool} ({_drivers(selection)})"
+    path, span = group.paths[0], None
+    if selection.excluded_by is not None:
         index, part = selection.excluded_by
-        path = group.paths[index - offset]
+        path = group.paths[index]
         span = obj.scalar_span(path, part.start, part.end)
         message += f"; `{part.text}` is false for all of them"
-    elif selection.excluded_by is not None:
-        message += f"; the DeviceClass selector `{selection.excluded_by[1].text}` is false for all of them"
     return obj.finding(path, message, rule="CEL015", span=span,
                        hint="compare with the attributes the devices publish: kubectl get resourceslices -o yaml")
 
@@ -161,12 +174,14 @@ def check_attribute_names(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
                 continue
             for lookup in lookups(result.ast):
                 published = names.get((lookup.kind, lookup.domain))
-                if published and lookup.name not in published:
+                if published and lookup.name not in published and lookup.domain not in STANDARD_DOMAINS:
                     message = (f'no device in the snapshot publishes {lookup.kind[:-1] if lookup.kind == "attributes" else "capacity"} '
                                f'"{lookup.name}" in domain "{lookup.domain}"')
                     yield _named(obj, path, expression, lookup.node.offset, lookup.name, message, sorted(published))
-                elif not published and lookup.domain not in domains:
-                    close = difflib.get_close_matches(lookup.domain, sorted(domains), n=1)
+                elif not published and lookup.domain not in domains and lookup.domain not in STANDARD_DOMAINS:
+                    # only a near-identical domain is worth suggesting: other drivers' domains
+                    # are legitimately absent from a partial snapshot
+                    close = difflib.get_close_matches(lookup.domain, sorted(domains), n=1, cutoff=0.9)
                     if close:
                         message = f'no device in the snapshot publishes {lookup.kind} in domain "{lookup.domain}"'
                         yield _named(obj, path, expression, lookup.domain_node.offset, lookup.domain, message, close)
