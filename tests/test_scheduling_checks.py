@@ -274,3 +274,23 @@ def test_shipped_scheduling_example_on_the_h100_snapshot():
     found = sorted((d.rule, d.span.line) for d in result.diagnostics if d.rule.startswith("SCH"))
     assert found == [("SCH001", 105), ("SCH002", 65)]
     assert not [d for d in result.diagnostics if d.severity.value == "error" and not d.rule.startswith("SCH")]
+
+
+def test_unserved_extended_resource_is_left_to_ext001(tmp_path):
+    pod = textwrap.dedent(
+        """\
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: p
+        spec:
+          containers:
+          - name: c
+            image: registry.example.com/x:1
+            resources:
+              limits:
+                deviceclass.resource.kubernetes.io/gpu.example.com: "1"
+                vendor.example.com/fpga: "1"
+        """
+    )
+    assert sch(lint_text(tmp_path, pod, slices=FLEET, profile="strict")) == []

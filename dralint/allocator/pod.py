@@ -16,6 +16,8 @@ from dralint.allocator.model import Claim, extended_claim, parse_claim
 from dralint.inventory import AllocatedClaim, Inventory, Node, amount, items, object_data
 
 IMPLICIT_PREFIX = "deviceclass.resource.kubernetes.io/"
+#: The scheduler's reason for an extended resource neither DRA nor a device plugin serves.
+CANNOT_FIT = "cannot fit resource"
 
 #: ``lookup(kind, namespace, name)`` returns the object (a dict, or anything with ``data``) or None.
 Lookup = Callable[[str, str, str], Any]
@@ -194,7 +196,7 @@ def extended_requests(
         for c in containers:
             missing = [r for r in c.unmapped if _allocatable(node, r) <= 0]
             if missing:
-                return None, "cannot fit resource"
+                return None, CANNOT_FIT
     for resource in sorted({r for c in containers for r in c.wanted}):
         have = _allocatable(node, resource)
         if have > 0 and _pod_total(containers, resource) > have:

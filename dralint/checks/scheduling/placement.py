@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Iterator
 
-from dralint.allocator.pod import PodDemand, extended_requests
+from dralint.allocator.pod import CANNOT_FIT, PodDemand, extended_requests
 from dralint.allocator.search import CelFailure
 from dralint.checks.scheduling.simulation import MEMO, Simulation, simulation, snapshot_inventory
 from dralint.context import Context
@@ -148,7 +148,8 @@ def check_placement(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
                 related=related,
                 key=True,
             )
-        elif not outcome.schedulable:
+        elif not outcome.schedulable and set(outcome.reasons) != {CANNOT_FIT}:
+            # (an extended resource nothing serves anywhere is EXT001's finding)
             yield obj.finding(
                 _where(tpl),
                 f"{tpl.label} cannot be scheduled on any of the {outcome.nodes} node(s) of the snapshot: "
@@ -158,7 +159,7 @@ def check_placement(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
                 related=related,
                 key=True,
             )
-        elif tpl.replicas is not None and outcome.placed < tpl.replicas:
+        elif outcome.schedulable and tpl.replicas is not None and outcome.placed < tpl.replicas:
             yield obj.finding(
                 _replicas_field(obj, tpl),
                 f"only {outcome.placed} of {tpl.replicas} replicas of {tpl.label} fit at once on the snapshot "
