@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from dralint.allocator import EvalError, Search, Selection, Simulator, parse_claim
+from dralint.allocator import EvalError, Features, Search, Selection, Simulator, parse_claim
 from dralint.allocator.view import State, node_view
 from dralint.inventory import Device, Inventory
 
@@ -140,12 +140,18 @@ def claim_spec(*requests: dict[str, Any], constraints: list[dict[str, Any]] | No
 DEFAULT_CLASSES = [device_class("gpu", "is-gpu"), device_class("mig", "is-mig"), device_class("full", "whole-gpu")]
 
 
-def allocate(objects: list[dict[str, Any]], *specs: dict[str, Any], node: str = "n1", budget: int = 200_000):
+def allocate(
+    objects: list[dict[str, Any]],
+    *specs: dict[str, Any],
+    node: str = "n1",
+    budget: int = 200_000,
+    features: Features = Features(),
+):
     """Run one Allocate(node, claims) and return (results or None, simulator, view, claims)."""
     inv = Inventory.build(objects + [c for c in DEFAULT_CLASSES if c["metadata"]["name"] not in _names(objects)])
-    sim = Simulator(inv, inv.device_classes, fake_matcher, budget=budget)
+    sim = Simulator(inv, inv.device_classes, fake_matcher, budget=budget, features=features)
     claims = [parse_claim(f"c{i}", s) for i, s in enumerate(specs)]
-    view = node_view(inv, inv.nodes[node])
+    view = node_view(inv, inv.nodes[node], features)
     results = Search(view, claims, sim.selection, State.from_inventory(inv), budget).run()
     return results, sim, view, claims
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from dralint.allocator import BudgetExceeded, Fatal
+from dralint.allocator import BudgetExceeded, Fatal, Features
 from dralint.allocator.explain import explain
 from dralint.allocator.view import State
 from allocator_fixtures import (
@@ -375,3 +375,35 @@ def test_explanation_ignores_selector_errors_on_devices_in_use():
     spec = claim_spec(request("g", selectors=["needs-ecc"]))
     assert allocate(objs, spec)[0] is None
     assert why(objs, spec) == "no device of class gpu matches request g"
+
+
+class TestFeatureGates:
+    """--feature-gates turn 1.37 behaviour off the way the scheduler's gates do."""
+
+    def test_device_taints_off_ignores_taints(self):
+        objs = [gpus(1, taints=TestTaints.TAINT)]
+        assert allocate(objs, claim_spec(request("g")))[0] is None
+        assert allocate(objs, claim_spec(request("g")), features=Features(device_taints=False))[0] is not None
+
+    def test_partitionable_off_hides_counter_devices(self):
+        off = Features(partitionable_devices=False)
+        assert allocate(mig_node(allocated=False), claim_spec(request("g", "mig")))[0] is not None
+        results, _, view, _ = allocate(mig_node(allocated=False), claim_spec(request("g", "mig")), features=off)
+        assert results is None and view.candidates == ()
+        assert allocate([gpus(1)], claim_spec(request("g")), features=off)[0] is not None
+
+    def test_consumable_capacity_off(self):
+        off = Features(consumable_capacity=False)
+        with pytest.raises(Fatal, match="has capacity requests, but the DRAConsumableCapacity feature is disabled"):
+            allocate(nic(), claim_spec(request("n", capacity={"requests": {"bandwidth": "10"}})), features=off)
+        plain = claim_spec(request("n"))
+        assert allocate(nic(), plain, plain)[0] is not None  # shared, 10 + 10 of 100
+        assert allocate(nic(), plain, plain, features=off)[0] is None  # dedicated without the gate
+
+    def test_prioritized_list_off(self):
+        with pytest.raises(Fatal, match="has subrequests, but the DRAPrioritizedList feature is disabled"):
+            allocate([gpus(2)], TestFirstAvailable.SPEC, features=Features(prioritized_list=False))
+
+    def test_gate_names(self):
+        gates = {"DRADeviceTaints": False, "DRAExtendedResource": False}
+        assert Features.from_gates(gates) == Features(device_taints=False, extended_resource=False)

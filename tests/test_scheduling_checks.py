@@ -294,3 +294,10 @@ def test_unserved_extended_resource_is_left_to_ext001(tmp_path):
         """
     )
     assert sch(lint_text(tmp_path, pod, slices=FLEET, profile="strict")) == []
+
+
+def test_feature_gates_reach_the_simulation(tmp_path):
+    tainted_only = CLASS + node_slice("b", "gpu-0", "gpu-1", "gpu-2", taint=TAINT)
+    assert [f[0] for f in sch(lint_text(tmp_path, workload(2), slices=tainted_only, profile="strict"))] == ["SCH001"]
+    off = lint_text(tmp_path, workload(2), slices=tainted_only, profile="strict", feature_gates={"DRADeviceTaints": False})
+    assert sch(off) == []

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from dralint.allocator import Simulator, extended_resource_classes, pod_demand
+from dralint.allocator import Features, Simulator, extended_resource_classes, pod_demand
 from dralint.inventory import Inventory
 from allocator_fixtures import (
     DEFAULT_CLASSES,
@@ -210,3 +210,12 @@ def test_device_plugin_total_counts_every_container():
         "Insufficient example.com/gpu": ["a"]
     }
     assert simulate(fleet({"a": 0}) + [node], {"containers": [dict(two, name="x")]}, classes=EXT_CLASSES).feasible == ["a"]
+
+
+def test_extended_resource_gate_off_skips_the_special_claim():
+    inv = Inventory.build(fleet({"a": 1}) + EXT_CLASSES)
+    ext = extended_resource_classes(inv.device_classes)
+    demand = pod_demand("pod", ext_pod(3), "default", lambda *_: None, inv, ext)
+    assert not Simulator(inv, inv.device_classes, fake_matcher, ext).place(demand).schedulable
+    off = Simulator(inv, inv.device_classes, fake_matcher, ext, features=Features(extended_resource=False))
+    assert off.place(demand).first == []

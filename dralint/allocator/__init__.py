@@ -6,7 +6,7 @@ Selectors are evaluated through a ``Matcher`` callable so this package never dep
 engine directly.
 """
 
-from dralint.allocator.model import MAX_RESULTS, Alternative, Claim, Constraint, EvalError, Matcher, parse_claim
+from dralint.allocator.model import MAX_RESULTS, Alternative, Claim, Constraint, EvalError, Features, Matcher, parse_claim
 from dralint.allocator.pod import PodDemand, extended_resource_classes, pod_demand
 from dralint.allocator.search import BudgetExceeded, ClaimResult, Fatal, Pick, Search, Selection
 from dralint.allocator.simulate import Outcome, Simulator
@@ -21,6 +21,7 @@ __all__ = [
     "Constraint",
     "EvalError",
     "Fatal",
+    "Features",
     "Matcher",
     "NodeView",
     "Outcome",

@@ -51,7 +51,7 @@ def _shortfall(view: NodeView, claim: Claim, alt: Alternative, sel: Selection, s
     for dev in matching:
         if not alt.admin and state.is_dedicated(dev.id):
             in_use += 1
-        elif (taint := blocking_taint(dev, alt)) is not None:
+        elif (taint := blocking_taint(dev, alt, sel.features)) is not None:
             taints += 1
             taint_names[taint] += 1
         elif not probe.counters_fit(dev):

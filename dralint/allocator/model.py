@@ -33,6 +33,28 @@ class EvalError:
     kind: str = "runtime"
 
 
+@dataclass(frozen=True, slots=True)
+class Features:
+    """The DRA feature gates that change allocation; all on at Kubernetes 1.37 defaults."""
+
+    partitionable_devices: bool = True
+    consumable_capacity: bool = True
+    device_taints: bool = True
+    prioritized_list: bool = True
+    extended_resource: bool = True
+
+    @classmethod
+    def from_gates(cls, gates: Mapping[str, bool]) -> "Features":
+        """From ``--feature-gates`` (gate names as the scheduler spells them)."""
+        return cls(
+            partitionable_devices=gates.get("DRAPartitionableDevices", True),
+            consumable_capacity=gates.get("DRAConsumableCapacity", True),
+            device_taints=gates.get("DRADeviceTaints", True),
+            prioritized_list=gates.get("DRAPrioritizedList", True),
+            extended_resource=gates.get("DRAExtendedResource", True),
+        )
+
+
 #: ``matches(expressions, device)``: all expressions true (in order, stop at the first false).
 Matcher = Callable[[Sequence[str], Device], "bool | EvalError"]
 

@@ -13,7 +13,7 @@ from fractions import Fraction
 from math import ceil
 from typing import Any, Mapping, Sequence
 
-from dralint.allocator.model import MAX_RESULTS, Alternative, Claim, EvalError, Matcher
+from dralint.allocator.model import MAX_RESULTS, Alternative, Claim, EvalError, Features, Matcher
 from dralint.allocator.view import NodeView, State
 from dralint.inventory import SCALAR_ATTRIBUTE_TYPES, Device, DeviceId
 
@@ -70,9 +70,12 @@ class ClaimResult:
 class Selection:
     """Class-then-request selector evaluation with a per-run cache (results never change)."""
 
-    def __init__(self, classes: Mapping[str, Mapping[str, Any]], matcher: Matcher) -> None:
+    def __init__(
+        self, classes: Mapping[str, Mapping[str, Any]], matcher: Matcher, features: Features = Features()
+    ) -> None:
         self.classes = classes
         self.matcher = matcher
+        self.features = features
         self._cache: dict[tuple[str, ...], dict[DeviceId, bool | EvalError]] = {}
         self._class_cache: dict[str, tuple[str, ...]] = {}
 
@@ -169,8 +172,11 @@ def consumption(dev: Device, alt: Alternative) -> dict[str, Fraction] | None:
     return out
 
 
-def blocking_taint(dev: Device, alt: Alternative) -> str | None:
-    """The first NoSchedule/NoExecute taint the request does not tolerate, as ``key:Effect``."""
+def blocking_taint(dev: Device, alt: Alternative, features: Features = Features()) -> str | None:
+    """The first NoSchedule/NoExecute taint the request does not tolerate, as ``key:Effect``
+    (none at all with DRADeviceTaints off)."""
+    if not features.device_taints:
+        return None
     for taint in dev.taints:
         if taint.effect in BLOCKING_EFFECTS and not any(
             t.tolerates(taint.key, taint.value, taint.effect) for t in alt.tolerations
@@ -217,11 +223,21 @@ class Search:
 
     def _validate(self) -> None:
         """Up-front checks of §1.3: class existence, All-mode device sets, the 32-device limit."""
+        features = self.sel.features
         for ci, claim in enumerate(self.claims):
             minimum = 0
             for req in claim.requests:
                 counts = []
+                if req.prioritized and not features.prioritized_list:
+                    raise Fatal(
+                        f"claim {claim.label}, request {req.name}: has subrequests, but the DRAPrioritizedList feature is disabled"
+                    )
                 for alt in req.alternatives:
+                    if alt.capacity and not features.consumable_capacity:
+                        raise Fatal(
+                            f"claim {claim.label}, request {alt.label}: has capacity requests, "
+                            "but the DRAConsumableCapacity feature is disabled"
+                        )
                     if alt.class_name not in self.sel.classes:
                         raise Fatal(
                             f"request {alt.label}: device class {alt.class_name} does not exist",
@@ -321,19 +337,23 @@ class Search:
 
     # ----------------------------------------------------------------- device checks
 
+    def shareable(self, dev: Device) -> bool:
+        """allowMultipleAllocations counts only with DRAConsumableCapacity."""
+        return dev.allow_multiple and self.sel.features.consumable_capacity
+
     def _free(self, ci: int, alt: Alternative, dev: Device) -> bool:
         """In-use rules of §1.5: admin access only avoids devices of the same claim; a shareable
         device is never marked in use by a pick, so later requests (even of the same claim) may
         share it while its capacity lasts."""
         if alt.admin:
             return dev.id not in self.cs[ci].used
-        if dev.id in self.picked and not dev.allow_multiple:
+        if dev.id in self.picked and not self.shareable(dev):
             return False
         return not self.state.is_dedicated(dev.id)
 
     def capacity_fit(self, dev: Device, alt: Alternative) -> dict[str, Fraction] | None:
         """Consumption if it fits next to earlier allocations and earlier picks, else None."""
-        if not dev.allow_multiple:
+        if not self.shareable(dev):
             # A dedicated device is never shared, so only the request itself must fit.
             caps = dev.capacity
             if any(name not in caps or value > caps[name].value for name, value in alt.capacity.items()):
@@ -353,7 +373,7 @@ class Search:
         """Every counter of the pool stays non-negative with this device added (§1.6)."""
         if not dev.consumes:
             return True
-        if dev.allow_multiple and (self.state.shared_use(dev.id) or self.capacity.get(dev.id)):
+        if self.shareable(dev) and (self.state.shared_use(dev.id) or self.capacity.get(dev.id)):
             return True
         key = (dev.id.driver, dev.id.pool)
         declared = self.view.counters.get(key, {})
@@ -366,7 +386,7 @@ class Search:
 
     def _add(self, ci: int, alt: Alternative, dev: Device, *, fatal_constraints: bool = False) -> bool:
         want = self.capacity_fit(dev, alt)
-        if want is None or not self.counters_fit(dev) or blocking_taint(dev, alt):
+        if want is None or not self.counters_fit(dev) or blocking_taint(dev, alt, self.sel.features):
             return False
         state = self.cs[ci]
         pushed = []
@@ -391,7 +411,7 @@ class Search:
                 return False
             values.append(value)
             pushed.append(k)
-        shared = dev.allow_multiple
+        shared = self.shareable(dev)
         if dev.consumes and not (shared and (self.state.shared_use(dev.id) or self.capacity.get(dev.id))):
             pool = self.counters.setdefault((dev.id.driver, dev.id.pool), {})
             for cs, values in dev.consumes:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from dralint.allocator.explain import explain
-from dralint.allocator.model import Claim, Matcher
+from dralint.allocator.model import Claim, Features, Matcher
 from dralint.allocator.nodeselector import SelectorError, labels_match, node_matches
 from dralint.allocator.pod import PodDemand, extended_requests
 from dralint.allocator.search import DEFAULT_BUDGET, BudgetExceeded, ClaimResult, Fatal, Search, Selection
@@ -65,9 +65,11 @@ class Simulator:
         matcher: Matcher,
         ext: Mapping[str, str] | None = None,
         budget: int = DEFAULT_BUDGET,
+        features: Features = Features(),
     ) -> None:
         self.inv = inv
-        self.selection = Selection(classes, matcher)
+        self.features = features
+        self.selection = Selection(classes, matcher, features)
         self.ext = ext or {}
         self.budget = budget
         self.base = State.from_inventory(inv)
@@ -77,7 +79,7 @@ class Simulator:
         """The node's pools and candidates, built once."""
         found = self._views.get(node.name)
         if found is None:
-            found = self._views[node.name] = node_view(self.inv, node)
+            found = self._views[node.name] = node_view(self.inv, node, self.features)
         return found
 
     # ------------------------------------------------------------------ one node
@@ -113,9 +115,11 @@ class Simulator:
         reason = self._node_filter(demand, node)
         if reason:
             return None, reason
-        special, reason = extended_requests(demand.containers, node, self.ext)
-        if reason:
-            return None, reason
+        special = None
+        if self.features.extended_resource:
+            special, reason = extended_requests(demand.containers, node, self.ext)
+            if reason:
+                return None, reason
         todo = list(claims) + ([special] if special else [])
         if not todo:
             return [], None

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Iterable, Mapping
 
+from dralint.allocator.model import Features
 from dralint.allocator.nodeselector import SelectorError, node_matches
 from dralint.inventory import Device, DeviceId, Inventory, Node, NodeSelection, Slice, counter_problem
 
@@ -81,13 +82,18 @@ def _invalid_reason(device_slices: list[Slice], all_slices: list[Slice]) -> str 
     return None
 
 
-def node_view(inv: Inventory, node: Node) -> NodeView:
-    """Gather the pools visible from ``node`` exactly like the allocator does before searching."""
+def node_view(inv: Inventory, node: Node, features: Features = Features()) -> NodeView:
+    """Gather the pools visible from ``node`` exactly like the allocator does before searching.
+
+    With DRAPartitionableDevices off, slices with counter sets or per-device node selection are
+    skipped and devices that consume counters are never candidates.
+    """
+    partitionable = features.partitionable_devices
     relevant: dict[PoolKey, list[Slice]] = defaultdict(list)
-    for sl in inv.local_slices.get(node.name, ()):
-        relevant[(sl.driver, sl.pool)].append(sl)
-    for sl in inv.shared_slices:
-        if _relevant(sl, node):
+    for sl in [*inv.local_slices.get(node.name, ()), *inv.shared_slices]:
+        if not partitionable and (sl.selection.per_device or sl.counter_sets):
+            continue
+        if not sl.shared or _relevant(sl, node):
             relevant[(sl.driver, sl.pool)].append(sl)
     usable: list[tuple[bool, PoolKey, list[Slice]]] = []
     counters: dict[PoolKey, dict[CounterKey, Fraction]] = {}
@@ -120,7 +126,11 @@ def node_view(inv: Inventory, node: Node) -> NodeView:
         usable.append((binding, key, current))
     usable.sort(key=lambda item: (item[0], item[1]))
     candidates = tuple(
-        dev for _, _, slices in usable for sl in slices for dev in sl.devices if _device_on_node(dev, node)
+        dev
+        for _, _, slices in usable
+        for sl in slices
+        for dev in sl.devices
+        if _device_on_node(dev, node) and (partitionable or not dev.consumes)
     )
     return NodeView(node, candidates, counters, tuple(incomplete), tuple(invalid))
 

@@ -82,6 +82,8 @@ def _cel_related(sim: Simulation, failure: CelFailure) -> list[Related]:
 
 def _extended_too_large(sim: Simulation, demand: PodDemand, tpl: PodTemplate) -> Iterator[Finding]:
     """SCH003: the special claim asks more devices of a class than any node has at all."""
+    if not sim.features.extended_resource:
+        return
     special, _ = extended_requests(demand.containers, Node("", {}, {}), sim.ext)
     if special is None:
         return

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from dralint.allocator import EvalError, Matcher, Outcome, PodDemand, Simulator, extended_resource_classes, pod_demand
+from dralint.allocator import EvalError, Features, Matcher, Outcome, PodDemand, Simulator, extended_resource_classes, pod_demand
 from dralint.cel import Device as CelDevice
 from dralint.cel import matches as cel_matches
 from dralint.context import Context
@@ -100,7 +100,9 @@ class Simulation:
         self.classes = device_classes(ctx)
         data: Mapping[str, Mapping[str, Any]] = {name: obj.data for name, obj in self.classes.items()}
         self.ext = extended_resource_classes(data)
-        self.simulator = Simulator(inv, data, cel_matcher(ctx.memo((MEMO, "cel-devices"), dict)), self.ext)
+        self.features = Features.from_gates(ctx.options.feature_gates or {})
+        matcher = cel_matcher(ctx.memo((MEMO, "cel-devices"), dict))
+        self.simulator = Simulator(inv, data, matcher, self.ext, features=self.features)
         self._outcomes: dict[tuple[int, tuple, bool], tuple[PodDemand, Outcome]] = {}
 
     def _lookup(self, kind: str, namespace: str, name: str) -> KubeObject | None:
