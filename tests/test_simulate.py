@@ -219,3 +219,17 @@ def test_extended_resource_gate_off_skips_the_special_claim():
     assert not Simulator(inv, inv.device_classes, fake_matcher, ext).place(demand).schedulable
     off = Simulator(inv, inv.device_classes, fake_matcher, ext, features=Features(extended_resource=False))
     assert off.place(demand).first == []
+
+
+def test_packing_cap_is_not_a_shortfall():
+    from dralint.allocator.simulate import MAX_PACKED_REPLICAS
+
+    out = simulate(fleet({"a": 8}), POD, [FOUR], replicas=MAX_PACKED_REPLICAS + 10)
+    assert out.placed == 2 and not out.all_placed
+    inv = Inventory.build(fleet({"a": 1}) + DEFAULT_CLASSES)
+    sim = Simulator(inv, inv.device_classes, fake_matcher)
+    shared = {"resourceClaims": [{"name": "s", "resourceClaimName": "shared"}], "containers": [{"name": "c"}]}
+    claim = {"kind": "ResourceClaim", "metadata": {"name": "shared"}, "spec": claim_spec(request("g"))}
+    demand = pod_demand("pod", shared, "default", lambda *_: claim, inv, {})
+    many = sim.place(demand, MAX_PACKED_REPLICAS + 10, every_node=False)
+    assert many.placed == MAX_PACKED_REPLICAS and many.all_placed

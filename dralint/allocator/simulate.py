@@ -41,6 +41,11 @@ class Outcome:
     packing: list[str] = field(default_factory=list)
 
     @property
+    def all_placed(self) -> bool:
+        """Every replica found room, or packing stopped at its cap with no failure yet."""
+        return self.placed >= min(self.replicas, MAX_PACKED_REPLICAS)
+
+    @property
     def schedulable(self) -> bool:
         """At least one node can take one pod."""
         return bool(self.feasible)

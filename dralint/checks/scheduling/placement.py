@@ -161,7 +161,7 @@ def check_placement(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
                 related=related,
                 key=True,
             )
-        elif outcome.schedulable and tpl.replicas is not None and outcome.placed < tpl.replicas:
+        elif outcome.schedulable and tpl.replicas is not None and not outcome.all_placed:
             yield obj.finding(
                 _replicas_field(obj, tpl),
                 f"only {outcome.placed} of {tpl.replicas} replicas of {tpl.label} fit at once on the snapshot "
