@@ -144,13 +144,6 @@ class Device:
         """Driver name (what ``device.driver`` is in CEL)."""
         return self.id.driver
 
-    @property
-    def node_local(self) -> bool:
-        """True when the device is tied to one node by name (result selector pins that node)."""
-        if self.selection is not None:
-            return self.selection.node_name is not None or self.binds_to_node
-        return self.slice.selection.node_name is not None or self.binds_to_node
-
     def attribute(self, qualified: str) -> tuple[str, Any] | None:
         """(type, value) of a fully-qualified attribute; bare names were filed under the driver."""
         return self.attributes.get(qualified)
