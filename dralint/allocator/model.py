@@ -7,7 +7,7 @@ data path inside the claim spec so findings can point at the request or selector
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Callable, Mapping, Sequence
 
@@ -133,7 +133,6 @@ class Claim:
     extended: bool = False
     source: Any = None
     base: Path = ()
-    problems: tuple[str, ...] = field(default=())
 
 
 def _tolerations(raw: object) -> tuple[Toleration, ...]:
