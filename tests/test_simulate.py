@@ -233,3 +233,13 @@ def test_packing_cap_is_not_a_shortfall():
     demand = pod_demand("pod", shared, "default", lambda *_: claim, inv, {})
     many = sim.place(demand, MAX_PACKED_REPLICAS + 10, every_node=False)
     assert many.placed == MAX_PACKED_REPLICAS and many.all_placed
+
+
+def test_step_budget_is_reported_per_node():
+    devs = [device(f"gpu-{i}", pciRoot=f"r{i // 3}") for i in range(18)]
+    tmpl = template("t", claim_spec(request("g", count=4), constraints=[{"matchAttribute": "gpu.example.com/pciRoot"}]))
+    pod = {"resourceClaims": [{"name": "x", "resourceClaimTemplateName": "t"}], "containers": [{"name": "c"}]}
+    inv = Inventory.build([resource_slice("s", devs)] + DEFAULT_CLASSES)
+    demand = pod_demand("pod", pod, "default", lambda *_: tmpl, inv, {})
+    out = Simulator(inv, inv.device_classes, fake_matcher, budget=100).place(demand)
+    assert out.reasons == {"timed out trying to allocate devices (search budget of 100 steps)": ["n1"]}
