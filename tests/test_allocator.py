@@ -262,7 +262,9 @@ class TestConsumableCapacity:
         assert allocate(nic(), over)[0] is None
 
     def test_unknown_capacity_name_skips_the_device(self):
-        assert allocate(nic(), claim_spec(request("n", capacity={"requests": {"iops": "1"}})))[0] is None
+        spec = claim_spec(request("n", capacity={"requests": {"iops": "1"}}))
+        assert allocate(nic(), spec)[0] is None
+        assert why(nic(), spec).endswith("node has 0 free: the devices publish no capacity 'iops')")
 
 
 class TestTaints:

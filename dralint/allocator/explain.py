@@ -47,6 +47,7 @@ def _shortfall(view: NodeView, claim: Claim, alt: Alternative, sel: Selection, s
         return text
     in_use = taints = counters = capacity = 0
     taint_names: Counter[str] = Counter()
+    unpublished: Counter[str] = Counter()
     usable = 0
     for dev in matching:
         if not alt.admin and state.is_dedicated(dev.id):
@@ -58,6 +59,7 @@ def _shortfall(view: NodeView, claim: Claim, alt: Alternative, sel: Selection, s
             counters += 1
         elif probe.capacity_fit(dev, alt) is None:
             capacity += 1
+            unpublished.update(name for name in alt.capacity if name not in dev.capacity)
         else:
             usable += 1
     need = len(matching) if alt.all_mode else alt.count
@@ -69,6 +71,8 @@ def _shortfall(view: NodeView, claim: Claim, alt: Alternative, sel: Selection, s
     if counters and usable + counters >= need:
         return f"{head}: shared counters used up by allocated partitions of the same device)"
     if capacity and usable + capacity >= need:
+        if unpublished:
+            return f"{head}: the devices publish no capacity {unpublished.most_common(1)[0][0]!r})"
         return f"{head}: remaining capacity too small)"
     if alt.all_mode:
         return f"allocationMode All needs every matching device free ({in_use} of {len(matching)} in use)"

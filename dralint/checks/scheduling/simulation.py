@@ -19,16 +19,17 @@ from dralint.objects import KubeObject, PodTemplate
 MEMO = "dralint.checks.scheduling"
 #: Kinds read from the snapshot (``--slices``).
 SNAPSHOT_KINDS = frozenset({"ResourceSlice", "DeviceClass", "Node", "ResourceClaim", "DeviceTaintRule"})
-#: Kinds that also count when they come from the linted manifests: they shape allocation.
-MANIFEST_KINDS = frozenset({"DeviceClass", "DeviceTaintRule"})
+#: Kinds that also count when they come from the linted manifests: classes ship with workloads.
+MANIFEST_KINDS = frozenset({"DeviceClass"})
 
 
 def snapshot_inventory(ctx: Context) -> Inventory | None:
     """The inventory of this run, or None unless ``--slices`` gave at least one ResourceSlice.
 
-    The fleet comes from the snapshot only: ResourceSlices, Nodes and allocated ResourceClaims
-    in the linted manifests are examples or intent, not cluster state. DeviceClasses and
-    DeviceTaintRules from the manifests count too, since they change what allocation does.
+    The fleet comes from the snapshot only: ResourceSlices, Nodes, DeviceTaintRules and
+    allocated ResourceClaims in the linted manifests are examples or intent, not cluster state
+    (a directory of demos may hold a rule that taints every device). DeviceClasses from the
+    manifests count, since workloads usually ship with their classes.
     """
 
     def build() -> Inventory | None:
