@@ -35,6 +35,7 @@ except ImportError:  # pragma: no cover - libyaml missing: correct, only slower
     from yaml import SafeLoader as _Loader  # type: ignore[assignment]
 
 from dralint.diagnostics import Span
+from dralint.yamlstrict import may_need_check, strict_problems
 
 #: Nodes a document may expand to through aliases before it counts as an alias bomb.
 MAX_EXPANDED_NODES = 1_000_000
@@ -300,10 +301,11 @@ class _Abort(Exception):
 
 
 class _Frame:
-    __slots__ = ("container", "positions", "key", "key_pos", "anchor", "size", "merges", "start")
+    __slots__ = ("container", "positions", "key", "key_pos", "anchor", "size", "merges", "start", "flow")
 
-    def __init__(self, container: Any, positions: Any, anchor: str | None, start: Any):
+    def __init__(self, container: Any, positions: Any, anchor: str | None, start: Any, flow: bool):
         self.container = container
+        self.flow = flow
         self.positions = positions
         self.key: Any = _NO_KEY
         self.key_pos: Pos | None = None
@@ -334,6 +336,9 @@ class _Builder:
         self.root: Any = None
         self.root_pos: Pos = (0, 0, 0, 1, None)
         self.done = False
+        #: Set when the document has a multi-line flow node inside a block collection, the one
+        #: shape whose indentation libyaml does not check (see dralint.yamlstrict).
+        self.needs_strict = False
 
     def _problem(self, kind: str, message: str, pos: Pos, related: tuple = ()) -> None:
         self.problems.append(
@@ -407,6 +412,8 @@ class _Builder:
             elif not ev.style and ev.implicit[0]:
                 value = resolve_plain(value)
             pos = _pos(ev)
+            if pos[0] != pos[2] and ev.style in ('"', "'") and self.stack and not self.stack[-1].flow:
+                self.needs_strict = True
             if ev.anchor:
                 self.anchors[ev.anchor] = (value, 1, pos)
             self._add(value, pos, 1, True)
@@ -425,13 +432,15 @@ class _Builder:
             if ev.anchor:
                 self.incomplete.add(ev.anchor)
                 self.anchors[ev.anchor] = (container, 0, None)
-            self.stack.append(_Frame(container, positions, ev.anchor, ev.start_mark))
+            self.stack.append(_Frame(container, positions, ev.anchor, ev.start_mark, bool(ev.flow_style)))
         elif cls is MappingEndEvent or cls is SequenceEndEvent:
             frame = self.stack.pop()
             if frame.merges:
                 self._merge(frame)
             start = frame.start
             pos = (start.line, start.column, ev.end_mark.line, ev.end_mark.column, None)
+            if frame.flow and pos[0] != pos[2] and self.stack and not self.stack[-1].flow:
+                self.needs_strict = True
             if frame.anchor:
                 self.incomplete.discard(frame.anchor)
                 self.anchors[frame.anchor] = (frame.container, frame.size, pos)
@@ -519,14 +528,26 @@ def _next_document_start(text: str, after_line: int) -> int | None:
 
 
 def load(source: SourceText) -> LoadResult:
-    """Parse every document of ``source``; keep going after a broken document when possible."""
+    """Parse every document of ``source``; keep going after a broken document when possible.
+
+    Each parsed stretch of the file also gets the YAML 1.2 strictness pass when its cheap
+    precondition holds (see dralint.yamlstrict): libyaml alone accepts a few invalid inputs.
+    """
     problems: list[YamlProblem] = []
     documents: list[Document] = []
     text = source.text
+    prefiltered = may_need_check(text)
     base_offset = 0
     while True:
         line_offset = text.count("\n", 0, base_offset)
-        error = _parse_segment(source, text[base_offset:], line_offset, documents, problems)
+        segment = text[base_offset:]
+        error, needs_strict = _parse_segment(source, segment, line_offset, documents, problems)
+        if prefiltered or needs_strict:
+            stop = None if error is None else error - line_offset
+            problems.extend(
+                YamlProblem("syntax", message, line + line_offset, column, line + line_offset, column + 1)
+                for line, column, message in strict_problems(segment, stop)
+            )
         if error is None:
             break
         restart = _next_document_start(text, error)
@@ -546,11 +567,16 @@ def _parse_segment(
     line_offset: int,
     documents: list[Document],
     problems: list[YamlProblem],
-) -> int | None:
-    """Parse ``text`` (a tail of the file); return the 0-based file line of a fatal error."""
+) -> tuple[int | None, bool]:
+    """Parse ``text`` (a tail of the file).
+
+    Returns the 0-based file line of a fatal error (None when the text parsed to the end) and
+    whether a builder saw a shape that needs the strictness pass.
+    """
     loader = _Loader(text)
     builder: _Builder | None = None
     skipping = False
+    needs_strict = False
     segment_problems: list[YamlProblem] = []
     try:
         while loader.check_event():
@@ -559,15 +585,17 @@ def _parse_segment(
             if cls is DocumentStartEvent:
                 builder, skipping = _Builder(segment_problems, line_offset), False
             elif cls is DocumentEndEvent:
-                if builder is not None and builder.done and not skipping:
-                    documents.append(_finish(source, builder, line_offset, len(documents)))
+                if builder is not None:
+                    needs_strict = needs_strict or builder.needs_strict
+                    if builder.done and not skipping:
+                        documents.append(_finish(source, builder, line_offset, len(documents)))
                 builder = None
             elif builder is not None and not skipping:
                 try:
                     builder.event(ev)
                 except _Abort:
                     skipping = True
-        return None
+        return None, needs_strict
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         line = (mark.line if mark else 0) + line_offset
@@ -575,7 +603,7 @@ def _parse_segment(
         offset = mark.index if mark else 0
         kind, message = _plain_reason(error, text[offset : offset + 1])
         segment_problems.append(YamlProblem(kind, message, line, column, line, column + 1))
-        return line
+        return line, needs_strict or (builder is not None and builder.needs_strict)
     except yaml.YAMLError as error:  # reader errors: control characters and the like
         position = getattr(error, "position", 0) or 0
         line, column = SourceText(source.path, text).line_col(min(position, len(text)))
@@ -583,7 +611,7 @@ def _parse_segment(
         segment_problems.append(
             YamlProblem("syntax", message, line + line_offset, column, line + line_offset, column + 1)
         )
-        return line + line_offset
+        return line + line_offset, needs_strict or (builder is not None and builder.needs_strict)
     finally:
         loader.dispose()
         problems.extend(_shift_problem(p, line_offset) for p in segment_problems)
