@@ -152,9 +152,7 @@ def _yaml_problem(problem: YamlProblem, source: SourceText, collect: _Collector)
 
 
 def _shape_problem(problem: ShapeProblem, collect: _Collector) -> None:
-    span = problem.document.locate(problem.path)
-    hint = "add apiVersion and kind (for example `apiVersion: v1` and `kind: ConfigMap`)" if problem.kind == "missing-identity" else None
-    collect.engine(problem.kind, problem.message, span, hint)
+    collect.engine(problem.kind, problem.message, problem.document.locate(problem.path, key=True), problem.hint)
 
 
 def _issue_span(issue: FileIssue) -> Span:

@@ -17,6 +17,7 @@ class ShapeProblem:
     document: Document
     path: DataPath
     message: str
+    hint: str | None = None
 
 
 def _object(doc: Document, data: dict[str, Any], base: DataPath, origin: str) -> KubeObject:
@@ -35,6 +36,14 @@ def _object(doc: Document, data: dict[str, Any], base: DataPath, origin: str) ->
 def _is_list(data: dict[str, Any]) -> bool:
     kind = data.get("kind")
     return isinstance(kind, str) and kind.endswith("List") and isinstance(data.get("items"), list)
+
+
+def _missing_identity(doc: Document, data: dict[str, Any], base: DataPath, missing: str) -> ShapeProblem:
+    """Point at a miscased key (``apiversion``) when there is one: that is the usual cause."""
+    miscased = next((k for k in data if isinstance(k, str) and k.lower() == missing.lower()), None)
+    if miscased is not None:
+        return ShapeProblem("missing-identity", doc, base + (miscased,), f"'{miscased}' should be spelled '{missing}'; without it the API server cannot tell what the object is", f"rename '{miscased}' to '{missing}'")
+    return ShapeProblem("missing-identity", doc, base, f"the object has no {missing}; the API server cannot tell what it is", f"add {missing} (for example `apiVersion: v1` and `kind: ConfigMap`)")
 
 
 def objects_from(doc: Document, origin: str) -> tuple[list[KubeObject], list[ShapeProblem]]:
@@ -57,8 +66,7 @@ def objects_from(doc: Document, origin: str) -> tuple[list[KubeObject], list[Sha
             problems.append(ShapeProblem("no-identity", doc, base, "no apiVersion and no kind"))
             continue
         if not has_version or not has_kind:
-            missing = "apiVersion" if not has_version else "kind"
-            problems.append(ShapeProblem("missing-identity", doc, base, f"the object has no {missing}; the API server cannot tell what it is"))
+            problems.append(_missing_identity(doc, data, base, "apiVersion" if not has_version else "kind"))
             continue
         objects.append(_object(doc, data, base, origin))
     return objects, problems

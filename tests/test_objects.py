@@ -1,0 +1,74 @@
+"""Objects from documents: identity, namespaces, List items, and every workload's pod template."""
+
+from __future__ import annotations
+
+import pytest
+
+from dralint.manifests import objects_from
+from dralint.objects import field_path, pod_templates
+from dralint.yamlload import SourceText, load
+
+
+def objects(text: str):
+    out = []
+    for doc in load(SourceText("m.yaml", text)).documents:
+        out.extend(objects_from(doc, "scan")[0])
+    return out
+
+
+def test_namespace_defaults_and_cluster_scope():
+    pod, dc = objects("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n---\napiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu, namespace: ignored}\n")
+    assert (pod.namespace, dc.namespace) == ("default", None)
+    assert (dc.group, dc.version) == ("resource.k8s.io", "v1")
+
+
+def test_list_items_become_objects_with_positions():
+    text = "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: a}\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: b\n"
+    first, second = objects(text)
+    assert (first.name, second.name) == ("a", "b")
+    span = second.span(("metadata", "name"))
+    assert (span.line, span.column) == (10, 11)
+    assert second.span(("metadata", "name"), key=True).column == 5
+
+
+def test_finding_carries_field_path_and_object():
+    (pod,) = objects("apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: c\n    image: i\n")
+    finding = pod.finding(("spec", "containers", 0, "image"), "msg", hint="h")
+    assert finding.field == "spec.containers[0].image"
+    assert (finding.span.line, finding.span.column, finding.span.end_column) == (8, 12, 13)
+    assert finding.object.name == "p"
+    assert field_path(("a", 0, "b")) == "a[0].b"
+
+
+WORKLOADS = {
+    "Deployment": ("apps/v1", "spec:\n  replicas: 3\n  template:\n    spec:\n      containers: [{name: c}]\n", [3]),
+    "StatefulSet": ("apps/v1", "spec:\n  template:\n    spec:\n      containers: [{name: c}]\n", [1]),
+    "DaemonSet": ("apps/v1", "spec:\n  template:\n    spec:\n      containers: [{name: c}]\n", [None]),
+    "Job": ("batch/v1", "spec:\n  parallelism: 4\n  template:\n    spec:\n      containers: [{name: c}]\n", [4]),
+    "CronJob": ("batch/v1", "spec:\n  jobTemplate:\n    spec:\n      parallelism: 2\n      template:\n        spec:\n          containers: [{name: c}]\n", [2]),
+    "JobSet": ("jobset.x-k8s.io/v1alpha2", "spec:\n  replicatedJobs:\n  - name: w\n    replicas: 2\n    template:\n      spec:\n        parallelism: 3\n        template:\n          spec:\n            containers: [{name: c}]\n", [6]),
+    "MPIJob": ("kubeflow.org/v2beta1", "spec:\n  mpiReplicaSpecs:\n    Launcher:\n      replicas: 1\n      template:\n        spec:\n          containers: [{name: c}]\n    Worker:\n      replicas: 8\n      template:\n        spec:\n          containers: [{name: c}]\n", [1, 8]),
+    "PyTorchJob": ("kubeflow.org/v1", "spec:\n  pytorchReplicaSpecs:\n    Master:\n      template:\n        spec:\n          containers: [{name: c}]\n", [1]),
+    "LeaderWorkerSet": ("leaderworkerset.x-k8s.io/v1", "spec:\n  replicas: 2\n  leaderWorkerTemplate:\n    size: 4\n    leaderTemplate:\n      spec:\n        containers: [{name: c}]\n    workerTemplate:\n      spec:\n        containers: [{name: c}]\n", [2, 6]),
+    "RayCluster": ("ray.io/v1", "spec:\n  headGroupSpec:\n    template:\n      spec:\n        containers: [{name: c}]\n  workerGroupSpecs:\n  - groupName: gpu\n    replicas: 5\n    template:\n      spec:\n        containers: [{name: c}]\n", [1, 5]),
+    "Rollout": ("argoproj.io/v1alpha1", "spec:\n  replicas: 2\n  template:\n    spec:\n      containers: [{name: c}]\n", [2]),
+    "Workflow": ("argoproj.io/v1alpha1", "spec:\n  templates:\n  - name: train\n    container: {name: c, image: i}\n  - name: steps\n    steps: []\n", [1]),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(WORKLOADS))
+def test_pod_templates_of_every_workload_kind(kind):
+    api_version, body, replicas = WORKLOADS[kind]
+    (obj,) = objects(f"apiVersion: {api_version}\nkind: {kind}\nmetadata: {{name: w}}\n{body}")
+    templates = pod_templates(obj)
+    assert [t.replicas for t in templates] == replicas
+    for template in templates:
+        containers = list(template.containers())
+        assert containers, f"{kind}: no containers found"
+        path, container = containers[0]
+        assert obj.get(path) is container
+
+
+def test_objects_without_pods_have_no_templates():
+    (cm,) = objects("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n")
+    assert pod_templates(cm) == []

@@ -1,0 +1,68 @@
+"""Which files a run reads, and what it says about the ones it cannot lint."""
+
+from __future__ import annotations
+
+import os
+
+from dralint.sources import FileIssue, SourceFile, decode, discover, not_a_manifest
+
+
+def _paths(items):
+    return [os.path.basename(i) for i in items if isinstance(i, str)]
+
+
+def test_directories_are_walked_for_manifest_suffixes_in_stable_order(tmp_path):
+    for name in ("b.yaml", "a.yml", "c.json", "notes.txt", "sub/d.yaml"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("x: 1\n")
+    assert _paths(discover([str(tmp_path)], [])) == ["a.yml", "b.yaml", "c.json", "d.yaml"]
+
+
+def test_named_files_are_taken_whatever_their_suffix(tmp_path):
+    target = tmp_path / "manifest.txt"
+    target.write_text("x: 1\n")
+    assert list(discover([str(target)], [])) == [str(target)]
+
+
+def test_builtin_skips_and_excludes(tmp_path):
+    for name in (".git/x.yaml", "node_modules/y.yaml", "env/z.yaml", "keep/k.yaml", "gen/g.yaml", "keep/skip-me.yaml"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("x: 1\n")
+    (tmp_path / "env" / "pyvenv.cfg").write_text("home = /usr\n")
+    found = _paths(discover([str(tmp_path)], ["*/gen", "skip-*.yaml"]))
+    assert found == ["k.yaml"]
+
+
+def test_symlink_loop_is_reported_not_followed(tmp_path):
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "m.yaml").write_text("x: 1\n")
+    os.symlink(tmp_path / "d", tmp_path / "d" / "loop")
+    items = list(discover([str(tmp_path)], []))
+    assert _paths(items) == ["m.yaml"]
+    (issue,) = [i for i in items if isinstance(i, FileIssue)]
+    assert issue.kind == "symlink-loop" and issue.path.endswith("loop")
+
+
+def test_missing_path_is_an_issue(tmp_path):
+    (issue,) = discover([str(tmp_path / "nope.yaml")], [])
+    assert isinstance(issue, FileIssue) and issue.kind == "unreadable"
+
+
+def test_decode_handles_bom_crlf_binary_and_latin1():
+    assert decode("f", b"\xef\xbb\xbfa: 1\r\nb: 2\r\n") == SourceFile("f", "a: 1\nb: 2\n")
+    assert decode("f", b"\x00\x01\x02").kind == "binary"
+    issue = decode("f", b"a: 1\nname: caf\xe9\n")
+    assert (issue.kind, issue.line, issue.column) == ("encoding", 2, 10)
+
+
+def test_non_manifest_files_are_recognised():
+    kinds = {
+        "kustomization.yaml": "x: 1\n",
+        "Chart.yaml": "name: c\n",
+        "values-prod.yaml": "replicas: 2\n",
+        "deploy.yaml": "metadata:\n  name: {{ .Release.Name }}\n",
+    }
+    found = {name: not_a_manifest(SourceFile(name, text)) for name, text in kinds.items()}
+    assert {n: i.kind for n, i in found.items()} == {"kustomization.yaml": "kustomization", "Chart.yaml": "chart", "values-prod.yaml": "values", "deploy.yaml": "helm"}
+    assert (found["deploy.yaml"].line, found["deploy.yaml"].column) == (2, 9)
+    assert not_a_manifest(SourceFile("deploy.yaml", "apiVersion: v1\nkind: Pod\n")) is None
