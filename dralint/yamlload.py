@@ -336,8 +336,9 @@ class _Builder:
         self.root: Any = None
         self.root_pos: Pos = (0, 0, 0, 1, None)
         self.done = False
-        #: Set when the document has a multi-line flow node inside a block collection, the one
-        #: shape whose indentation libyaml does not check (see dralint.yamlstrict).
+        #: Set when the document has a shape whose YAML 1.2 rules libyaml does not check: a
+        #: multi-line quoted scalar or flow collection inside a block collection, or a block
+        #: scalar that starts with an empty line (see dralint.yamlstrict).
         self.needs_strict = False
 
     def _problem(self, kind: str, message: str, pos: Pos, related: tuple = ()) -> None:
@@ -412,8 +413,12 @@ class _Builder:
             elif not ev.style and ev.implicit[0]:
                 value = resolve_plain(value)
             pos = _pos(ev)
-            if pos[0] != pos[2] and ev.style in ('"', "'") and self.stack and not self.stack[-1].flow:
-                self.needs_strict = True
+            if pos[0] != pos[2]:
+                style = ev.style
+                if style in ('"', "'") and self.stack and not self.stack[-1].flow:
+                    self.needs_strict = True
+                elif style in ("|", ">") and ev.value[:1] in ("", "\n"):
+                    self.needs_strict = True
             if ev.anchor:
                 self.anchors[ev.anchor] = (value, 1, pos)
             self._add(value, pos, 1, True)
