@@ -184,10 +184,12 @@ class Document:
         if last < 0:
             return self._span(value_pos)
         src_start = table[min(max(start, 0), last)]
-        src_end = table[min(max(end - 1, 0), last)] + 1
+        src_last = table[min(max(end - 1, start, 0), last)]
         line, col = self.source.line_col(src_start)
-        end_line, end_col = self.source.line_col(src_end)
-        return Span(self.source.path, line + 1, col + 1, end_line + 1, end_col + 1)
+        end_line, end_col = self.source.line_col(src_last)
+        # The end is the column after the last character, on that character's line (also when
+        # the last character is a line break), so a reporter underlines a single line.
+        return Span(self.source.path, line + 1, col + 1, end_line + 1, end_col + 2)
 
 
 @dataclass
@@ -506,7 +508,7 @@ def _plain_reason(error: yaml.MarkedYAMLError, at_char: str) -> tuple[str, str]:
     if at_char == "\t" or "tab" in problem:
         return "tab", "a tab character is used for indentation; YAML allows only spaces there"
     hints = {
-        "mapping values are not allowed here": "a ':' appears where no mapping can start "
+        "mapping values are not allowed": "a ':' appears where no mapping can start "
         "(check the indentation, or quote a value that contains ': ')",
         "could not find expected ':'": "a key is missing its ':' (or the previous line is "
         "indented wrongly)",
@@ -679,10 +681,10 @@ def scalar_source_map(source: SourceText, pos: Pos, value: str) -> list[int] | N
     else:
         chars, offsets = _flow_scalar(raw, start, "")
     rebuilt = "".join(chars)
-    wanted = value.rstrip("\n")
-    if rebuilt.rstrip("\n") != wanted:
+    if rebuilt.rstrip("\n") != value.rstrip("\n"):
         return None
-    return offsets[: len(wanted)] or offsets[:1]
+    # Trailing line breaks a block scalar keeps (clip: one, keep: all) map to the breaks.
+    return offsets[: len(value)] or offsets[:1]
 
 
 def _block_scalar(raw: str, base: int, folded: bool) -> tuple[list[str], list[int]]:
@@ -725,6 +727,8 @@ def _block_scalar(raw: str, base: int, folded: bool) -> tuple[list[str], list[in
         offsets.extend(range(start + indent, start + indent + len(content)))
         pending = [line_break]
         previous_normal = normal
+    chars.extend("\n" * len(pending))
+    offsets.extend(pending)
     return chars, offsets
 
 
@@ -734,6 +738,12 @@ _ESCAPES = {
     "_": "\xa0", "L": "\u2028", "P": "\u2029",
 }
 _HEX_LEN = {"x": 2, "u": 4, "U": 8}
+
+
+def _escapes_next(text: str, index: int) -> bool:
+    """Whether the character at ``index`` is escaped: an odd run of backslashes precedes it."""
+    run = len(text[:index]) - len(text[:index].rstrip("\\"))
+    return run % 2 == 1
 
 
 def _flow_scalar(raw: str, base: int, quote: str) -> tuple[list[str], list[int]]:
@@ -754,15 +764,16 @@ def _flow_scalar(raw: str, base: int, quote: str) -> tuple[list[str], list[int]]
         body_end = len(text)
         if number < len(lines) - 1:
             body_end = len(text.rstrip(" \t"))
+            if quote == '"' and body_end < len(text) and _escapes_next(text, body_end):
+                body_end += 1  # "\ " or "\<tab>" before the break is content, not trailing space
         body = text[lead:body_end]
         if number and not body and number < len(lines) - 1:
-            empty_breaks.append(base + line_base - 1)
+            empty_breaks.append(base + line_base + len(text))  # the empty line's own break
             continue
         if number:
             if empty_breaks:
-                for b in empty_breaks:
-                    chars.append("\n")
-                    offsets.append(b + 1)
+                chars.extend("\n" * len(empty_breaks))
+                offsets.extend(empty_breaks)
             elif not continued:
                 chars.append(" ")
                 offsets.append(base + line_base - 1)
