@@ -328,9 +328,8 @@ def _pos(event: Any) -> Pos:
 class _Builder:
     """Turns one document's events into data plus a position table."""
 
-    def __init__(self, problems: list[YamlProblem], line_offset: int):
+    def __init__(self, problems: list[YamlProblem]):
         self.problems = problems
-        self.line_offset = line_offset
         self.table: dict[int, Any] = {}
         self.anchors: dict[str, tuple[Any, int, Pos | None]] = {}
         self.incomplete: set[str] = set()
@@ -507,6 +506,8 @@ def _plain_reason(error: yaml.MarkedYAMLError, at_char: str) -> tuple[str, str]:
     context = (error.context or "").strip()
     if at_char == "\t" or "tab" in problem:
         return "tab", "a tab character is used for indentation; YAML allows only spaces there"
+    if problem.startswith("exceeded maximum nesting depth"):  # libyaml's own bound, while scanning
+        return "depth", "the document nests deeper than the parser allows; it was skipped"
     hints = {
         "mapping values are not allowed": "a ':' appears where no mapping can start "
         "(check the indentation, or quote a value that contains ': ')",
@@ -534,6 +535,51 @@ def _next_document_start(text: str, after_line: int) -> int | None:
     return None
 
 
+#: Line breaks libyaml counts besides LF (and CRLF): a lone CR, NEL, LS and PS.
+_ODD_BREAKS = re.compile("\r(?!\n)|[\x85\u2028\u2029]")
+_LIBYAML_BREAKS = re.compile("\r\n|[\n\r\x85\u2028\u2029]")
+
+
+class _Relocate:
+    """Turns libyaml's (line, column) inside a parsed stretch of the file into file positions.
+
+    Usually that only adds the lines before the stretch. But libyaml also breaks lines at a
+    lone CR, NEL, LS and PS, where SourceText (like editors, grep and the reporters) breaks only
+    at LF; in a file with such a character every later line number would drift, so positions
+    there are translated through character offsets instead.
+    """
+
+    def __init__(self, source: SourceText, base_offset: int, odd_breaks: bool):
+        self.source = source
+        self.lines = source.text.count("\n", 0, base_offset)
+        self.starts: list[int] | None = None
+        if odd_breaks:
+            breaks = _LIBYAML_BREAKS.finditer(source.text, base_offset)
+            self.starts = [base_offset] + [m.end() for m in breaks]
+
+    @property
+    def identity(self) -> bool:
+        return self.starts is None and not self.lines
+
+    def point(self, line: int, column: int) -> tuple[int, int]:
+        if self.starts is None:
+            return line + self.lines, column
+        line = min(max(line, 0), len(self.starts) - 1)
+        return self.source.line_col(min(self.starts[line] + column, len(self.source.text)))
+
+    def pos(self, pos: Pos) -> Pos:
+        line, column = self.point(pos[0], pos[1])
+        end_line, end_column = self.point(pos[2], pos[3])
+        return (line, column, end_line, end_column, pos[4])
+
+    def problem(self, problem: YamlProblem) -> YamlProblem:
+        line, column, end_line, end_column, _ = self.pos(
+            (problem.line, problem.column, problem.end_line, problem.end_column, None)
+        )
+        related = tuple((*self.point(r_line, r_column), message) for r_line, r_column, message in problem.related)
+        return YamlProblem(problem.kind, problem.message, line, column, end_line, end_column, related)
+
+
 def load(source: SourceText) -> LoadResult:
     """Parse every document of ``source``; keep going after a broken document when possible.
 
@@ -544,17 +590,15 @@ def load(source: SourceText) -> LoadResult:
     documents: list[Document] = []
     text = source.text
     prefiltered = may_need_check(text)
+    odd_breaks = _ODD_BREAKS.search(text) is not None
     base_offset = 0
     while True:
-        line_offset = text.count("\n", 0, base_offset)
-        segment = text[base_offset:]
-        error, needs_strict = _parse_segment(source, segment, line_offset, documents, problems)
+        error, needs_strict = _parse_segment(source, base_offset, documents, problems, odd_breaks)
         if prefiltered or needs_strict:
-            stop = None if error is None else error - line_offset
-            problems.extend(
-                YamlProblem("syntax", message, line + line_offset, column, line + line_offset, column + 1)
-                for line, column, message in strict_problems(segment, stop)
-            )
+            stop = None if error is None else source.offset(error, 0) - base_offset
+            for offset, message in strict_problems(text[base_offset:], stop):
+                line, column = source.line_col(base_offset + offset)
+                problems.append(YamlProblem("syntax", message, line, column, line, column + 1))
         if error is None:
             break
         restart = _next_document_start(text, error)
@@ -564,38 +608,36 @@ def load(source: SourceText) -> LoadResult:
     return LoadResult(source, documents, problems)
 
 
-def _shift(pos: Pos, lines: int) -> Pos:
-    return (pos[0] + lines, pos[1], pos[2] + lines, pos[3], pos[4])
-
-
 def _parse_segment(
     source: SourceText,
-    text: str,
-    line_offset: int,
+    base_offset: int,
     documents: list[Document],
     problems: list[YamlProblem],
+    odd_breaks: bool,
 ) -> tuple[int | None, bool]:
-    """Parse ``text`` (a tail of the file).
+    """Parse the file from ``base_offset`` on.
 
     Returns the 0-based file line of a fatal error (None when the text parsed to the end) and
     whether a builder saw a shape that needs the strictness pass.
     """
+    text = source.text[base_offset:]
+    where = _Relocate(source, base_offset, odd_breaks)
     loader = _Loader(text)
     builder: _Builder | None = None
     skipping = False
     needs_strict = False
-    segment_problems: list[YamlProblem] = []
+    builder_problems: list[YamlProblem] = []  # in libyaml's coordinates of this stretch
     try:
         while loader.check_event():
             ev = loader.get_event()
             cls = type(ev)
             if cls is DocumentStartEvent:
-                builder, skipping = _Builder(segment_problems, line_offset), False
+                builder, skipping = _Builder(builder_problems), False
             elif cls is DocumentEndEvent:
                 if builder is not None:
                     needs_strict = needs_strict or builder.needs_strict
                     if builder.done and not skipping:
-                        documents.append(_finish(source, builder, line_offset, len(documents)))
+                        documents.append(_finish(source, builder, where, len(documents)))
                 builder = None
             elif builder is not None and not skipping:
                 try:
@@ -605,46 +647,34 @@ def _parse_segment(
         return None, needs_strict
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
-        line = (mark.line if mark else 0) + line_offset
-        column = mark.column if mark else 0
+        line, column = where.point(mark.line, mark.column) if mark else where.point(0, 0)
         offset = mark.index if mark else 0
         kind, message = _plain_reason(error, text[offset : offset + 1])
-        segment_problems.append(YamlProblem(kind, message, line, column, line, column + 1))
+        problems.append(YamlProblem(kind, message, line, column, line, column + 1))
         return line, needs_strict or (builder is not None and builder.needs_strict)
     except yaml.YAMLError as error:  # reader errors: control characters and the like
-        position = getattr(error, "position", 0) or 0
-        line, column = SourceText(source.path, text).line_col(min(position, len(text)))
-        message = str(error).splitlines()[0]
-        segment_problems.append(
-            YamlProblem("syntax", message, line + line_offset, column, line + line_offset, column + 1)
-        )
-        return line + line_offset, needs_strict or (builder is not None and builder.needs_strict)
+        # libyaml reads UTF-8, so the reader reports a byte offset: count characters instead.
+        position = len(text.encode("utf-8", "surrogatepass")[: getattr(error, "position", 0) or 0].decode("utf-8", "ignore"))
+        line, column = source.line_col(base_offset + position)
+        problems.append(YamlProblem("syntax", str(error).splitlines()[0], line, column, line, column + 1))
+        return line, needs_strict or (builder is not None and builder.needs_strict)
     finally:
         loader.dispose()
-        problems.extend(_shift_problem(p, line_offset) for p in segment_problems)
+        problems.extend(where.problem(p) for p in builder_problems)
 
 
-def _shift_problem(problem: YamlProblem, lines: int) -> YamlProblem:
-    if not lines or problem.kind in ("syntax", "tab"):
-        return problem
-    related = tuple((line + lines, col, msg) for line, col, msg in problem.related)
-    return YamlProblem(
-        problem.kind, problem.message, problem.line + lines, problem.column,
-        problem.end_line + lines, problem.end_column, related,
-    )
-
-
-def _finish(source: SourceText, builder: _Builder, lines: int, index: int) -> Document:
-    """Make a Document, moving positions from segment lines to file lines."""
+def _finish(source: SourceText, builder: _Builder, where: _Relocate, index: int) -> Document:
+    """Make a Document, moving positions from libyaml's coordinates to file positions."""
     table = builder.table
-    if lines:
+    if not where.identity:
         for positions in table.values():
             if isinstance(positions, dict):
                 for key, (kpos, vpos) in positions.items():
-                    positions[key] = (_shift(kpos, lines), _shift(vpos, lines))
+                    positions[key] = (where.pos(kpos), where.pos(vpos))
             else:
-                positions[:] = [_shift(p, lines) for p in positions]
-    return Document(source, index, builder.root, _shift(builder.root_pos, lines), table)
+                positions[:] = [where.pos(p) for p in positions]
+    root = builder.root_pos if where.identity else where.pos(builder.root_pos)
+    return Document(source, index, builder.root, root, table)
 
 
 def iter_paths(data: Any, prefix: DataPath = ()) -> Iterator[tuple[DataPath, Any]]:

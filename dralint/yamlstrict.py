@@ -26,6 +26,7 @@ collection, or a block scalar that starts with an empty line.
 
 from __future__ import annotations
 
+import bisect
 import re
 
 import yaml
@@ -61,8 +62,8 @@ _FLOW_END = (FlowSequenceEndToken, FlowMappingEndToken)
 _FLOW_INDICATORS = (FlowSequenceStartToken, FlowMappingStartToken, FlowSequenceEndToken, FlowMappingEndToken, FlowEntryToken)
 _NOT_CONTENT = (StreamStartToken, StreamEndToken, DirectiveToken, DocumentEndToken)
 
-#: (0-based line, 0-based column, message)
-StrictProblem = tuple[int, int, str]
+#: (character offset in the text, message)
+StrictProblem = tuple[int, str]
 
 
 def may_need_check(text: str) -> bool:
@@ -82,11 +83,16 @@ def _leading_spaces(line: str) -> int:
 
 
 class _Pass:
-    """State of one walk over the token stream of a text."""
+    """State of one walk over the token stream of a text.
+
+    Lines here are LF-separated lines of the text, found from the tokens' character offsets:
+    libyaml's own line numbers also count CR, NEL, LS and PS as breaks.
+    """
 
     def __init__(self, text: str):
         self.text = text
         self.lines = text.split("\n")
+        self.starts = [0] + [m.end() for m in re.finditer("\n", text)]
         self.problems: list[StrictProblem] = []
         self.block: list[int] = []  # columns of the open block collections
         self.flow_level = 0
@@ -98,18 +104,16 @@ class _Pass:
         """Spaces a flow-context line needs: one more than the innermost block collection."""
         return self.block[-1] + 1 if self.block else 0
 
-    def report(self, line: int, column: int, message: str) -> None:
-        self.problems.append((line, column, message))
+    def report(self, index: int, message: str) -> None:
+        self.problems.append((index, message))
+
+    def line_of(self, index: int) -> int:
+        return bisect.bisect_right(self.starts, index) - 1
 
     def glued_comment(self, index: int, after: str) -> None:
         """A '#' right at ``index`` (just after a token) is a comment without whitespace."""
         if self.text[index : index + 1] == "#":
-            line, column = self._line_col(index)
-            self.report(line, column, f"a comment needs whitespace before '#' (it is glued to {after})")
-
-    def _line_col(self, index: int) -> tuple[int, int]:
-        line = self.text.count("\n", 0, index)
-        return line, index - (self.text.rfind("\n", 0, index) + 1)
+            self.report(index, f"a comment needs whitespace before '#' (it is glued to {after})")
 
     def check_line_indent(self, line: int, required: int, what: str) -> None:
         """A content line of a flow region must start with ``required`` spaces (tabs do not count)."""
@@ -123,14 +127,14 @@ class _Pass:
         if not rest.strip(" \t"):
             return  # an empty line may be indented less
         where = "a tab does not count as indentation" if rest[0] == "\t" else f"at least {required} space(s) needed"
-        self.report(line, spaces, f"this line of {what} is not indented more than its parent block ({where})")
+        self.report(self.starts[line] + spaces, f"this line of {what} is not indented more than its parent block ({where})")
 
     def token(self, tok: object) -> None:
         start, end = tok.start_mark, tok.end_mark  # type: ignore[attr-defined]
         cls = type(tok)
         if cls is DirectiveToken:
             if self.document_open:
-                self.report(start.line, start.column, "a directive inside an open document: end the previous document with '...' before it")
+                self.report(start.index, "a directive inside an open document: end the previous document with '...' before it")
             self.glued_comment(end.index, "the directive")
         elif not isinstance(tok, _NOT_CONTENT):
             self.document_open = True
@@ -144,9 +148,10 @@ class _Pass:
             self.block.clear()
         if self.flow_level == 0 and isinstance(tok, _FLOW_START):
             self.flow_indent = self.required_indent()
-        first_on_line = start.line > self.previous_end_line
+        start_line = self.line_of(start.index)
+        first_on_line = start_line > self.previous_end_line
         if (self.flow_level or isinstance(tok, _FLOW_START)) and first_on_line:
-            self.check_line_indent(start.line, self.flow_indent, "a flow collection")
+            self.check_line_indent(start_line, self.flow_indent, "a flow collection")
         if isinstance(tok, _FLOW_START):
             self.flow_level += 1
         elif isinstance(tok, _FLOW_END):
@@ -155,25 +160,26 @@ class _Pass:
             self.glued_comment(end.index, f"'{self.text[start.index : start.index + 1]}'")
         elif cls is ScalarToken:
             self.scalar(tok)
-        self.previous_end_line = end.line
+        self.previous_end_line = self.line_of(end.index)
 
     def scalar(self, tok: ScalarToken) -> None:
         start, end = tok.start_mark, tok.end_mark
         style = tok.style
         if style in ("|", ">"):
-            self.block_scalar(start.index, start.line)
+            self.block_scalar(start.index)
             return
         if style in ('"', "'"):
             self.glued_comment(end.index, "the closing quote")
         elif self.flow_level and self.text[start.index : start.index + 1] == "-" and self.text[start.index + 1 : start.index + 2] in (",", "[", "]", "{", "}"):
-            self.report(start.line, start.column, "a plain '-' cannot be followed by a flow indicator; quote it (\"-\")")
-        if end.line > start.line:
+            self.report(start.index, "a plain '-' cannot be followed by a flow indicator; quote it (\"-\")")
+        first, last = self.line_of(start.index), self.line_of(end.index)
+        if last > first:
             required = self.flow_indent if self.flow_level else self.required_indent()
             what = "a multi-line quoted scalar" if style else "a multi-line plain scalar"
-            for line in range(start.line + 1, end.line + 1):
+            for line in range(first + 1, last + 1):
                 self.check_line_indent(line, required, what)
 
-    def block_scalar(self, index: int, line: int) -> None:
+    def block_scalar(self, index: int) -> None:
         header = re.match(r"[|>]([-+1-9]{0,2})", self.text[index : index + 3])
         if header is None:
             return
@@ -182,35 +188,35 @@ class _Pass:
             return  # explicit indentation: leading empty lines may have any spaces
         parent = self.block[-1] if self.block else -1
         widest = (0, -1)  # (spaces, line) of the widest leading empty line
-        for number in range(line + 1, len(self.lines)):
+        for number in range(self.line_of(index) + 1, len(self.lines)):
             text = self.lines[number].rstrip("\r")
             if text.strip(" "):
                 indent = _leading_spaces(text)
                 if parent < indent < widest[0]:
-                    self.report(widest[1], indent, f"a leading empty line of this block scalar has {widest[0]} spaces, more than its first content line ({indent}); remove the extra spaces or add an indentation indicator")
+                    self.report(self.starts[widest[1]] + indent, f"a leading empty line of this block scalar has {widest[0]} spaces, more than its first content line ({indent}); remove the extra spaces or add an indentation indicator")
                 return
             if len(text) > widest[0]:
                 widest = (len(text), number)
 
 
-def strict_problems(text: str, stop_line: int | None = None) -> list[StrictProblem]:
-    """The YAML 1.2 errors in ``text`` that libyaml accepts, as (line, column, message).
+def strict_problems(text: str, stop: int | None = None) -> list[StrictProblem]:
+    """The YAML 1.2 errors in ``text`` that libyaml accepts, as (offset, message).
 
-    Tokens at or after ``stop_line`` (where libyaml itself failed) are not examined. A scanner
-    error ends the pass quietly: the loader already reports it.
+    Nothing at or after offset ``stop`` (the start of the line where libyaml itself failed) is
+    examined. A scanner error ends the pass quietly: the loader already reports it.
     """
     walk = _Pass(text)
     loader = _Loader(text)
     try:
         while loader.check_token():
             tok = loader.get_token()
-            if stop_line is not None and tok.start_mark.line >= stop_line:
+            if stop is not None and tok.start_mark.index >= stop:
                 break
             walk.token(tok)
     except yaml.YAMLError:
         pass
     finally:
         loader.dispose()
-    if stop_line is not None:
-        return [p for p in walk.problems if p[0] < stop_line]
+    if stop is not None:
+        return [p for p in walk.problems if p[0] < stop]
     return walk.problems
