@@ -518,12 +518,24 @@ def _plain_reason(error: yaml.MarkedYAMLError, at_char: str) -> tuple[str, str]:
         "found unexpected end of stream": "the file ends inside an unfinished value (an "
         "unclosed quote or bracket)",
         "found undefined alias": "an alias refers to an anchor that was never defined",
+        "did not find expected <document start>": "content after a document end marker "
+        "('...' ends a YAML document; it is not an ellipsis) must start a new document with '---'",
     }
     for needle, text in hints.items():
         if problem.startswith(needle):
             detail = f"{problem}" + (f" ({context})" if context else "")
             return "syntax", f"{text}: {detail}"
     return "syntax", problem + (f" ({context})" if context else "")
+
+
+def _ended_by(source: SourceText, error: yaml.MarkedYAMLError, line: int) -> tuple[tuple[int, int, str], ...]:
+    """For content after '...', the marker line that ended the document (as related location)."""
+    if not (error.problem or "").startswith("did not find expected <document start>"):
+        return ()
+    for number in range(line - 1, -1, -1):
+        if re.match(r"\.\.\.(?:[ \t]|$)", source.line_text(number + 1)):
+            return ((number, 0, "the previous document ends here"),)
+    return ()
 
 
 def _next_document_start(text: str, after_line: int) -> int | None:
@@ -650,7 +662,7 @@ def _parse_segment(
         line, column = where.point(mark.line, mark.column) if mark else where.point(0, 0)
         offset = mark.index if mark else 0
         kind, message = _plain_reason(error, text[offset : offset + 1])
-        problems.append(YamlProblem(kind, message, line, column, line, column + 1))
+        problems.append(YamlProblem(kind, message, line, column, line, column + 1, _ended_by(source, error, line)))
         return line, needs_strict or (builder is not None and builder.needs_strict)
     except yaml.YAMLError as error:  # reader errors: control characters and the like
         # libyaml reads UTF-8, so the reader reports a byte offset: count characters instead.

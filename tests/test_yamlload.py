@@ -524,3 +524,13 @@ def test_builder_problems_after_a_recovered_error_are_on_file_lines():
 def test_libyaml_nesting_bound_is_a_depth_problem():
     (problem,) = parse("a: " + "[" * 5000 + "]" * 5000 + "\n").problems
     assert problem.kind == "depth" and problem.line == 0
+
+
+def test_content_after_a_document_end_marker_points_back_at_the_marker():
+    text = "kind: ResourceSlice\n...\n# elided\nspec: {}\n---\nkind: Pod\n"
+    result = parse(text)
+    (problem,) = result.problems
+    assert (problem.line + 1, problem.column + 1) == at(text, "spec")
+    assert "'...'" in problem.message
+    assert [(line + 1, column + 1) for line, column, _ in problem.related] == [at(text, "...")]
+    assert [d.data for d in result.documents] == [{"kind": "ResourceSlice"}, {"kind": "Pod"}]
