@@ -547,8 +547,8 @@ def _next_document_start(text: str, after_line: int) -> int | None:
     return None
 
 
-#: Line breaks libyaml counts besides LF (and CRLF): a lone CR, NEL, LS and PS.
-_ODD_BREAKS = re.compile("\r(?!\n)|[\x85\u2028\u2029]")
+#: A lone CR: with NEL, LS and PS, the line breaks libyaml counts besides LF and CRLF.
+_LONE_CR = re.compile("\r(?!\n)")
 _LIBYAML_BREAKS = re.compile("\r\n|[\n\r\x85\u2028\u2029]")
 
 
@@ -602,7 +602,7 @@ def load(source: SourceText) -> LoadResult:
     documents: list[Document] = []
     text = source.text
     prefiltered = may_need_check(text)
-    odd_breaks = _ODD_BREAKS.search(text) is not None
+    odd_breaks = "\x85" in text or "\u2028" in text or "\u2029" in text or ("\r" in text and _LONE_CR.search(text) is not None)
     base_offset = 0
     while True:
         error, needs_strict = _parse_segment(source, base_offset, documents, problems, odd_breaks)
