@@ -25,6 +25,8 @@ DRA_CATEGORIES = frozenset({"yaml", "api", "cel", "reference", "extended-resourc
 _ID_RE = re.compile(r"^[A-Z]{2,5}\d{3}$")
 _NAME_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 _REQUIRED = ("id", "name", "severity", "category", "summary", "rationale", "fix")
+#: Tools whose check ids a rule may list under ``peers:``, so users can migrate ignore lists.
+PEER_TOOLS = ("kube-linter", "kube-score", "polaris", "checkov", "kubescape", "trivy")
 
 
 @dataclass(frozen=True)
@@ -54,6 +56,8 @@ class Rule:
     security_severity: str | None = None
     fixable: bool = False
     source: str = ""
+    #: (tool, ids) pairs in PEER_TOOLS order: the peers' checks this rule covers.
+    peers: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     @property
     def family(self) -> str:
@@ -89,6 +93,27 @@ def _examples(raw: Any, where: str) -> tuple[Example, ...]:
     return tuple(out)
 
 
+def _peers(raw: Any, where: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """``peers: {kube-linter: [id, ...], ...}`` as ordered pairs; unknown tools are an error."""
+    if raw is None:
+        return ()
+    if not isinstance(raw, dict):
+        raise CatalogError(f"{where}: peers must map a tool name to a list of its check ids")
+    unknown = sorted(set(map(str, raw)) - set(PEER_TOOLS))
+    if unknown:
+        raise CatalogError(f"{where}: unknown peer tool(s) {', '.join(unknown)}; known: {', '.join(PEER_TOOLS)}")
+    out = []
+    for tool in PEER_TOOLS:
+        ids = raw.get(tool)
+        if ids is None:
+            continue
+        ids = [ids] if isinstance(ids, str) else ids
+        if not isinstance(ids, list) or not ids or not all(isinstance(i, str) and i for i in ids):
+            raise CatalogError(f"{where}: peers.{tool} must be a non-empty list of check ids")
+        out.append((tool, tuple(ids)))
+    return tuple(out)
+
+
 def parse_rule(raw: Any, source: str) -> Rule:
     """Build a Rule from one catalog file's data, rejecting anything malformed."""
     if not isinstance(raw, dict):
@@ -118,6 +143,7 @@ def parse_rule(raw: Any, source: str) -> Rule:
         security_severity=str(raw["security_severity"]) if raw.get("security_severity") else None,
         fixable=bool(raw.get("fixable", False)),
         source=source,
+        peers=_peers(raw.get("peers"), source),
     )
 
 

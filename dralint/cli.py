@@ -122,3 +122,8 @@ def explain_command(rule_id: str) -> None:
     from dralint.docs import explain
 
     click.echo(explain(rule))
+
+
+from dralint.fix.command import fix_command  # noqa: E402  (commands register after main exists)
+
+main.add_command(fix_command)

@@ -7,6 +7,7 @@ and the common batch/ML CRDs) keeps its pods, so no check repeats that knowledge
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
@@ -30,15 +31,22 @@ CLUSTER_SCOPED_KINDS = frozenset(
 )
 
 
+@functools.lru_cache(maxsize=8192)
 def field_path(path: DataPath) -> str:
-    """Render a data path the way Kubernetes names fields: ``spec.requests[0].exactly``."""
-    out: list[str] = []
+    """Render a data path the way Kubernetes names fields: ``spec.requests[0].exactly``.
+
+    Map keys that are not plain identifiers are written ``attributes[gpu.example.com/model]``,
+    as the API server does for map entries.
+    """
+    out = ""
     for step in path:
         if isinstance(step, int):
-            out.append(f"[{step}]")
+            out += f"[{step}]"
+        elif step.replace("_", "").isalnum() and not step[:1].isdigit():
+            out += f".{step}" if out else step
         else:
-            out.append(("." if out else "") + step)
-    return "".join(out)
+            out += f"[{step}]"
+    return out
 
 
 @dataclass
@@ -53,6 +61,7 @@ class KubeObject:
     doc: Document
     base: DataPath = ()
     origin: str = "scan"  # scan | context | cluster
+    _templates: list[PodTemplate] | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def group(self) -> str:
@@ -125,7 +134,7 @@ class KubeObject:
             span=span or self.span(path, key=key),
             hint=hint,
             rule=rule,
-            field=field_path(path) or None,
+            field=field_path(tuple(path)) or None,
             object=self.ref,
             related=tuple(related),
             severity=severity,
@@ -262,7 +271,16 @@ def _argo_workflow(owner: KubeObject) -> Iterator[PodTemplate]:
 
 
 def pod_templates(obj: KubeObject) -> list[PodTemplate]:
-    """Every pod template ``obj`` creates pods from; empty for objects that create none."""
+    """Every pod template ``obj`` creates pods from; empty for objects that create none.
+
+    Many checks ask for the same object's templates, so the answer is kept on the object.
+    """
+    if obj._templates is None:
+        obj._templates = _find_templates(obj)
+    return obj._templates
+
+
+def _find_templates(obj: KubeObject) -> list[PodTemplate]:
     kind, group = obj.kind, obj.group
     if kind == "Pod" and group == "":
         spec = obj.get(("spec",))

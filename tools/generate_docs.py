@@ -1,22 +1,37 @@
-"""Regenerate docs/rules.md from the rule catalog (tests fail when it is stale)."""
+"""Regenerate docs/rules.md and the README peer table from the rule catalog (tests fail when stale)."""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
 
 from dralint.catalog import load_catalog  # noqa: E402
-from dralint.docs import rules_markdown  # noqa: E402
+from dralint.docs import README_END, README_START, peer_table, replace_between, rules_markdown  # noqa: E402
 
-TARGET = Path(__file__).resolve().parent.parent / "docs" / "rules.md"
+TARGET = ROOT / "docs" / "rules.md"
+README = ROOT / "README.md"
+ELSEWHERE = ROOT / "docs" / "peer-coverage-elsewhere.yaml"
+
+
+def elsewhere_rows() -> list[dict]:
+    """Peer-table rows for rules whose catalog entries have no ``peers:`` yet."""
+    if not ELSEWHERE.exists():
+        return []
+    return yaml.safe_load(ELSEWHERE.read_text(encoding="utf-8")) or []
 
 
 def main() -> None:
     rules = sorted(load_catalog().values(), key=lambda r: r.id)
     TARGET.write_text(rules_markdown(rules), encoding="utf-8")
     print(f"wrote {TARGET} ({len(rules)} rules)")
+    readme = README.read_text(encoding="utf-8")
+    README.write_text(replace_between(readme, README_START, README_END, peer_table(rules, elsewhere_rows())), encoding="utf-8")
+    print(f"updated the peer table in {README}")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,1 @@
+"""CEL selector checks (CELxxx): what the API server rejects and what the scheduler trips over."""

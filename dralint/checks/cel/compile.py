@@ -1,0 +1,52 @@
+"""CEL001-CEL006, CEL012: what the API server says about each selector when it is applied.
+
+Every error points at the exact character inside the YAML scalar (block, folded, quoted),
+through ``KubeObject.scalar_span``.  Each distinct expression is compiled once per process
+(``dralint.cel.check`` caches), however many objects repeat it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from dralint.cel import check
+from dralint.cel.lints import gated_uses
+from dralint.checks.cel.sites import SELECTOR_KINDS, selector_groups
+from dralint.context import Context
+from dralint.diagnostics import Finding
+from dralint.objects import KubeObject
+from dralint.registry import object_check
+
+_RULE_BY_KIND = {"compile": "CEL001", "capacity": "CEL012", "result-type": "CEL002", "length": "CEL003",
+                 "cost": "CEL004"}
+
+_HINTS = {
+    "CEL001": "fix the expression; kubectl apply rejects the object with this message",
+    "CEL002": "a selector must produce true or false, e.g. compare the value: device.driver == \"...\"",
+    "CEL003": "split the logic over several selectors (they are ANDed) or simplify it",
+    "CEL004": "avoid nested comprehensions over attribute maps and long string operations",
+    "CEL005": "simplify the expression so the API server's estimate stays well below the limit",
+    "CEL012": 'capacities are quantities: device.capacity["d"].memory.compareTo(quantity("40Gi")) >= 0',
+}
+
+
+@object_check("CEL001", "CEL002", "CEL003", "CEL004", "CEL005", "CEL006", "CEL012", kinds=SELECTOR_KINDS)
+def check_selector_compiles(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
+    """Compile every selector as the API server does."""
+    for group in selector_groups(obj):
+        for path, expression in zip(group.paths, group.expressions):
+            result = check(expression)
+            for issue in result.errors:
+                rule = _RULE_BY_KIND.get(issue.kind, "CEL001")
+                yield obj.finding(path, issue.message, rule=rule, hint=_HINTS[rule],
+                                  span=obj.scalar_span(path, issue.start, issue.end))
+            for issue in result.warnings:
+                yield obj.finding(path, issue.message, rule="CEL005", hint=_HINTS["CEL005"],
+                                  span=obj.scalar_span(path, issue.start, issue.end))
+            if result.ast is not None and not result.errors:
+                for note in gated_uses(expression, result.ast, ctx.options.feature_gates):
+                    yield obj.finding(path, note.message, rule="CEL001", hint=note.hint,
+                                      span=obj.scalar_span(path, note.start, note.end))
+            if result.not_checked:
+                yield obj.finding(path, f"selector not checked by dralint: it {result.not_checked}", rule="CEL006",
+                                  hint="the API server still checks it when the object is applied")

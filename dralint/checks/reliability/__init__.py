@@ -1,0 +1,1 @@
+"""Reliability checks: sizing, images, probes and availability of workloads."""

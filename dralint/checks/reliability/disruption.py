@@ -1,0 +1,58 @@
+"""PodDisruptionBudgets that allow no voluntary disruption at all.
+
+A budget with ``maxUnavailable: 0``, ``minAvailable: 100%``, or a ``minAvailable`` that reaches
+the replica count of every workload it selects blocks node drains forever: cluster upgrades and
+GPU-node maintenance stall on it. The workloads are matched with the budget's label selector
+(``matchExpressions`` included) in its own namespace.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+from dralint.context import Context
+from dralint.diagnostics import Finding
+from dralint.labels import selector_matches
+from dralint.namespaces import by_namespace
+from dralint.objects import KubeObject, pod_templates
+from dralint.registry import object_check
+
+_SCALED_KINDS = ("Deployment", "StatefulSet", "ReplicaSet")
+
+
+def _is_zero(value: Any) -> bool:
+    return value == 0 or (isinstance(value, str) and value.strip() in ("0", "0%"))
+
+
+def selected_workloads(ctx: Context, pdb: KubeObject) -> list[tuple[KubeObject, int]]:
+    """(workload, replicas) of the run's scaled workloads whose pods the budget selects."""
+    selector = pdb.get(("spec", "selector"))
+    out = []
+    for kind in _SCALED_KINDS:
+        for workload in by_namespace(ctx, kind).get(pdb.namespace, []):
+            for template in pod_templates(workload):
+                labels = template.metadata.get("labels")
+                if template.replicas is not None and selector_matches(selector, labels if isinstance(labels, dict) else {}):
+                    out.append((workload, template.replicas))
+    return out
+
+
+@object_check("REL009", kinds={"PodDisruptionBudget"})
+def check_budget(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
+    """Budgets that leave no room for a single eviction."""
+    hint = "leave room for one disruption, e.g. `spec: {maxUnavailable: 1}`"
+    max_unavailable = obj.get(("spec", "maxUnavailable"))
+    min_available = obj.get(("spec", "minAvailable"))
+    if _is_zero(max_unavailable):
+        yield obj.finding(("spec", "maxUnavailable"), f"{obj.display} sets maxUnavailable to {max_unavailable}: no pod it covers can ever be evicted, so node drains never finish", hint=hint)
+    elif isinstance(min_available, str) and min_available.strip() == "100%":
+        yield obj.finding(("spec", "minAvailable"), f"{obj.display} requires 100% of its pods available: node drains never finish", hint=hint)
+    elif isinstance(min_available, int) and not isinstance(min_available, bool):
+        workloads = selected_workloads(ctx, obj)
+        blocked = [(w, n) for w, n in workloads if min_available >= n]
+        if workloads and len(blocked) == len(workloads):
+            workload, replicas = blocked[0]
+            yield obj.finding(
+                ("spec", "minAvailable"), f"{obj.display} requires {min_available} available pods but {workload.display} runs {replicas}: no pod can be evicted",
+                hint=hint, related=(workload.related(("spec", "replicas") if workload.get(("spec", "replicas")) is not None else ("spec",), "the selected workload's replicas", key=True),),
+            )

@@ -1,0 +1,87 @@
+"""CPU and memory requests and limits of the containers that keep running.
+
+Three things peers miss, each a false positive: Kubernetes copies a limit into a missing
+request, pod-level ``spec.resources`` covers every container, and a LimitRange of the namespace
+(scanned or given with --context) fills in defaults at admission. Plain init containers are
+skipped (they finish before the app starts); native sidecars are checked.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+from dralint.context import Context
+from dralint.diagnostics import Finding
+from dralint.objects import KubeObject, PodTemplate, pod_templates
+from dralint.registry import object_check
+from dralint.workloads import running_containers
+
+#: (rule, section, resource): what each rule wants set.
+_WANTED = (
+    ("REL001", "requests", "cpu"),
+    ("REL002", "requests", "memory"),
+    ("REL003", "limits", "memory"),
+    ("REL004", "limits", "cpu"),
+)
+_WHY = {
+    ("requests", "cpu"): "the scheduler treats it as needing no CPU and packs it onto busy nodes",
+    ("requests", "memory"): "the scheduler treats it as needing no memory; it is evicted first under pressure",
+    ("limits", "memory"): "it can use all of the node's memory and get its neighbours OOM-killed",
+    ("limits", "cpu"): "it can take all idle CPU of the node (some teams want that: this rule is strict-only)",
+}
+
+
+def _section(resources: Any, section: str) -> dict[str, Any]:
+    value = resources.get(section) if isinstance(resources, dict) else None
+    return value if isinstance(value, dict) else {}
+
+
+def limit_range_defaults(ctx: Context, namespace: str | None) -> set[tuple[str, str]]:
+    """(section, resource) pairs a LimitRange of ``namespace`` fills in for containers."""
+
+    def build() -> dict[str | None, set[tuple[str, str]]]:
+        out: dict[str | None, set[tuple[str, str]]] = {}
+        for limit_range in ctx.by_kind("LimitRange"):
+            limits = limit_range.get(("spec", "limits"))
+            for item in limits if isinstance(limits, list) else []:
+                if not isinstance(item, dict) or item.get("type", "Container") != "Container":
+                    continue
+                found = out.setdefault(limit_range.namespace, set())
+                for resource in _section(item, "default"):
+                    found.update({("limits", resource), ("requests", resource)})
+                for resource in _section(item, "defaultRequest"):
+                    found.add(("requests", resource))
+        return out
+
+    return ctx.memo((__name__, "limitranges"), build).get(namespace, set())
+
+
+def is_set(resources: Any, section: str, resource: str) -> bool:
+    """Whether ``resources`` sets ``section.resource``; a limit also sets the request."""
+    if resource in _section(resources, section):
+        return True
+    return section == "requests" and resource in _section(resources, "limits")
+
+
+def _missing(template: PodTemplate, ctx: Context) -> Iterator[tuple[str, str, str, tuple, dict]]:
+    defaults = limit_range_defaults(ctx, template.owner.namespace)
+    pod_level = template.spec.get("resources")
+    for path, container in running_containers(template):
+        for rule, section, resource in _WANTED:
+            if (section, resource) in defaults or is_set(pod_level, section, resource) or is_set(container.get("resources"), section, resource):
+                continue
+            yield rule, section, resource, path, container
+
+
+@object_check("REL001", "REL002", "REL003", "REL004")
+def check_resources(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
+    """Containers without CPU/memory requests and limits, after defaults and pod-level resources."""
+    for template in pod_templates(obj):
+        for rule, section, resource, path, container in _missing(template, ctx):
+            name = container.get("name", path[-1])
+            where = path + ("resources",) if "resources" in container else (path + ("name",) if "name" in container else path)
+            example = "500m" if resource == "cpu" else "512Mi"
+            yield obj.finding(
+                where, f"{template.label}: container '{name}' has no {resource} {section[:-1]}: {_WHY[(section, resource)]}",
+                hint=f"add `resources: {{{section}: {{{resource}: {example}}}}}` sized from observed usage", rule=rule, key=True,
+            )

@@ -1,0 +1,170 @@
+"""Images, probes, replicas and spreading of long-running workloads.
+
+Probes and replica counts only make sense for pods that serve until stopped: Jobs, CronJobs,
+batch CRDs (JobSet, MPIJob, ...), Argo workflows and bare Pods with ``restartPolicy: Never``
+are skipped (``dralint.workloads``), and so are KubeRay kinds, whose operator injects its own
+probes. A readiness probe is asked for only where traffic can arrive: a container that
+declares ports, or pods a Service of the run selects.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+from dralint.context import Context
+from dralint.diagnostics import Finding
+from dralint.labels import map_selector_matches
+from dralint.namespaces import by_namespace
+from dralint.objects import KubeObject, PodTemplate, pod_templates
+from dralint.registry import object_check
+from dralint.workloads import OPERATOR_PROBED_KINDS, running_containers, runs_to_completion
+
+REPLICATED_KINDS = frozenset({"Deployment", "StatefulSet", "Rollout"})
+
+
+def image_tag(image: str) -> str | None:
+    """The tag of an image reference; None when it has none. Digest-pinned images count as tagged.
+
+    A registry port (``localhost:5000/app``) is not a tag: only a colon in the last path
+    component is.
+    """
+    if "@" in image:
+        return image.rsplit("@", 1)[1]
+    last = image.rsplit("/", 1)[-1]
+    return last.split(":", 1)[1] if ":" in last else None
+
+
+@object_check("REL005")
+def check_image_tag(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
+    """Images without a tag or with ``latest``, which change under a running workload."""
+    for template in pod_templates(obj):
+        for path, container in template.containers():
+            image = container.get("image")
+            if not isinstance(image, str) or not image.strip():
+                continue
+            tag = image_tag(image.strip())
+            if tag is None or tag == "latest":
+                what = "has no tag, so it means :latest" if tag is None else "uses the :latest tag"
+                yield obj.finding(
+                    path + ("image",), f"{template.label}: image {image} {what}; nodes may run different versions and rollbacks cannot return to the old one",
+                    hint=f"pin a version tag or a digest, e.g. `image: {image.split('@')[0].rsplit(':', 1)[0] if tag else image}:1.2.3` or `...@sha256:<digest>`",
+                )
+
+
+def serving_services(ctx: Context, template: PodTemplate) -> list[KubeObject]:
+    """Services of the run in the template's namespace whose selector picks its pods."""
+    labels = template.metadata.get("labels")
+    labels = labels if isinstance(labels, dict) else {}
+    services = by_namespace(ctx, "Service").get(template.owner.namespace, [])
+    return [svc for svc in services if map_selector_matches(svc.get(("spec", "selector")), labels)]
+
+
+def _anchor(path: tuple, container: dict[str, Any]) -> tuple:
+    return path + ("name",) if "name" in container else path
+
+
+def _probes_apply(template: PodTemplate) -> bool:
+    return not runs_to_completion(template) and template.owner.kind not in OPERATOR_PROBED_KINDS
+
+
+@object_check("REL006", "REL007")
+def check_probes(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
+    """Long-running containers without liveness probes, serving ones without readiness probes."""
+    for template in pod_templates(obj):
+        if not _probes_apply(template):
+            continue
+        selected = None
+        for path, container in running_containers(template):
+            name = container.get("name", path[-1])
+            if "livenessProbe" not in container:
+                yield obj.finding(
+                    _anchor(path, container), f"{template.label}: container '{name}' has no livenessProbe, so a hung process is never restarted",
+                    hint="add a cheap local check, e.g. `livenessProbe: {httpGet: {path: /healthz, port: 8080}, periodSeconds: 10}`", rule="REL006", key=True,
+                )
+            if "readinessProbe" in container:
+                continue
+            if selected is None:
+                selected = serving_services(ctx, template)
+            if container.get("ports") or selected:
+                why = f"Service {selected[0].name} sends it traffic" if selected else "it declares ports"
+                yield obj.finding(
+                    _anchor(path, container), f"{template.label}: container '{name}' has no readinessProbe although {why}; it gets traffic before it is ready",
+                    hint="add `readinessProbe: {httpGet: {path: /ready, port: 8080}, periodSeconds: 5}` that does not depend on downstream services",
+                    rule="REL007", key=True,
+                    related=(selected[0].related(("spec", "selector"), "this Service selects the pods", key=True),) if selected else (),
+                )
+
+
+def autoscaled(ctx: Context, obj: KubeObject) -> KubeObject | None:
+    """A HorizontalPodAutoscaler of the run that scales ``obj``."""
+    for hpa in by_namespace(ctx, "HorizontalPodAutoscaler").get(obj.namespace, []):
+        ref = hpa.get(("spec", "scaleTargetRef"))
+        if isinstance(ref, dict) and ref.get("kind") == obj.kind and ref.get("name") == obj.name:
+            return hpa
+    return None
+
+
+def _replicas(obj: KubeObject) -> int:
+    value = obj.get(("spec", "replicas"))
+    return value if isinstance(value, int) and not isinstance(value, bool) else 1
+
+
+@object_check("REL008", "REL012", kinds=REPLICATED_KINDS)
+def check_replicas(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
+    """Single-replica Deployments/StatefulSets, and replicas that may all share one node."""
+    if obj.kind == "Rollout" and obj.group != "argoproj.io":
+        return
+    replicas = _replicas(obj)
+    if replicas == 1 and autoscaled(ctx, obj) is None:
+        where = ("spec", "replicas") if obj.get(("spec", "replicas")) is not None else ("spec",)
+        yield obj.finding(
+            where, f"{obj.display} runs a single replica: every rollout, eviction or node failure takes it down",
+            hint="set `spec: {replicas: 2}` (or more), or let a HorizontalPodAutoscaler with `minReplicas: 2` manage it", rule="REL008", key=where == ("spec",),
+        )
+    templates = pod_templates(obj)
+    spec = templates[0].spec if templates else {}
+    affinity = spec.get("affinity") if isinstance(spec.get("affinity"), dict) else {}
+    if replicas >= 2 and "podAntiAffinity" not in affinity and not spec.get("topologySpreadConstraints"):
+        yield obj.finding(
+            templates[0].path if templates else ("spec",), f"{obj.display} has {replicas} replicas and nothing keeps them off the same node",
+            hint="add `topologySpreadConstraints: [{maxSkew: 1, topologyKey: kubernetes.io/hostname, whenUnsatisfiable: ScheduleAnyway, labelSelector: {matchLabels: {app: <app>}}}]` to the pod spec",
+            rule="REL012", key=True,
+        )
+
+
+@object_check("REL011", kinds={"HorizontalPodAutoscaler"})
+def check_hpa_minimum(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
+    """Autoscalers that may scale down to one replica."""
+    minimum = obj.get(("spec", "minReplicas"))
+    if minimum is None or (isinstance(minimum, int) and not isinstance(minimum, bool) and minimum < 2):
+        where = ("spec", "minReplicas") if minimum is not None else ("spec",)
+        yield obj.finding(
+            where, f"{obj.display} may scale down to {minimum if minimum is not None else 1} replica (minReplicas {'is ' + str(minimum) if minimum is not None else 'defaults to 1'})",
+            hint="set `spec: {minReplicas: 2}`", key=minimum is None,
+        )
+
+
+@object_check("REL010", "REL013")
+def check_pod_spec_hygiene(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
+    """Duplicate env names (the last one silently wins) and the deprecated serviceAccount field."""
+    for template in pod_templates(obj):
+        if "serviceAccount" in template.spec and "serviceAccountName" not in template.spec:
+            yield obj.finding(
+                template.path + ("serviceAccount",), f"{template.label} uses the deprecated field serviceAccount",
+                hint=f"rename it: `serviceAccountName: {template.spec.get('serviceAccount')}`", rule="REL013", key=True,
+            )
+        for path, container in template.containers():
+            env = container.get("env")
+            first: dict[str, int] = {}
+            for index, var in enumerate(env if isinstance(env, list) else []):
+                name = var.get("name") if isinstance(var, dict) else None
+                if not isinstance(name, str):
+                    continue
+                if name in first:
+                    yield obj.finding(
+                        path + ("env", index, "name"), f"{template.label}: container '{container.get('name', path[-1])}' sets env var {name} twice; only the last value takes effect",
+                        hint="keep one entry", rule="REL010",
+                        related=(obj.related(path + ("env", first[name], "name"), "first definition"),),
+                    )
+                else:
+                    first[name] = index

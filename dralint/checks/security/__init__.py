@@ -1,0 +1,1 @@
+"""Security checks: pod and container hardening, secrets, RBAC and network exposure."""

@@ -1,0 +1,15 @@
+"""Automatic fixes (``dralint fix``) that keep a manifest's comments and formatting.
+
+Modules, from the bottom up:
+
+* :mod:`dralint.fix.convert` - the resource.k8s.io v1beta1/v1beta2 -> v1 conversion as a pure
+  function (``to_v1``) and the comment-keeping mapping edits it is made of;
+* :mod:`dralint.fix.document` - a file loaded for editing (ruamel.yaml round trip, or JSON)
+  whose untouched lines keep their exact bytes;
+* :mod:`dralint.fix.fixers` - one fix per fixable catalog rule;
+* :mod:`dralint.fix.runner` - lint, fix, re-lint and keep or reject (``fix_bytes``), and the
+  replacement regions for SARIF ``fixes[]`` (``fix_replacements``);
+* :mod:`dralint.fix.command` - the ``dralint fix`` command.
+
+This package module imports nothing so that the submodules can import each other freely.
+"""

@@ -1,0 +1,263 @@
+"""An editable manifest file whose untouched bytes survive an edit exactly.
+
+YAML files are loaded with ruamel.yaml's round-trip loader (comments, key order, quoting,
+flow/block style); JSON files with the json module (key order), so they stay JSON. Neither
+serializer reproduces a file byte for byte: ruamel re-indents some sequences, drops a leading
+comment before ``---``, writes ``~`` as an empty value; json re-spaces everything. So the new
+text is never written as the serializer prints it. Instead the serializer prints the document
+twice, before the edit and after it, and only the lines that differ between those two printouts
+are carried into the original text (see :func:`merge`). Lines the edit did not touch keep their
+exact bytes, and an edit that changes nothing leaves the file identical.
+
+Line endings (LF, CRLF or mixed) and a UTF-8 byte-order mark are kept.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import warnings
+from collections import Counter
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+from typing import Any
+
+from ruamel.yaml import YAML
+
+from dralint.yamlload import DataPath
+
+BOM = "\ufeff"
+
+
+class NotEditable(ValueError):
+    """The file cannot be loaded for editing (the message says why)."""
+
+
+@dataclass(frozen=True)
+class LineEdit:
+    """Replace original lines [start, end) (0-based) by ``lines`` (without line endings)."""
+
+    start: int
+    end: int
+    lines: tuple[str, ...]
+
+
+def _line_map(matcher: SequenceMatcher) -> dict[int, int]:
+    """Left line index -> right line index for the lines a matcher found in both sequences."""
+    return {block.a + k: block.b + k for block in matcher.get_matching_blocks() for k in range(block.size)}
+
+
+def merge_edits(original: list[str], before: list[str], after: list[str]) -> list[LineEdit]:
+    """The edits that carry ``before`` -> ``after`` changes into ``original``.
+
+    ``before`` and ``after`` are the serializer's printouts without and with the edit;
+    ``original`` differs from ``before`` only by serializer noise (re-indented or dropped
+    lines). Each changed run of ``before`` lines replaces the original lines it was printed
+    from. A run next to noise lines (printout lines with no verbatim original) is widened over
+    them, and their new form is taken from ``after``. An insertion goes after the original of
+    the line it follows, or before the original of the line after it. Lines away from changes
+    are never taken from the printout.
+    """
+    to_original = _line_map(SequenceMatcher(None, before, original, autojunk=False))
+    changes = SequenceMatcher(None, before, after, autojunk=False)
+    to_after = _line_map(changes)
+    edits: list[list[int]] = []  # [original start, original end, after start, after end]
+    for tag, i1, i2, j1, j2 in changes.get_opcodes():
+        if tag == "equal":
+            continue
+        if i1 == i2 and i1 - 1 in to_original:
+            window = [to_original[i1 - 1] + 1] * 2 + [j1, j2]
+        elif i1 == i2 and i1 in to_original:
+            window = [to_original[i1]] * 2 + [j1, j2]
+        else:
+            # A run whose first or last line is noise grows over the noise lines next to it
+            # that the edit left alone, so their original text is replaced as a whole.
+            low, high = i1, i2
+            if low not in to_original:
+                while low > 0 and low - 1 not in to_original and low - 1 in to_after:
+                    low -= 1
+            if high - 1 not in to_original:
+                while high < len(before) and high not in to_original and high in to_after:
+                    high += 1
+            start = to_original[low] if low in to_original else _original_before(to_original, low)
+            end = to_original[high - 1] + 1 if high - 1 in to_original else _original_after(to_original, high, len(original))
+            window = [start, end, to_after[low] if low < i1 else j1, to_after[high - 1] + 1 if high > i2 else j2]
+        if edits and window[0] < edits[-1][1]:
+            edits[-1][1] = max(edits[-1][1], window[1])
+            edits[-1][3] = max(edits[-1][3], window[3])
+        else:
+            edits.append(window)
+    return [LineEdit(start, end, tuple(after[j1:j2])) for start, end, j1, j2 in edits]
+
+
+def _original_before(to_original: dict[int, int], index: int) -> int:
+    """The original line after the nearest printout line before ``index`` that has an original."""
+    previous = [to_original[b] for b in to_original if b < index]
+    return max(previous) + 1 if previous else 0
+
+
+def _original_after(to_original: dict[int, int], index: int, total: int) -> int:
+    """The original line of the nearest printout line at or after ``index`` that has one."""
+    following = [to_original[b] for b in to_original if b >= index]
+    return min(following) if following else total
+
+
+def _detect_indent(lines: list[str]) -> tuple[int, int, int]:
+    """(mapping indent, dash offset, spaces after the dash) most used in a block YAML file.
+
+    The serializer is set up with these, so the lines an edit adds look like their neighbours
+    and the untouched lines print as they are written (which keeps edits narrow).
+    """
+    mapping: Counter[int] = Counter()
+    dash: Counter[int] = Counter()
+    gap: Counter[int] = Counter()
+    content = [line for line in lines if line.strip() and not line.lstrip().startswith("#")]
+    for line in content:
+        body = line.lstrip(" ")
+        if body.startswith("- ") and body[1:].strip():
+            gap[len(body) - 1 - len(body[1:].lstrip(" "))] += 1
+    for parent, child in zip(content, content[1:]):
+        if not parent.rstrip().endswith(":"):
+            continue
+        parent_indent = len(parent) - len(parent.lstrip(" "))
+        if parent.lstrip().startswith("- "):
+            parent_indent += 1 + (gap.most_common(1)[0][0] if gap else 1)
+        child_indent = len(child) - len(child.lstrip(" "))
+        if child.lstrip().startswith("- "):
+            dash[child_indent - parent_indent] += 1
+        elif child_indent > parent_indent:
+            mapping[child_indent - parent_indent] += 1
+    indent = mapping.most_common(1)[0][0] if mapping else 2
+    offset = max(dash.most_common(1)[0][0], 0) if dash else 0
+    return indent, offset, gap.most_common(1)[0][0] if gap else 1
+
+
+def _first_line(error: Exception) -> str:
+    return (str(error).strip().splitlines() or [type(error).__name__])[0]
+
+
+def _split(text: str) -> list[str]:
+    """Lines without their endings; a final newline does not make an extra empty line."""
+    return text.split("\n")[:-1] if text.endswith("\n") else text.split("\n")
+
+
+def _keep_ends(text: str) -> list[str]:
+    """Lines with their endings, split at LF only (YAML text may hold other separators)."""
+    parts = text.split("\n")
+    return [part + "\n" for part in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
+
+
+def _bare(line: str) -> str:
+    line = line[:-1] if line.endswith("\n") else line
+    return line[:-1] if line.endswith("\r") else line
+
+
+class EditableFile:
+    """One manifest file loaded for editing: documents, format facts, and the printer.
+
+    ``documents`` are ruamel.yaml round-trip nodes (or plain JSON data) in file order, indexed
+    like :class:`dralint.yamlload.Document.index`.
+    """
+
+    def __init__(self, path: str, raw: bytes):
+        self.path = path
+        self.raw = raw
+        try:
+            decoded = raw.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise NotEditable(f"not UTF-8 ({error.reason})") from error
+        self.bom = decoded.startswith(BOM)
+        decoded = decoded[1:] if self.bom else decoded
+        # Original lines keep their own endings; matching and printing use LF.
+        self.original = _keep_ends(decoded)
+        self.newline = "\r\n" if decoded.count("\r\n") * 2 > decoded.count("\n") else "\n"
+        self.text = decoded.replace("\r\n", "\n")
+        self.is_json = self._looks_like_json()
+        self.json_indent = self._json_indent() if self.is_json else None
+        self.indent, self.dash_offset, self.dash_gap = (2, 0, 1) if self.is_json else _detect_indent(_split(self.text))
+        self._yaml = self._yaml_printer()
+        self.documents = self._load()
+        self._before = self.render_text()
+
+    def _looks_like_json(self) -> bool:
+        if not self.text.lstrip().startswith(("{", "[")):
+            return False
+        try:
+            json.loads(self.text)
+        except ValueError:
+            return False
+        return True
+
+    def _json_indent(self) -> str | None:
+        """The indentation unit of a pretty-printed JSON file (None: one line)."""
+        for line in _split(self.text)[1:]:
+            unit = line[: len(line) - len(line.lstrip(" \t"))]
+            if unit:
+                return unit
+        return None
+
+    def _yaml_printer(self) -> YAML:
+        printer = YAML(typ="rt")
+        printer.preserve_quotes = True
+        printer.allow_duplicate_keys = True
+        printer.width = 1 << 16
+        printer.indent(mapping=self.indent, sequence=self.dash_offset + 1 + self.dash_gap, offset=self.dash_offset)
+        return printer
+
+    def _load(self) -> list[Any]:
+        if self.is_json:
+            return [json.loads(self.text)]
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                return list(self._yaml.load_all(self.text))
+        except Exception as error:  # ruamel raises YAMLError and also assertion/type errors on exotic input
+            raise NotEditable(f"ruamel.yaml cannot load it: {_first_line(error)}") from error
+
+    def render_text(self) -> str:
+        """The serializer's printout of the current documents (LF line endings)."""
+        if self.is_json:
+            compact = self.json_indent is None and '": ' not in self.text and ", " not in self.text
+            text = json.dumps(self.documents[0], indent=self.json_indent, ensure_ascii=False,
+                              separators=(",", ":") if compact else None)
+            return text + "\n"
+        out = io.StringIO()
+        try:
+            self._yaml.dump_all(self.documents, out)
+        except Exception as error:  # e.g. comments ruamel cannot place again
+            raise NotEditable(f"ruamel.yaml cannot print it back: {_first_line(error)}") from error
+        return out.getvalue()
+
+    def node(self, index: int, path: DataPath) -> Any:
+        """The node at ``path`` in document ``index``; KeyError/IndexError when it is gone."""
+        node = self.documents[index]
+        for step in path:
+            if isinstance(step, int) and not isinstance(node, list):
+                raise KeyError(step)
+            node = node[step]
+        return node
+
+    def edits(self) -> list[LineEdit]:
+        """Line edits of the original text that carry the document changes made so far."""
+        after = self.render_text()
+        if after == self._before:
+            return []
+        original = [_bare(line) for line in self.original]
+        return merge_edits(original, _split(self._before), _split(after))
+
+    def result(self) -> bytes:
+        """The file's new bytes; the original bytes when nothing changed."""
+        edits = self.edits()
+        if not edits:
+            return self.raw
+        kept = self.original
+        out: list[str] = []
+        position = 0
+        for edit in edits:
+            out.extend(kept[position:edit.start])
+            out.extend(line + self.newline for line in edit.lines)
+            position = edit.end
+        out.extend(kept[position:])
+        if out and position >= len(kept) and not self.text.endswith("\n"):
+            out[-1] = _bare(out[-1])
+        return ((BOM if self.bom else "") + "".join(out)).encode("utf-8")

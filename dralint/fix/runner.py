@@ -1,0 +1,306 @@
+"""Running fixes on files: lint, apply the fixes of fixable findings, re-lint, keep or reject.
+
+A file is linted on its own, its fixable findings are fixed in one pass, and the result is
+linted again. If that introduced an error that was not there before (counted per rule and
+object, since positions and field paths move), the fixes are retried one at a time and each
+one that introduces an error is left out and reported. A fix can uncover a finding the next
+pass fixes (renaming ``Status`` to ``status`` turns it into a server-written field to remove),
+so passes repeat until nothing changes, at most :data:`MAX_PASSES` times.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Iterable
+
+from dralint.catalog import load_catalog
+from dralint.diagnostics import Diagnostic, Severity, Span
+from dralint.engine import RunResult, run
+from dralint.fix.document import EditableFile, LineEdit, NotEditable
+from dralint.fix.fixers import FixError, Target, fixers, priority
+from dralint.options import LintOptions
+from dralint.sources import FileIssue, decode
+from dralint.yamlload import DataPath, Document, SourceText, iter_paths, load
+
+MAX_PASSES = 4
+
+
+@dataclass(frozen=True)
+class FixRecord:
+    """A fix that was applied, or was not and why (``reason``)."""
+
+    rule: str
+    line: int
+    column: int
+    description: str
+    reason: str | None = None
+
+
+@dataclass
+class FileFix:
+    """The outcome of fixing one file."""
+
+    path: str
+    original: bytes
+    fixed: bytes
+    applied: list[FixRecord] = field(default_factory=list)
+    rejected: list[FixRecord] = field(default_factory=list)
+    problem: str | None = None
+
+    @property
+    def changed(self) -> bool:
+        return self.fixed != self.original
+
+
+def fixable_rules() -> set[str]:
+    """Rules that have both a fix and ``fixable: true`` in the catalog."""
+    catalog = load_catalog()
+    return {rule for rule in fixers() if rule in catalog and catalog[rule].fixable}
+
+
+def _lint(path: str, raw: bytes, options: LintOptions) -> RunResult | None:
+    source = decode(path, raw)
+    if isinstance(source, FileIssue):
+        return None
+    return run([source], options)
+
+
+def _key(diag: Diagnostic) -> tuple:
+    """Identity of a finding across re-lints (positions move when a fix edits lines above)."""
+    ref = diag.object
+    return (diag.rule, ref.kind if ref else None, ref.namespace if ref else None, ref.name if ref else None, diag.field)
+
+
+def _group(diag: Diagnostic) -> tuple:
+    ref = diag.object
+    return (diag.rule, ref.kind if ref else None, ref.namespace if ref else None, ref.name if ref else None)
+
+
+def new_errors(before: RunResult, after: RunResult, resolved: Iterable[Diagnostic] = ()) -> list[Diagnostic]:
+    """Errors in ``after`` beyond what ``before`` had, per rule and object (not per position).
+
+    ``resolved`` are the findings the fixes were for: they are expected to be gone, so a fix
+    that removes one unknown field and adds another on the same object still counts as adding
+    an error.
+    """
+    had = Counter(_group(d) for d in before.diagnostics if d.severity is Severity.ERROR)
+    had.subtract(_group(d) for d in resolved if d.severity is Severity.ERROR)
+    out = []
+    for diag in after.diagnostics:
+        if diag.severity is Severity.ERROR:
+            key = _group(diag)
+            if had[key] > 0:
+                had[key] -= 1
+            else:
+                out.append(diag)
+    return out
+
+
+def path_at(document: Document, span: Span) -> DataPath | None:
+    """The data path whose key (preferred) or value starts where ``span`` starts."""
+    where = (span.line, span.column)
+    best_key: DataPath | None = None
+    best_value: DataPath | None = None
+    for path, _ in iter_paths(document.data):
+        if path and document.has_path(path):
+            key_span = document.locate(path, key=True)
+            if (key_span.line, key_span.column) == where and isinstance(path[-1], str):
+                if best_key is None or len(path) > len(best_key):
+                    best_key = path
+                continue
+        value_span = document.locate(path)
+        if (value_span.line, value_span.column) == where and (best_value is None or len(path) > len(best_value)):
+            best_value = path
+    return best_key if best_key is not None else best_value
+
+
+def _object_base(document: Document, path: DataPath) -> DataPath:
+    data = document.data
+    is_list = isinstance(data, dict) and str(data.get("kind", "")).endswith("List") and isinstance(data.get("items"), list)
+    return tuple(path[:2]) if is_list and len(path) >= 2 and path[0] == "items" else ()
+
+
+def _document_for(documents: list[Document], span: Span) -> Document | None:
+    found = None
+    for document in documents:
+        start = document.locate(())
+        if (start.line, start.column) <= (span.line, span.column):
+            found = document
+    return found
+
+
+@dataclass
+class FixPass:
+    """One application of fixes to a file: the edits, the new bytes, and what each fix did."""
+
+    edits: list[LineEdit]
+    fixed: bytes
+    applied: list[tuple[Diagnostic, str]]
+    skipped: list[Diagnostic]
+    failed: list[tuple[Diagnostic, str]]
+
+
+def apply_fixes(path: str, raw: bytes, diagnostics: Iterable[Diagnostic]) -> FixPass:
+    """Apply the fixes of ``diagnostics`` (found by linting ``raw``) to one file's bytes."""
+    file = EditableFile(path, raw)
+    documents = load(SourceText(path, file.text)).documents
+    if len(documents) != len(file.documents):
+        raise NotEditable(f"dralint sees {len(documents)} documents, ruamel.yaml {len(file.documents)}")
+    done = FixPass([], raw, [], [], [])
+    registry = fixers()
+    for diag in sorted(diagnostics, key=lambda d: (priority(d.rule), d.span.line, d.span.column)):
+        document = _document_for(documents, diag.span)
+        target_path = path_at(document, diag.span) if document is not None else None
+        if document is None or target_path is None:
+            done.skipped.append(diag)
+            continue
+        target = Target(file, document, target_path, _object_base(document, target_path), diag)
+        try:
+            description = registry[diag.rule](target)
+        except FixError as error:
+            done.failed.append((diag, str(error)))
+            continue
+        except Exception as error:  # a fix that broke half-way may have left a partial edit
+            raise NotEditable(f"internal error in the {diag.rule} fix, please report it: {type(error).__name__}: {error}") from error
+        if description is None:
+            done.skipped.append(diag)
+        else:
+            done.applied.append((diag, description))
+    done.edits = file.edits()
+    done.fixed = file.result()
+    return done
+
+
+def _candidates(result: RunResult, rules: set[str], tried: set[tuple]) -> list[Diagnostic]:
+    return [d for d in result.diagnostics if d.rule in rules and _key(d) not in tried]
+
+
+def _record(diag: Diagnostic, description: str, reason: str | None = None) -> FixRecord:
+    return FixRecord(diag.rule, diag.span.line, diag.span.column, description, reason)
+
+
+def fix_bytes(path: str, raw: bytes, options: LintOptions, rules: set[str] | None = None) -> FileFix:
+    """Fix one file's content; nothing is written."""
+    wanted = fixable_rules() if rules is None else rules & fixable_rules()
+    outcome = FileFix(path, raw, raw)
+    tried: set[tuple] = set()
+    for _ in range(MAX_PASSES):
+        before = _lint(path, outcome.fixed, options)
+        candidates = _candidates(before, wanted, tried) if before else []
+        if not candidates:
+            break
+        try:
+            batch = apply_fixes(path, outcome.fixed, candidates)
+        except NotEditable as error:
+            outcome.problem = str(error)
+            break
+        tried.update(_key(d) for d in batch.skipped)
+        tried.update(_key(d) for d, _ in batch.applied)
+        for diag, reason in batch.failed:
+            tried.add(_key(diag))
+            outcome.rejected.append(_record(diag, "not fixed", reason))
+        if batch.fixed == outcome.fixed:
+            break
+        after = _lint(path, batch.fixed, options)
+        if after is not None and not new_errors(before, after, [d for d, _ in batch.applied]):
+            outcome.fixed = batch.fixed
+            outcome.applied.extend(_record(d, text) for d, text in batch.applied)
+            continue
+        try:
+            _one_by_one(outcome, [d for d, _ in batch.applied], options, tried)
+        except NotEditable as error:
+            outcome.problem = str(error)
+            break
+    return outcome
+
+
+def _one_by_one(outcome: FileFix, wanted: list[Diagnostic], options: LintOptions, tried: set[tuple]) -> None:
+    """Apply fixes singly, keeping each one that adds no error and reporting the others."""
+    for original in wanted:
+        before = _lint(outcome.path, outcome.fixed, options)
+        current = next((d for d in before.diagnostics if _key(d) == _key(original)), None) if before else None
+        if current is None:
+            continue
+        single = apply_fixes(outcome.path, outcome.fixed, [current])
+        tried.add(_key(original))
+        if not single.applied or single.fixed == outcome.fixed:
+            continue
+        after = _lint(outcome.path, single.fixed, options)
+        added = new_errors(before, after, [current]) if after is not None else []
+        description = single.applied[0][1]
+        if after is None or added:
+            why = f"{added[0].rule} {added[0].message}" if added else "the result is not readable"
+            outcome.rejected.append(_record(current, description, f"it would introduce an error: {why}"))
+            continue
+        outcome.fixed = single.fixed
+        outcome.applied.append(_record(current, description))
+
+
+def write_atomically(path: str, content: bytes) -> None:
+    """Replace a file's content without a window where it is half written; keep its mode."""
+    target = os.path.realpath(path)
+    directory = os.path.dirname(target) or "."
+    handle, temporary = tempfile.mkstemp(dir=directory, prefix=".dralint-fix-")
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(content)
+        shutil.copymode(target, temporary)
+        os.replace(temporary, target)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+        raise
+
+
+# --- replacement regions for SARIF ``fixes[]`` ---------------------------------------------
+
+
+@dataclass(frozen=True)
+class Replacement:
+    """Delete ``region`` (end exclusive; an empty region is an insertion point) and insert ``text``."""
+
+    region: Span
+    text: str
+
+
+def _replacements(path: str, text: str, edits: list[LineEdit]) -> tuple[Replacement, ...]:
+    lines = text.split("\n")
+    partial_last = not text.endswith("\n")
+    count = len(lines) if partial_last else len(lines) - 1
+    out = []
+    for edit in edits:
+        inserted = "".join(line + "\n" for line in edit.lines)
+        if partial_last and edit.end >= count:
+            region = Span(path, edit.start + 1, 1, count, len(lines[count - 1]) + 1)
+            inserted = inserted[:-1]
+        else:
+            region = Span(path, edit.start + 1, 1, edit.end + 1, 1)
+        out.append(Replacement(region, inserted))
+    return tuple(out)
+
+
+def fix_replacements(result: RunResult) -> dict[Diagnostic, tuple[Replacement, ...]]:
+    """For each fixable diagnostic of a lint run, the text replacements its fix makes alone.
+
+    Regions are in the coordinates of the diagnostics (1-based lines and columns of the text
+    as linted: BOM removed, CRLF read as LF). A diagnostic whose fix does not apply (no single
+    did-you-mean, not a convertible object, a conflict) or whose file cannot be edited has no
+    entry. Fixes are not re-linted here; ``dralint fix`` does that before writing.
+    """
+    wanted = fixable_rules()
+    out: dict[Diagnostic, tuple[Replacement, ...]] = {}
+    for diag in result.diagnostics:
+        source = result.sources.get(diag.span.path)
+        if diag.rule not in wanted or source is None:
+            continue
+        try:
+            single = apply_fixes(diag.span.path, source.text.encode("utf-8"), [diag])
+        except NotEditable:
+            continue
+        if single.applied and single.edits:
+            out[diag] = _replacements(diag.span.path, source.text, single.edits)
+    return out

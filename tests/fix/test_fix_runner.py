@@ -1,0 +1,164 @@
+"""Targets, suggestions, the re-lint guard and the SARIF replacement regions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import lint_text
+from dralint.catalog import load_catalog
+from dralint.diagnostics import Diagnostic, ObjectRef, Severity, Span
+import dralint.fix.fixers as fix_registry
+from dralint.fix.fixers import fixers, known_fields, single_suggestion
+from dralint.fix.runner import FixRecord, fix_bytes, fix_replacements, fixable_rules, new_errors, path_at
+from dralint.options import LintOptions
+from dralint.sources import SourceFile
+from dralint.engine import run
+from dralint.yamlload import SourceText, load
+
+MANIFEST = """\
+apiVersion: resource.k8s.io/v1beta1
+kind: ResourceClaim
+metadata:
+  name: one-gpu
+spec:
+  devices:
+    requests:
+    - name: gpu
+      deviceClassName: gpu.example.com
+"""
+
+
+def test_every_fix_has_a_fixable_catalog_entry_and_back() -> None:
+    catalog = load_catalog()
+    assert set(fixers()) == {rule.id for rule in catalog.values() if rule.fixable}
+    assert fixable_rules() == set(fixers())
+
+
+def test_path_at_prefers_the_key_and_the_deepest_path() -> None:
+    document = load(SourceText("m.yaml", MANIFEST)).documents[0]
+    assert path_at(document, Span("m.yaml", 1, 13, 1, 36)) == ("apiVersion",)
+    assert path_at(document, Span("m.yaml", 8, 7, 8, 11)) == ("spec", "devices", "requests", 0, "name")
+    assert path_at(document, Span("m.yaml", 9, 7, 9, 22)) == ("spec", "devices", "requests", 0, "deviceClassName")
+    assert path_at(document, Span("m.yaml", 2, 2, 2, 3)) is None
+
+
+def test_single_suggestion_refuses_ambiguity() -> None:
+    assert single_suggestion("DeviceClassName", ["count", "deviceClassName"]) == "deviceClassName"
+    assert single_suggestion("cuont", ["count", "selectors"]) == "count"
+    assert single_suggestion("nodeNames", ["nodeName", "nodeNamed"]) is None
+    assert single_suggestion("frobnicate", ["count"]) is None
+
+
+def test_known_fields_follow_the_schema_down_the_path() -> None:
+    fields = known_fields("resource.k8s.io/v1", "ResourceClaim", ("spec", "devices", "requests", 0, "exactly"))
+    assert {"deviceClassName", "count", "selectors", "allocationMode"} <= set(fields)
+    assert "exactly" in known_fields("resource.k8s.io/v1", "ResourceClaim", ("spec", "devices", "requests", 0))
+    assert known_fields("example.com/v1", "Widget", ("spec",)) is None
+
+
+def _diag(rule: str, name: str, severity: Severity = Severity.ERROR, line: int = 1) -> Diagnostic:
+    return Diagnostic(rule, "n", severity, "m", Span("f", line, 1, line, 2), object=ObjectRef("v1", "Pod", "default", name))
+
+
+def test_new_errors_count_per_rule_and_object_not_position(tmp_path: Path) -> None:
+    before = lint_text(tmp_path, MANIFEST)
+    after = lint_text(tmp_path, MANIFEST)
+    assert new_errors(before, after) == []
+    before.diagnostics[:] = [_diag("API002", "a", line=3)]
+    after.diagnostics[:] = [_diag("API002", "a", line=9), _diag("API002", "b"), _diag("API003", "a"), _diag("API009", "a", Severity.WARNING)]
+    assert [(d.rule, d.object.name) for d in new_errors(before, after)] == [("API002", "b"), ("API003", "a")]
+    resolved = [_diag("API002", "a", line=3)]
+    assert [(d.rule, d.object.name, d.span.line) for d in new_errors(before, after, resolved)] == [
+        ("API002", "a", 9), ("API002", "b", 1), ("API003", "a", 1)]
+
+
+def test_rule_filter_limits_the_fixes() -> None:
+    text = MANIFEST.replace("  name: one-gpu\n", "  name: one-gpu\n  labbels: {a: b}\n")
+    only_typos = fix_bytes("m.yaml", text.encode(), LintOptions(profile="strict"), {"API001"})
+    assert only_typos.fixed.decode() == text.replace("labbels", "labels")
+    both = fix_bytes("m.yaml", text.encode(), LintOptions(profile="strict"))
+    assert [r.rule for r in both.applied] == ["API001", "API012"]
+    assert b"apiVersion: resource.k8s.io/v1\n" in both.fixed and b"exactly:" in both.fixed
+
+
+def test_typo_inside_v1beta1_basic_is_fixed_before_the_lift() -> None:
+    text = """\
+apiVersion: resource.k8s.io/v1beta1
+kind: ResourceSlice
+metadata: {name: s}
+spec:
+  driver: d.example.com
+  pool: {name: p, generation: 1, resourceSliceCount: 1}
+  allNodes: true
+  devices:
+  - name: d0
+    basic:
+      attribtues:
+        model: {string: a100}
+"""
+    outcome = fix_bytes("m.yaml", text.encode(), LintOptions(profile="strict"))
+    assert outcome.fixed.decode().endswith("  - name: d0\n    attributes:\n      model: {string: a100}\n")
+    assert {r.rule for r in outcome.applied} == {"API001", "API012"}
+
+
+def test_replacements_reproduce_the_fix_region_by_region() -> None:
+    text = MANIFEST + "---\napiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: g}\nspec:\n  extendedResouceName: example.com/gpu"
+    result = run([SourceFile("m.yaml", text)], LintOptions(profile="strict"))
+    regions = fix_replacements(result)
+    assert sorted(d.rule for d in regions) == ["API001", "API012"]
+    lines = text.split("\n")
+    for diag, replacements in regions.items():
+        fixed = fix_bytes("m.yaml", text.encode(), LintOptions(profile="strict"), {diag.rule}).fixed.decode()
+        assert _apply(lines, replacements) == fixed
+
+
+def _apply(lines: list[str], replacements) -> str:
+    """Apply line/column regions (1-based, end exclusive) to text, last region first."""
+    text = "\n".join(lines)
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line) + 1)
+    for replacement in sorted(replacements, key=lambda r: (r.region.line, r.region.column), reverse=True):
+        region = replacement.region
+        start = starts[region.line - 1] + region.column - 1
+        end = starts[region.end_line - 1] + region.end_column - 1
+        text = text[:start] + replacement.text + text[end:]
+    return text
+
+
+def test_fix_records_carry_the_diagnostic_position() -> None:
+    outcome = fix_bytes("m.yaml", MANIFEST.encode(), LintOptions(profile="strict"))
+    assert outcome.applied == [FixRecord("API012", 1, 13, "apiVersion resource.k8s.io/v1beta1 -> resource.k8s.io/v1; request 0: deviceClassName moved under exactly")]
+
+
+def test_a_crashing_fix_leaves_the_file_alone(monkeypatch) -> None:
+    def crash(target):
+        raise RuntimeError("boom")
+
+    monkeypatch.setitem(fix_registry._FIXERS, "API012", crash)
+    outcome = fix_bytes("m.yaml", MANIFEST.encode(), LintOptions(profile="strict"))
+    assert not outcome.changed and not outcome.applied
+    assert outcome.problem == "internal error in the API012 fix, please report it: RuntimeError: boom"
+
+
+def test_a_fix_that_trades_its_error_for_another_on_the_same_object_is_rejected() -> None:
+    text = """\
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: g}
+spec:
+  Selectors:
+  - cell: {expression: "true"}
+"""
+    outcome = fix_bytes("m.yaml", text.encode(), LintOptions(profile="strict"))
+    assert not outcome.changed
+    assert [(r.rule, r.description) for r in outcome.rejected] == [("API001", "Selectors renamed to selectors")]
+    assert 'unknown field "spec.selectors[0].cell"' in outcome.rejected[0].reason
+
+
+def test_a_finding_uncovered_by_a_fix_is_fixed_in_the_next_pass() -> None:
+    text = MANIFEST.replace("v1beta1", "v1").replace("      deviceClassName: gpu.example.com\n", "      exactly: {deviceClassName: gpu.example.com}\n")
+    text += "Status:\n  reservedFor:\n  - {resource: pods, name: trainer, uid: 5c6f7a1e-0b7e-4d4e-9a53-2f0d7c1b9e11}\n"
+    outcome = fix_bytes("m.yaml", text.encode(), LintOptions(profile="strict"))
+    assert [(r.rule, r.description) for r in outcome.applied] == [("API001", "Status renamed to status"), ("API016", "status removed")]
+    assert outcome.fixed.decode() == text[: text.index("Status:")]

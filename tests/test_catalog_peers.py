@@ -1,0 +1,48 @@
+"""The optional ``peers:`` mapping of catalog entries and the README table built from it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from dralint.catalog import CatalogError, load_catalog, parse_rule
+from dralint.docs import README_END, README_START, peer_table
+
+BASE = {"id": "SEC999", "name": "x-rule", "severity": "warning", "category": "security", "summary": "s", "rationale": "r", "fix": "f"}
+
+
+def test_peers_are_parsed_in_a_fixed_tool_order():
+    rule = parse_rule({**BASE, "peers": {"checkov": ["CKV_K8S_1"], "kube-linter": "a-check"}}, "x.yaml")
+    assert rule.peers == (("kube-linter", ("a-check",)), ("checkov", ("CKV_K8S_1",)))
+
+
+def test_peers_default_to_none():
+    assert parse_rule(BASE, "x.yaml").peers == ()
+
+
+@pytest.mark.parametrize("peers", [["kube-linter"], {"kubeval": ["x"]}, {"polaris": []}, {"polaris": [1]}])
+def test_malformed_peers_are_rejected(peers):
+    with pytest.raises(CatalogError):
+        parse_rule({**BASE, "peers": peers}, "x.yaml")
+
+
+def test_every_security_and_reliability_rule_names_its_peers_or_says_why_not():
+    missing = [r.id for r in load_catalog().values() if r.family in ("SEC", "REL") and not r.peers and r.id != "SEC030"]
+    assert not missing
+
+
+def test_peer_table_rows_come_from_the_catalog():
+    rules = sorted(load_catalog().values(), key=lambda r: r.id)
+    table = peer_table(rules)
+    row = next(line for line in table.splitlines() if line.startswith("| [SEC001]"))
+    assert "`privileged-container`" in row and "`CKV_K8S_16`" in row and "`runAsPrivileged`" in row
+
+
+def test_readme_table_is_up_to_date():
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    start, end = readme.index(README_START) + len(README_START), readme.index(README_END)
+    rules = sorted(load_catalog().values(), key=lambda r: r.id)
+    elsewhere = yaml.safe_load((Path(__file__).resolve().parent.parent / "docs" / "peer-coverage-elsewhere.yaml").read_text(encoding="utf-8"))
+    assert readme[start:end].strip() == peer_table(rules, elsewhere).strip(), "README rule table is stale: run `python tools/generate_docs.py`"

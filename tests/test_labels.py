@@ -1,0 +1,108 @@
+"""Label-selector and node-selection semantics, checked against the Kubernetes rules."""
+
+from __future__ import annotations
+
+import pytest
+
+from dralint.labels import (
+    NodeSelection, map_selector_matches, pod_node_selection, satisfiable, selector_matches,
+    selector_requirements, Requirement,
+)
+
+
+@pytest.mark.parametrize(
+    "selector,labels,expected",
+    [
+        ({}, {"a": "1"}, True),
+        (None, {"a": "1"}, False),
+        ({"matchLabels": {"app": "x"}}, {"app": "x", "b": "2"}, True),
+        ({"matchLabels": {"app": "x"}}, {"app": "y"}, False),
+        ({"matchExpressions": [{"key": "tier", "operator": "In", "values": ["a", "b"]}]}, {"tier": "b"}, True),
+        ({"matchExpressions": [{"key": "tier", "operator": "NotIn", "values": ["a"]}]}, {}, True),
+        ({"matchExpressions": [{"key": "tier", "operator": "NotIn", "values": ["a"]}]}, {"tier": "a"}, False),
+        ({"matchExpressions": [{"key": "tier", "operator": "Exists"}]}, {"tier": ""}, True),
+        ({"matchExpressions": [{"key": "tier", "operator": "DoesNotExist"}]}, {"tier": ""}, False),
+        ({"matchExpressions": [{"key": "tier", "operator": "Gt", "values": ["1"]}]}, {"tier": "5"}, False),
+        ({"matchLabels": {"app": "x"}, "matchExpressions": [{"key": "env", "operator": "Exists"}]}, {"app": "x"}, False),
+    ],
+)
+def test_label_selector(selector, labels, expected):
+    assert selector_matches(selector, labels) is expected
+
+
+def test_map_selector_empty_selects_nothing():
+    assert not map_selector_matches({}, {"app": "x"})
+    assert map_selector_matches({"app": "x"}, {"app": "x", "other": "1"})
+    assert not map_selector_matches({"app": "x"}, {"other": "1"})
+
+
+def _spec(node_selector=None, terms=None, node_name=None):
+    spec = {}
+    if node_selector:
+        spec["nodeSelector"] = node_selector
+    if terms is not None:
+        spec["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": terms}}}
+    if node_name:
+        spec["nodeName"] = node_name
+    return spec
+
+
+def test_node_selection_matches_terms_ored_expressions_anded():
+    sel = pod_node_selection(_spec(
+        {"gpu": "true"},
+        [
+            {"matchExpressions": [{"key": "zone", "operator": "In", "values": ["a"]}, {"key": "dra", "operator": "DoesNotExist"}]},
+            {"matchExpressions": [{"key": "cores", "operator": "Gt", "values": ["8"]}]},
+        ],
+    ))
+    assert sel.matches({"gpu": "true", "zone": "a"})
+    assert not sel.matches({"gpu": "true", "zone": "a", "dra": "yes"})
+    assert sel.matches({"gpu": "true", "cores": "16"})
+    assert not sel.matches({"gpu": "true", "cores": "4"})
+    assert not sel.matches({"zone": "a"})
+
+
+def test_match_fields_compare_node_name():
+    sel = pod_node_selection(_spec(terms=[{"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n1"]}]}]))
+    assert sel.matches({}, "n1")
+    assert not sel.matches({}, "n2")
+
+
+def test_tolerations_do_not_select():
+    sel = pod_node_selection({"tolerations": [{"key": "gpu", "operator": "Exists"}]})
+    assert sel.unrestricted
+
+
+@pytest.mark.parametrize(
+    "a,b,overlap",
+    [
+        (_spec(), _spec(), True),
+        (_spec({"gpu": "nvidia"}), _spec({"gpu": "amd"}), False),
+        (_spec({"gpu": "nvidia"}), _spec(terms=[{"matchExpressions": [{"key": "gpu", "operator": "NotIn", "values": ["nvidia"]}]}]), False),
+        (_spec(), _spec(terms=[{"matchExpressions": [{"key": "dra", "operator": "DoesNotExist"}]}]), True),
+        (_spec(terms=[{"matchExpressions": [{"key": "dra", "operator": "Exists"}]}]),
+         _spec(terms=[{"matchExpressions": [{"key": "dra", "operator": "DoesNotExist"}]}]), False),
+        (_spec(terms=[{"matchExpressions": [{"key": "dra", "operator": "In", "values": ["true"]}]}]),
+         _spec(terms=[{"matchExpressions": [{"key": "dra", "operator": "NotIn", "values": ["true"]}]},
+                      {"matchExpressions": [{"key": "zone", "operator": "Exists"}]}]), True),
+        (_spec(terms=[{"matchExpressions": [{"key": "n", "operator": "Gt", "values": ["3"]}]}]),
+         _spec(terms=[{"matchExpressions": [{"key": "n", "operator": "Lt", "values": ["4"]}]}]), False),
+        (_spec(node_name="a"), _spec(node_name="b"), False),
+    ],
+)
+def test_may_overlap(a, b, overlap):
+    assert pod_node_selection(a).may_overlap(pod_node_selection(b)) is overlap
+    assert pod_node_selection(b).may_overlap(pod_node_selection(a)) is overlap
+
+
+def test_symbolic_overlap_agrees_with_a_witness():
+    """When satisfiable says yes for In/NotIn sets, a concrete label set exists."""
+    reqs = selector_requirements({"matchLabels": {"a": "1"}, "matchExpressions": [{"key": "b", "operator": "NotIn", "values": ["x"]}]})
+    assert satisfiable(reqs)
+    assert all(r.matches({"a": "1"}) for r in reqs)
+    assert not satisfiable(reqs + [Requirement("a", "NotIn", ("1",))])
+
+
+def test_invalid_operator_never_matches():
+    assert not selector_matches({"matchExpressions": [{"key": "a", "operator": "Bogus"}]}, {"a": "1"})
+    assert NodeSelection().unrestricted
