@@ -30,9 +30,9 @@ from yaml.events import (
 )
 
 try:
-    from yaml import CSafeLoader as _Loader
+    from yaml import CSafeLoader as LOADER
 except ImportError:  # pragma: no cover - libyaml missing: correct, only slower
-    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
+    from yaml import SafeLoader as LOADER  # type: ignore[assignment]
 
 from dralint.diagnostics import Span
 from dralint.yamlstrict import may_need_check, strict_problems
@@ -634,7 +634,7 @@ def _parse_segment(
     """
     text = source.text[base_offset:]
     where = _Relocate(source, base_offset, odd_breaks)
-    loader = _Loader(text)
+    loader = LOADER(text)
     builder: _Builder | None = None
     skipping = False
     needs_strict = False

@@ -47,11 +47,6 @@ from yaml.tokens import (
     StreamStartToken,
 )
 
-try:
-    from yaml import CSafeLoader as _Loader
-except ImportError:  # pragma: no cover - libyaml missing: correct, only slower
-    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
-
 #: A '#' glued to a quote, a flow indicator or a block scalar header (with its indicators).
 _GLUED_COMMENT = re.compile(r"""["'\[\]{},|>][-+0-9]*#""")
 #: A plain '-' right before a flow indicator.
@@ -205,8 +200,10 @@ def strict_problems(text: str, stop: int | None = None) -> list[StrictProblem]:
     Nothing at or after offset ``stop`` (the start of the line where libyaml itself failed) is
     examined. A scanner error ends the pass quietly: the loader already reports it.
     """
+    from dralint.yamlload import LOADER  # here: yamlload imports this module
+
     walk = _Pass(text)
-    loader = _Loader(text)
+    loader = LOADER(text)
     try:
         while loader.check_token():
             tok = loader.get_token()

@@ -194,18 +194,6 @@ items:
 """
 
 
-def test_list_items_become_objects_with_their_own_positions(tmp_path):
-    path = tmp_path / "list.yaml"
-    path.write_text(LIST)
-    report, _ = lint_json(path)
-    assert report["summary"]["objects"] == 2
-    by_rule = {d["rule"]: d for d in report["diagnostics"]}
-    assert set(by_rule) == {"YAML002", "YAML005"}
-    assert where(by_rule["YAML005"]) == at(LIST, "kind: ConfigMap", 1)  # the item without apiVersion
-    assert where(by_rule["YAML002"]) == at(LIST, "name: again")
-    assert by_rule["YAML002"]["related"][0]["line"] == at(LIST, "name: third")[0]
-
-
 JSON = """{
   "apiVersion": "v1",
   "kind": "List",
@@ -222,16 +210,24 @@ JSON = """{
 """
 
 
-def test_json_input_with_positions(tmp_path):
-    path = tmp_path / "objects.json"
-    path.write_text(JSON)
+@pytest.mark.parametrize(
+    ("name", "text", "duplicate", "first", "no_api_version"),
+    [
+        ("list.yaml", LIST, ("name: again",), ("name: third",), ("kind: ConfigMap", 1)),
+        ("objects.json", JSON, ('"name"', 2), ('"name"', 1), ('{"kind": "Secret"',)),
+    ],
+    ids=["yaml-list", "json-list"],
+)
+def test_list_items_become_objects_with_their_own_positions(tmp_path, name, text, duplicate, first, no_api_version):
+    path = tmp_path / name
+    path.write_text(text)
     report, _ = lint_json(path)
     assert report["summary"]["objects"] == 2
     by_rule = {d["rule"]: d for d in report["diagnostics"]}
     assert set(by_rule) == {"YAML002", "YAML005"}
-    assert where(by_rule["YAML002"]) == at(JSON, '"name"', 2)
-    assert (by_rule["YAML002"]["related"][0]["line"], by_rule["YAML002"]["related"][0]["column"]) == at(JSON, '"name"', 1)
-    assert where(by_rule["YAML005"]) == at(JSON, '{"kind": "Secret"')
+    assert where(by_rule["YAML002"]) == at(text, *duplicate)
+    assert where(by_rule["YAML002"]["related"][0]) == at(text, *first)
+    assert where(by_rule["YAML005"]) == at(text, *no_api_version)
 
 
 def test_broken_json_is_a_located_syntax_error(tmp_path, good):

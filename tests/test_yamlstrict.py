@@ -15,100 +15,75 @@ def syntax(text: str) -> list[tuple[int, int]]:
     return sorted((p.line + 1, p.column + 1) for p in load(SourceText("t.yaml", text)).problems if p.kind == "syntax")
 
 
-@pytest.mark.parametrize(
-    ("text", "where"),
-    [
-        ('name: "gpu"# the model\n', [(1, 12)]),
-        ("name: 'gpu'# the model\n", [(1, 12)]),
-        ("args: [a, b]#list\n", [(1, 13)]),
-        ("labels: {app: x}#map\n", [(1, 17)]),
-        ("args: [a,#first\n  b]\n", [(1, 10)]),
-        ("args: [#first\n  b]\n", [(1, 8)]),
-        ("script: |#shell\n  echo hi\n", [(1, 10)]),
-        ("script: >-#folded\n  echo hi\n", [(1, 11)]),
-        ("%YAML 1.2#version\n---\na: 1\n", [(1, 10)]),
-    ],
-)
-def test_comment_glued_to_a_token(text, where):
+def case(name: str, text: str, *where: tuple[int, int]):
+    return pytest.param(text, list(where), id=name)
+
+
+#: Each class of error, with the exact 1-based positions it must be reported at.
+ERRORS = [
+    case("comment-after-double-quote", 'name: "gpu"# the model\n', (1, 12)),
+    case("comment-after-single-quote", "name: 'gpu'# the model\n", (1, 12)),
+    case("comment-after-flow-sequence", "args: [a, b]#list\n", (1, 13)),
+    case("comment-after-flow-mapping", "labels: {app: x}#map\n", (1, 17)),
+    case("comment-after-comma", "args: [a,#first\n  b]\n", (1, 10)),
+    case("comment-after-bracket", "args: [#first\n  b]\n", (1, 8)),
+    case("comment-after-literal-header", "script: |#shell\n  echo hi\n", (1, 10)),
+    case("comment-after-folded-header", "script: >-#folded\n  echo hi\n", (1, 11)),
+    case("comment-after-directive", "%YAML 1.2#version\n---\na: 1\n", (1, 10)),
+    case("directive-after-bare-document", "a: 1\n%YAML 1.2\n---\nb: 2\n", (2, 1)),
+    case("directive-after-explicit-document", "%YAML 1.2\n---\na: 1\n%YAML 1.2\n---\nb: 2\n", (4, 1)),
+    case("directive-after-empty-document", "---\n%TAG ! tag:example.com,2000:\n---\na: 1\n", (2, 1)),
+    case("dash-alone-in-flow", "items: [-]\n", (1, 9)),
+    case("dashes-in-flow", "- [-, -]\n", (1, 4), (1, 7)),
+    case("dash-as-flow-value", "m: {a: -}\n", (1, 8)),
+    case("flow-line-at-column-one", "args: [a,\nb,\n  c]\n", (2, 1)),
+    case("flow-line-at-parent-column", "spec:\n  args: [a,\n  b]\n", (3, 3)),
+    case("flow-line-in-compact-sequence", "- - [a,\n  b,\n   c]\n", (2, 3)),
+    case("flow-line-indented-by-tab", "- [\n\tfoo,\n foo\n ]\n", (2, 1)),
+    case("quoted-line-at-column-one", 'msg: "one\ntwo"\n', (2, 1)),
+    case("quoted-line-at-parent-column", "spec:\n  msg: 'one\n  two'\n", (3, 3)),
+    case("quoted-line-indented-by-tab", 'msg: "one\n\ttwo"\n', (2, 1)),
+    case("block-scalar-wide-empty-line", "s: >\n \n  \n   \n # content\n", (4, 2)),
+    # libyaml takes the 5 spaces as the indentation and then fails on line 4: both are reported
+    case("block-scalar-wide-empty-line-then-text", "s: |\n\n     \n   text\n", (3, 4), (4, 4)),
+]
+
+#: The valid neighbours of each class: nothing to report.
+FINE = [
+    'name: "gpu" # the model\n',
+    "url: http://example.com/#anchor\n",
+    "color: '#ff0000'\n",
+    'tag: "a#b"\n',
+    "args: [a, b] # list\n",
+    "args: [a, b#c]\n",
+    "script: | # shell\n  echo '#'\n",
+    "key: value\n  %not a directive, a continuation line\n",
+    "a: 1\n...\n%YAML 1.2\n---\nb: 2\n",
+    "%YAML 1.2\n%TAG !e! tag:example.com,2000:\n---\na: 1\n",
+    'items: [-1, -a, "-", \'-\']\n',
+    "- -1\n- a-]\n",
+    "args: [a,\n b,\n   c]\n",
+    "spec:\n  args: [a,\n   b\n   ]\n",
+    "args: [a,\n\n# a comment at column one\n  b]\n",
+    '{"a": [1,\n2],\n"b": {"c":\n3}}\n',
+    "[a,\n\tb]\n",
+    'msg: "one\n two\n\n  three"\n',
+    "- 'one\n  two'\n",
+    '"top level\nscalar"\n',
+    "s: |\n\n  \n   text\n",
+    "s: |2\n\n     \n  text\n",
+    "s: |\n    \nt: 1\n",
+]
+
+
+@pytest.mark.parametrize(("text", "where"), ERRORS)
+def test_error_is_reported_at_its_position(text, where):
     assert syntax(text) == where
 
 
-@pytest.mark.parametrize(
-    "text",
-    [
-        'name: "gpu" # the model\n',
-        "url: http://example.com/#anchor\n",
-        "color: '#ff0000'\n",
-        'tag: "a#b"\n',
-        "args: [a, b] # list\n",
-        "args: [a, b#c]\n",
-        "script: | # shell\n  echo '#'\n",
-        "key: value\n  %not a directive, a continuation line\n",
-    ],
-)
-def test_comment_with_whitespace_or_hash_inside_a_scalar_is_fine(text):
+@pytest.mark.parametrize("text", FINE)
+def test_valid_neighbour_is_left_alone(text):
     assert syntax(text) == []
-
-
-def test_directive_in_an_open_document():
-    assert syntax("a: 1\n%YAML 1.2\n---\nb: 2\n") == [(2, 1)]
-    assert syntax("%YAML 1.2\n---\na: 1\n%YAML 1.2\n---\nb: 2\n") == [(4, 1)]
-    assert syntax("---\n%TAG ! tag:example.com,2000:\n---\na: 1\n") == [(2, 1)]
-
-
-def test_directive_after_document_end_marker_is_fine():
-    assert syntax("a: 1\n...\n%YAML 1.2\n---\nb: 2\n") == []
-    assert syntax("%YAML 1.2\n%TAG !e! tag:example.com,2000:\n---\na: 1\n") == []
-
-
-def test_plain_dash_before_a_flow_indicator():
-    assert syntax("items: [-]\n") == [(1, 9)]
-    assert syntax("- [-, -]\n") == [(1, 4), (1, 7)]
-    assert syntax("m: {a: -}\n") == [(1, 8)]
-
-
-def test_dash_that_starts_a_word_or_is_quoted_is_fine():
-    assert syntax('items: [-1, -a, "-", \'-\']\n') == []
-    assert syntax("- -1\n- a-]\n") == []
-
-
-def test_under_indented_flow_collection_lines():
-    assert syntax("args: [a,\nb,\n  c]\n") == [(2, 1)]
-    assert syntax("spec:\n  args: [a,\n  b]\n") == [(3, 3)]
-    assert syntax("- - [a,\n  b,\n   c]\n") == [(2, 3)]
-    assert syntax("- [\n\tfoo,\n foo\n ]\n") == [(2, 1)]
-
-
-def test_flow_collection_lines_indented_past_the_parent_are_fine():
-    assert syntax("args: [a,\n b,\n   c]\n") == []
-    assert syntax("spec:\n  args: [a,\n   b\n   ]\n") == []
-    assert syntax("args: [a,\n\n# a comment at column one\n  b]\n") == []
-    assert syntax('{"a": [1,\n2],\n"b": {"c":\n3}}\n') == []
-    assert syntax("[a,\n\tb]\n") == []
-
-
-def test_under_indented_multi_line_quoted_scalar():
-    assert syntax('msg: "one\ntwo"\n') == [(2, 1)]
-    assert syntax("spec:\n  msg: 'one\n  two'\n") == [(3, 3)]
-    assert syntax('msg: "one\n\ttwo"\n') == [(2, 1)]
-
-
-def test_multi_line_quoted_scalar_indented_past_the_parent_is_fine():
-    assert syntax('msg: "one\n two\n\n  three"\n') == []
-    assert syntax("- 'one\n  two'\n") == []
-    assert syntax('"top level\nscalar"\n') == []
-
-
-def test_block_scalar_with_over_indented_leading_empty_line():
-    assert syntax("s: >\n \n  \n   \n # content\n") == [(4, 2)]
-    # libyaml takes the 5 spaces as the indentation and then fails on line 4: both are reported
-    assert syntax("s: |\n\n     \n   text\n") == [(3, 4), (4, 4)]
-
-
-def test_block_scalar_leading_empty_lines_within_the_indentation_are_fine():
-    assert syntax("s: |\n\n  \n   text\n") == []
-    assert syntax("s: |2\n\n     \n  text\n") == []
-    assert syntax("s: |\n    \nt: 1\n") == []
 
 
 def test_strict_finding_is_reported_as_yaml001(tmp_path):
