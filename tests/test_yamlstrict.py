@@ -4,6 +4,9 @@ valid neighbours of each class left alone."""
 from __future__ import annotations
 
 import pytest
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from conftest import lint_text
 from dralint.yamlload import SourceText, load
@@ -113,3 +116,32 @@ def test_precondition_is_false_for_an_ordinary_manifest():
         "    command:\n    - sh\n    - -c\n    - |\n      echo hi # not a comment\n"
     )
     assert not may_need_check(manifest)
+
+
+_SCALARS = st.one_of(
+    st.text(alphabet=st.sampled_from(list("ab -#:'\"\\[]{},|>%&*!?\n\té")), max_size=25),
+    st.integers(), st.booleans(), st.none(),
+)
+_TREES = st.recursive(
+    _SCALARS,
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(st.text(alphabet="abc-#%", min_size=1, max_size=6), inner, max_size=4)),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    data=_TREES,
+    flow=st.sampled_from([None, True, False]),
+    style=st.sampled_from([None, '"', "'", "|", ">"]),
+    width=st.integers(5, 40),
+    indent=st.integers(2, 5),
+    explicit_end=st.booleans(),
+)
+def test_emitted_yaml_in_every_style_has_no_strict_finding(data, flow, style, width, indent, explicit_end):
+    """A serializer's output (narrow widths force multi-line quoted and flow nodes) is valid."""
+    text = yaml.dump_all(
+        [data, data], Dumper=yaml.SafeDumper, default_flow_style=flow, default_style=style,
+        width=width, indent=indent, allow_unicode=True, explicit_end=explicit_end,
+    )
+    assert strict_problems(text) == []
