@@ -14,6 +14,7 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import dralint.sources
 from dralint.cli import main
 from dralint.sources import MAX_FILE_BYTES, SourceFile, decode
 from dralint.yamlload import MAX_DEPTH, SourceText, load
@@ -162,6 +163,24 @@ def test_unreadable_file(tmp_path, good):
         bad.chmod(0o644)
     diag = only(report, bad)
     assert diag["rule"] == "YAML008" and "cannot read" in diag["message"]
+    assert_rest_linted(report, good)
+
+
+def test_read_error_is_reported_even_when_root_could_read_the_file(tmp_path, good, monkeypatch):
+    """The same path as chmod 000, for runs as root: opening the file fails with EACCES."""
+    bad = tmp_path / "secret.yaml"
+    bad.write_text(GOOD)
+    real_open = open
+
+    def deny(path, *args, **kwargs):
+        if str(path) == str(bad):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr(dralint.sources, "open", deny, raising=False)
+    report, _ = lint_json(bad, good)
+    diag = only(report, bad)
+    assert diag["rule"] == "YAML008" and diag["message"] == f"cannot read {bad}: Permission denied"
     assert_rest_linted(report, good)
 
 
