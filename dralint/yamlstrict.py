@@ -125,8 +125,10 @@ class _Pass:
         self.report(self.starts[line] + spaces, f"this line of {what} is not indented more than its parent block ({where})")
 
     def token(self, tok: object) -> None:
+        """Take the next token: update the block/flow/document state and check the token."""
         start, end = tok.start_mark, tok.end_mark  # type: ignore[attr-defined]
         cls = type(tok)
+        start_line = self.line_of(start.index)
         if cls is DirectiveToken:
             if self.document_open:
                 self.report(start.index, "a directive inside an open document: end the previous document with '...' before it")
@@ -136,14 +138,13 @@ class _Pass:
         elif cls is DocumentEndToken:
             self.document_open = False
         if cls is BlockMappingStartToken or cls is BlockSequenceStartToken:
-            self.block.append(start.column)
+            self.block.append(start.index - self.starts[start_line])
         elif cls is BlockEndToken and self.block:
             self.block.pop()
         elif cls is DocumentStartToken:
             self.block.clear()
         if self.flow_level == 0 and isinstance(tok, _FLOW_START):
             self.flow_indent = self.required_indent()
-        start_line = self.line_of(start.index)
         first_on_line = start_line > self.previous_end_line
         if (self.flow_level or isinstance(tok, _FLOW_START)) and first_on_line:
             self.check_line_indent(start_line, self.flow_indent, "a flow collection")
@@ -175,6 +176,7 @@ class _Pass:
                 self.check_line_indent(line, required, what)
 
     def block_scalar(self, index: int) -> None:
+        """The header of a block scalar starting at ``index``, and its leading empty lines."""
         header = re.match(r"[|>]([-+1-9]{0,2})", self.text[index : index + 3])
         if header is None:
             return
