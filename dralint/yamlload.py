@@ -518,8 +518,8 @@ def _plain_reason(error: yaml.MarkedYAMLError, at_char: str) -> tuple[str, str]:
         "found unexpected end of stream": "the file ends inside an unfinished value (an "
         "unclosed quote or bracket)",
         "found undefined alias": "an alias refers to an anchor that was never defined",
-        "did not find expected <document start>": "content after a document end marker "
-        "('...' ends a YAML document; it is not an ellipsis) must start a new document with '---'",
+        "did not find expected <document start>": "the document has already ended here (its "
+        "one root value is complete), so more content must start a new document with '---'",
     }
     for needle, text in hints.items():
         if problem.startswith(needle):
@@ -528,14 +528,22 @@ def _plain_reason(error: yaml.MarkedYAMLError, at_char: str) -> tuple[str, str]:
     return "syntax", problem + (f" ({context})" if context else "")
 
 
-def _ended_by(source: SourceText, error: yaml.MarkedYAMLError, line: int) -> tuple[tuple[int, int, str], ...]:
-    """For content after '...', the marker line that ended the document (as related location)."""
-    if not (error.problem or "").startswith("did not find expected <document start>"):
-        return ()
+def _after_end_marker(source: SourceText, error: yaml.MarkedYAMLError, line: int, column: int) -> YamlProblem | None:
+    """Content after a '...' line (often meant as an ellipsis): say so and point at the marker."""
+    problem = (error.problem or "").strip()
+    if not problem.startswith("did not find expected <document start>"):
+        return None
     for number in range(line - 1, -1, -1):
-        if re.match(r"\.\.\.(?:[ \t]|$)", source.line_text(number + 1)):
-            return ((number, 0, "the previous document ends here"),)
-    return ()
+        marker = re.match(r"(\.\.\.|---)(?:[ \t]|$)", source.line_text(number + 1))
+        if marker:  # the nearest marker: '...' ended the document, '---' means something else did
+            if marker.group(1) == "---":
+                return None
+            message = (
+                "content after a document end marker ('...' ends a YAML document; it is not an "
+                f"ellipsis) must start a new document with '---': {problem}"
+            )
+            return YamlProblem("syntax", message, line, column, line, column + 1, ((number, 0, "the previous document ends here"),))
+    return None
 
 
 def _next_document_start(text: str, after_line: int) -> int | None:
@@ -662,7 +670,7 @@ def _parse_segment(
         line, column = where.point(mark.line, mark.column) if mark else where.point(0, 0)
         offset = mark.index if mark else 0
         kind, message = _plain_reason(error, text[offset : offset + 1])
-        problems.append(YamlProblem(kind, message, line, column, line, column + 1, _ended_by(source, error, line)))
+        problems.append(_after_end_marker(source, error, line, column) or YamlProblem(kind, message, line, column, line, column + 1))
         return line, needs_strict or (builder is not None and builder.needs_strict)
     except yaml.YAMLError as error:  # reader errors: control characters and the like
         # libyaml reads UTF-8, so the reader reports a byte offset: count characters instead.

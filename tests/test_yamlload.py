@@ -534,3 +534,10 @@ def test_content_after_a_document_end_marker_points_back_at_the_marker():
     assert "'...'" in problem.message
     assert [(line + 1, column + 1) for line, column, _ in problem.related] == [at(text, "...")]
     assert [d.data for d in result.documents] == [{"kind": "ResourceSlice"}, {"kind": "Pod"}]
+
+
+def test_content_after_a_complete_root_value_is_not_blamed_on_a_marker():
+    text = "a: 1\n...\n---\n\"x\" y\n"
+    (problem,) = parse(text).problems
+    assert (problem.line + 1, problem.column + 1) == at(text, "y\n")
+    assert problem.related == () and "'...'" not in problem.message and "'---'" in problem.message
