@@ -5,8 +5,9 @@ key, value and item its position at almost the cost of a plain load, catches dup
 PyYAML silently drops and the API server rejects), and bounds alias expansion and nesting depth
 without recursion, so hostile input cannot exhaust the stack or memory.
 
-Scalars resolve the way Kubernetes' YAML 1.1 decoder does: ``yes``/``on`` are booleans, ``0755``
-is octal, and timestamps stay strings.
+Scalars resolve the way Kubernetes' decoder (go-yaml v2 inside sigs.k8s.io/yaml) does:
+``yes``/``on``/``y`` are booleans, ``0755`` is octal, and base-60 numbers and timestamps stay
+strings.
 """
 
 from __future__ import annotations
@@ -202,96 +203,88 @@ class LoadResult:
 
 
 # --- scalar resolution (YAML 1.1, as Kubernetes' decoder) -------------------------------
+#
+# Kubernetes turns YAML into JSON with sigs.k8s.io/yaml, which resolves plain scalars with its
+# fork of go-yaml v2. Its rules, followed here: the table below (where y/n are booleans, as in
+# YAML 1.1), then for text starting with a digit or sign, a Go integer with underscores removed
+# (0755 octal, 0x1F, 0o17, 0b101), then a simple float (1e3, 08 -> 8.0, -.5). Base-60 numbers
+# (12:30) are deliberately not supported there, so they stay strings; so do timestamps, which
+# the JSON conversion writes back as strings anyway.
 
-_BOOL = {
-    "yes": True, "Yes": True, "YES": True, "no": False, "No": False, "NO": False,
-    "true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False,
-    "on": True, "On": True, "ON": True, "off": False, "Off": False, "OFF": False,
+_TABLE: dict[str, Any] = {
+    **dict.fromkeys(("y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"), True),
+    **dict.fromkeys(("n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF"), False),
+    **dict.fromkeys(("", "~", "null", "Null", "NULL"), None),
+    **dict.fromkeys((".nan", ".NaN", ".NAN"), math.nan),
+    **dict.fromkeys((".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF"), math.inf),
+    **dict.fromkeys(("-.inf", "-.Inf", "-.INF"), -math.inf),
 }
-_NULL = {"", "~", "null", "Null", "NULL"}
-_INT_RE = re.compile(
-    r"""^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+
-    |[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$""",
-    re.X,
-)
-_FLOAT_RE = re.compile(
-    r"""^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?
-    |[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$""",
-    re.X,
-)
-_MAYBE_SPECIAL = set("0123456789-+.~yYnNtTfFoO")
+_BOOLS = {k: v for k, v in _TABLE.items() if isinstance(v, bool)}
+#: Go's integer literal syntax (strconv.ParseInt with base 0), underscores already removed.
+_GO_INT = re.compile(r"[-+]?(?:0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)")
+_GO_FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?")
+_GO_DOT_FLOAT = re.compile(r"\.[0-9]+(?:[eE][-+]?[0-9]+)?")
+_INT_BASES = {"x": 16, "X": 16, "o": 8, "O": 8, "b": 2, "B": 2}
+_INT_MIN, _UINT_MAX = -(2**63), 2**64 - 1
+_NUMERIC_START = set("0123456789-+")
+_MAYBE_SPECIAL = _NUMERIC_START | set(".~yYnNtTfFoO")
 
 
-def _sexagesimal(digits: str) -> float:
-    total = 0.0
-    for part in digits.split(":"):
-        total = total * 60 + float(part)
-    return total
+def _go_int(plain: str) -> int | None:
+    """The value of ``plain`` as Go's ParseInt(plain, 0, 64) (or ParseUint) reads it, or None."""
+    if not _GO_INT.fullmatch(plain):
+        return None
+    sign = -1 if plain[0] == "-" else 1
+    digits = plain.lstrip("+-")
+    if digits[0] == "0" and len(digits) > 1:
+        base = _INT_BASES.get(digits[1])
+        value = int(digits[2:], base) if base else int(digits[1:], 8)  # a bare leading 0: octal
+    else:
+        value = int(digits)
+    value *= sign
+    return value if _INT_MIN <= value <= _UINT_MAX else None
 
 
-def _to_int(text: str) -> int:
-    value = text.replace("_", "")
-    sign = -1 if value[0] == "-" else 1
-    if value[0] in "+-":
-        value = value[1:]
-    if value == "0":
-        return 0
-    if value.startswith("0b"):
-        return sign * int(value[2:], 2)
-    if value.startswith("0x"):
-        return sign * int(value[2:], 16)
-    if value[0] == "0":
-        return sign * int(value, 8)
-    if ":" in value:
-        return sign * int(_sexagesimal(value))
-    return sign * int(value)
-
-
-def _to_float(text: str) -> float:
-    value = text.replace("_", "").lower()
-    sign = -1.0 if value[0] == "-" else 1.0
-    if value[0] in "+-":
-        value = value[1:]
-    if value == ".inf":
-        return sign * math.inf
-    if value == ".nan":
-        return math.nan
-    if ":" in value:
-        return sign * _sexagesimal(value)
-    return sign * float(value)
+def _number(text: str) -> int | float | None:
+    """An int or float for text starting with a digit or a sign, as go-yaml resolves it."""
+    plain = text.replace("_", "")
+    value = _go_int(plain)
+    if value is not None:
+        return value
+    if _GO_FLOAT.fullmatch(plain):
+        return float(plain)
+    return None
 
 
 def resolve_plain(text: str) -> Any:
-    """Resolve an untagged plain scalar the way a YAML 1.1 decoder does."""
+    """Resolve an untagged plain scalar the way Kubernetes' YAML decoder does."""
     if not text:
         return None
-    if text[0] not in _MAYBE_SPECIAL:
+    first = text[0]
+    if first not in _MAYBE_SPECIAL:
         return text
-    if text in _NULL:
-        return None
-    if text in _BOOL:
-        return _BOOL[text]
-    if _INT_RE.match(text):
-        return _to_int(text)
-    if _FLOAT_RE.match(text):
-        return _to_float(text)
+    if text in _TABLE:
+        return _TABLE[text]
+    if first in _NUMERIC_START:
+        number = _number(text)
+        return text if number is None else number
+    if first == "." and _GO_DOT_FLOAT.fullmatch(text):
+        return float(text)
     return text
 
 
 def _resolve_tagged(text: str, tag: str) -> Any:
-    """Honour the explicit core tags; keep anything else as the string it is written as."""
-    short = tag.rsplit(":", 1)[-1] if tag.startswith("tag:yaml.org,2002:") else tag
-    try:
-        if short in ("int", "!!int"):
-            return _to_int(text)
-        if short in ("float", "!!float"):
-            return _to_float(text)
-        if short in ("bool", "!!bool"):
-            return _BOOL.get(text, text)
-        if short in ("null", "!!null"):
-            return None
-    except (ValueError, IndexError):
-        return text
+    """Honour the explicit core tags; keep anything else (or what does not fit) as written."""
+    short = tag.rsplit(":", 1)[-1] if tag.startswith("tag:yaml.org,2002:") else tag.lstrip("!")
+    value = resolve_plain(text) if short in ("int", "float", "bool", "null") else text
+    if short == "int" and type(value) is int:
+        return value
+    if short == "float" and type(value) in (int, float):
+        return float(value)
+    if short == "bool" and text in _BOOLS:
+        return _BOOLS[text]
+    if short == "null":
+        return None
     return text
 
 

@@ -144,18 +144,22 @@ def test_positions_of_later_documents_are_file_lines():
 
 # --- scalar resolution (YAML 1.1, as Kubernetes decodes) ------------------------------------
 
+#: As go-yaml v2 (sigs.k8s.io/yaml, what the API server and kubectl use) resolves them.
 RESOLUTION = [
     ("yes", True), ("Yes", True), ("on", True), ("ON", True), ("no", False), ("off", False),
-    ("true", True), ("False", False), ("y", "y"), ("Y", "Y"), ("n", "n"),
-    ("0755", 0o755), ("0x1F", 31), ("0b101", 5), ("1_000", 1000), ("-42", -42), ("+12", 12), ("0", 0),
-    ("08", "08"), ("0o17", "0o17"),
-    ("3.25", 3.25), ("1.5e+3", 1500.0), ("-.5", "-.5"),
-    (".inf", math.inf), ("-.Inf", -math.inf), ("~", None), ("null", None), ("Null", None), ("", None),
+    ("true", True), ("False", False), ("y", True), ("Y", True), ("n", False), ("tRUE", "tRUE"),
+    ("0755", 0o755), ("0x1F", 31), ("0o17", 15), ("0b101", 5), ("1_000", 1000), ("-42", -42),
+    ("+12", 12), ("0", 0), ("-0b11", -3), ("18446744073709551615", 2**64 - 1),
+    ("08", 8.0), ("1e3", 1000.0), ("3.25", 3.25), ("1.5e+3", 1500.0), ("-.5", -0.5), (".5", 0.5),
+    ("99999999999999999999", 1e20),
+    (".inf", math.inf), ("+.inf", math.inf), ("-.Inf", -math.inf), ("~", None), ("null", None),
+    ("Null", None), ("", None),
+    ("12:30", "12:30"), ("190:20:30", "190:20:30"), ("0x", "0x"), ("+", "+"), ("-x", "-x"), ("..5", "..5"),
     ("2001-12-14t21:59:43.10-05:00", "2001-12-14t21:59:43.10-05:00"), ("2002-12-14", "2002-12-14"),
     ("'0755'", "0755"), ('"yes"', "yes"), ("'~'", "~"),
     ("!!str 123", "123"), ("!!int \"42\"", 42), ("!!float '1'", 1.0), ("!!bool \"on\"", True),
     ("!!null ''", None), ("!custom 5", "5"), ("!!timestamp 2001-12-14", "2001-12-14"),
-    ("!!int not-a-number", "not-a-number"),
+    ("!!int not-a-number", "not-a-number"), ("!!int 1e3", "1e3"),
 ]
 
 
