@@ -65,6 +65,22 @@ spec:
     assert "removed in v1.31" in unknown.hint
 
 
+def test_selector_with_an_empty_cel_key(tmp_path):
+    manifest = resource_claim("""
+        exactly:
+          deviceClassName: gpu.example.com
+          selectors:
+          - cel:
+            expression: device.driver == "gpu.example.com"
+    """)
+    result = lint_text(tmp_path, manifest)
+    found = sorted((d.rule, d.span.line, d.span.column, d.message) for d in result.diagnostics if d.rule in ("API001", "API003"))
+    assert found == [
+        ("API001", 13, 11, 'unknown field "spec.devices.requests[0].exactly.selectors[0].expression"'),
+        ("API003", 12, 11, "spec.devices.requests[0].exactly.selectors[0].cel: Required value"),
+    ]
+
+
 def test_label_key_at_the_key_label_value_at_the_value(tmp_path):
     manifest = """\
 apiVersion: v1

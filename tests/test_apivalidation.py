@@ -47,6 +47,8 @@ def test_index_covers_every_served_dra_version():
     assert "resource.k8s.io/v1/DeviceTaintRule" in kinds
     assert "resource.k8s.io/v1alpha3/ResourceClaim" not in kinds
     assert kinds["apps/v1/Deployment"] == "io.k8s.api.apps.v1.Deployment"
+    assert schema_set().definition_for("resource.k8s.io/v1", "DeviceClass") == "io.k8s.api.resource.v1.DeviceClass"
+    assert schema_set().definition_for("resource.k8s.io/v1alpha3", "DeviceClass") is None
 
 
 @pytest.mark.parametrize("check,value,ok", [
@@ -117,6 +119,17 @@ def test_capacity_request_policy_rules():
     messages = [m for _, m in _device(bad)]
     assert any("max is larger than capacity value" in m for m in messages)
     assert any("default" in m and "multiple of a given step" in m for m in messages)
+    values = "allowMultipleAllocations: true\ncapacity:\n  mem: {value: 8Gi, requestPolicy: {default: 3Gi, validValues: [2Gi, 1Gi, 16Gi]}}"
+    assert [m for _, m in _device(values)] == [
+        'spec.devices[0].capacity.mem.requestPolicy.validValues[1]: Invalid value: "1Gi": values must be sorted in ascending order and unique',
+        'spec.devices[0].capacity.mem.requestPolicy.validValues[2]: Invalid value: "16Gi": option is larger than capacity value',
+        'spec.devices[0].capacity.mem.requestPolicy.default: Invalid value: "3Gi": default value is not valid according to the requestPolicy',
+    ]
+    no_default = "allowMultipleAllocations: true\ncapacity:\n  mem: {value: 8Gi, requestPolicy: {validRange: {min: 1Gi, step: 0}}}"
+    assert [m for _, m in _device(no_default)] == [
+        "spec.devices[0].capacity.mem.requestPolicy.default: Required value: required when validRange is defined",
+        'spec.devices[0].capacity.mem.requestPolicy.validRange.step: Invalid value: 0: must be greater than zero',
+    ]
 
 
 def test_node_allocatable_resources_rules():

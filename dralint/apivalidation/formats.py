@@ -35,7 +35,7 @@ _SEMVER = re.compile(
 
 
 def _too_long(value: str, limit: int) -> list[str]:
-    return [f"must be no more than {limit} bytes"] if len(value.encode("utf-8")) > limit else []
+    return [f"must be no more than {limit} characters"] if len(value) > limit else []
 
 
 def _matching(value: str, limit: int, pattern: re.Pattern[str], message: str) -> list[str]:
@@ -58,14 +58,14 @@ def dns_subdomain(value: str) -> list[str]:
 
 
 def driver_name(value: str) -> list[str]:
-    """A DRA driver name: a DNS subdomain of at most 63 bytes, checked after lower-casing."""
+    """A DRA driver name: a DNS subdomain of at most 63 characters, checked after lower-casing."""
     return _too_long(value, DRIVER_NAME_MAX) + [
         e for e in dns_subdomain(value.lower()) if not e.startswith("must be no more")
     ]
 
 
 def pool_name(value: str) -> list[str]:
-    """A pool name: one or more DNS subdomains joined by '/', at most 253 bytes in total."""
+    """A pool name: one or more DNS subdomains joined by '/', at most 253 characters in total."""
     errors = _too_long(value, POOL_NAME_MAX)
     for part in value.split("/"):
         if not part or dns_subdomain(part):
@@ -75,7 +75,7 @@ def pool_name(value: str) -> list[str]:
 
 
 def c_identifier(value: str) -> list[str]:
-    """A C identifier of at most 32 bytes (the name part of a device attribute or capacity)."""
+    """A C identifier of at most 32 characters (the name part of a device attribute or capacity)."""
     return _matching(value, C_IDENTIFIER_MAX, _C_IDENTIFIER,
                      "a valid C identifier must start with alphabetic character or '_', followed by a string "
                      "of alphanumeric characters or '_' (e.g. 'my_name')")

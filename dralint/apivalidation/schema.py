@@ -15,7 +15,7 @@ import gzip
 import json
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import jsonschema_rs
 import yaml
@@ -25,7 +25,6 @@ from dralint.apivalidation.errors import ApiError
 from dralint.apivalidation.formats import FORMAT_CHECKS
 from dralint.apivalidation.keywords import KEYWORDS, decode
 from dralint.apivalidation.semantic import Issue
-
 
 
 def _schema_dir() -> Path:
@@ -51,6 +50,8 @@ OVERLAY_PREFIXES = {
 
 
 def _merge(target: dict[str, Any], patch: dict[str, Any]) -> None:
+    """Add overlay keywords to a schema: nested schemas merge, ``required`` lists unite, and
+    ``x-dralint-optional`` removes names from ``required``."""
     for key, value in patch.items():
         if key == "x-dralint-optional":
             target["required"] = [r for r in target.get("required", []) if r not in value]
@@ -63,7 +64,8 @@ def _merge(target: dict[str, Any], patch: dict[str, Any]) -> None:
 
 
 def _overlay_targets(overlay: dict[str, Any]):
-    """Yield (definition name, property or ".", keywords) for every overlay entry and version."""
+    """Yield (overlay type key, definition name, property or ".", keywords to add) for every
+    overlay entry and every definition version it applies to."""
     for section, types in overlay.items():
         for type_key, properties in types.items():
             if section == "definitions":
@@ -102,11 +104,12 @@ class SchemaSet:
         with OVERLAY_FILE.open(encoding="utf-8") as handle:
             self.unused_overlay = apply_overlay(self.definitions, yaml.load(handle, Loader=yaml.CSafeLoader))
         self.registry = jsonschema_rs.Registry([(BASE_URI, {"$schema": DRAFT, "$id": BASE_URI, "$defs": self.definitions})])
-        self.formats = {name: (lambda check: lambda value: not check(value))(check) for name, check in FORMAT_CHECKS.items()}
+        self.formats = {name: _passes(check) for name, check in FORMAT_CHECKS.items()}
         self._validators: dict[str, Any] = {}
 
     def definition_for(self, api_version: str, kind: str) -> str | None:
-        """The definition name of a built-in kind, or None when 1.37 does not serve it."""
+        """The definition name of a built-in kind, or None when v1.37 does not serve it (public:
+        ``dralint fix`` walks the definitions to find the fields a mapping may have)."""
         return self.index["kinds"].get(f"{api_version}/{kind}")
 
     def validator(self, definition: str) -> Any:
@@ -212,6 +215,11 @@ class SchemaSet:
         if match:
             return f"did you mean `{match}`?"
         return f"known fields here: {', '.join(known)}" if known and len(known) <= 12 else None
+
+
+def _passes(check: Callable[[str], list[str]]) -> Callable[[str], bool]:
+    """A jsonschema-rs format predicate from a format check that lists complaints."""
+    return lambda value: not check(value)
 
 
 def _jsonable(value: Any) -> Any:

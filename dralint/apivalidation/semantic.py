@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 from dralint.apivalidation import errors as E
@@ -59,6 +60,15 @@ def _selects_nodes(obj: dict[str, Any], name: str) -> bool:
     if name == "nodeSelector":
         return value is not None
     return value is True if name in ("allNodes", "perDeviceNodeSelection") else value not in (None, "")
+
+
+def non_null_fields(obj: Any) -> list[Issue]:
+    """A required field written with no value (``cel:`` followed by nothing) is still missing:
+    JSON Schema's ``required`` only sees the key, the server sees a nil pointer."""
+    if not isinstance(obj, dict):
+        return []
+    return [Issue((name,), E.REQUIRED, "required", (), key=True, hint=f"`{name}:` has no value; indent its fields under it")
+            for name in ("cel", "opaque") if name in obj and obj[name] is None]
 
 
 def template_metadata(meta: Any) -> list[Issue]:
@@ -287,55 +297,75 @@ def skip_node_operations(operations: Any) -> list[Issue]:
     return []
 
 
+@dataclass(frozen=True)
+class _Policy:
+    """One capacity's request policy with its quantities parsed, and where it sits."""
+
+    path: tuple[str | int, ...]
+    raw: dict[str, Any]
+    capacity: Fraction
+    default: Fraction | None
+
+    def bad(self, sub: tuple[str, ...], raw: Any, detail: str) -> Issue:
+        return Issue(self.path + sub, E.INVALID_VALUE, "invalid", (raw, detail))
+
+    def default_required(self, option: str) -> list[Issue]:
+        if self.raw.get("default") is not None:
+            return []
+        return [Issue(self.path + ("default",), E.REQUIRED, "required", (f"required when {option} is defined",), key=True)]
+
+
+def _valid_values(policy: _Policy, options: list[Any]) -> list[Issue]:
+    issues = policy.default_required("validValues")
+    parsed = [parse_quantity(o) for o in options]
+    for k, (raw, q) in enumerate(zip(options, parsed)):
+        if q is None:
+            continue
+        if q > policy.capacity:
+            issues.append(policy.bad(("validValues", k), raw, "option is larger than capacity value"))
+        if k and parsed[k - 1] is not None and q <= parsed[k - 1]:
+            issues.append(policy.bad(("validValues", k), raw, "values must be sorted in ascending order and unique"))
+    if policy.default is not None and policy.default not in parsed:
+        issues.append(policy.bad(("default",), policy.raw.get("default"), "default value is not valid according to the requestPolicy"))
+    return issues
+
+
+def _valid_range(policy: _Policy, valid_range: dict[str, Any]) -> list[Issue]:
+    issues = policy.default_required("validRange")
+    low, high, step = (parse_quantity(valid_range.get(k)) for k in ("min", "max", "step"))
+    default, raw_default = policy.default, policy.raw.get("default")
+    checks = [
+        (low is not None and low > policy.capacity, ("validRange", "min"), valid_range.get("min"), "min is larger than capacity value"),
+        (None not in (low, default) and default < low, ("default",), raw_default, "default is less than min"),
+        (None not in (low, high) and high < low, ("validRange", "max"), valid_range.get("max"), "max is less than min"),
+        (high is not None and high > policy.capacity, ("validRange", "max"), valid_range.get("max"), "max is larger than capacity value"),
+        (None not in (high, default) and default > high, ("default",), raw_default, "default is larger than max"),
+        (step is not None and step <= 0, ("validRange", "step"), valid_range.get("step"), "must be greater than zero"),
+    ]
+    issues += [policy.bad(sub, raw, detail) for failed, sub, raw, detail in checks if failed]
+    if step is None or step <= 0 or low is None:
+        return issues
+    if low + step > policy.capacity:
+        issues.append(policy.bad(("validRange", "step"), valid_range.get("step"), "min plus step is larger than capacity value"))
+    detail = f"value is not a multiple of a given step ({valid_range.get('step')}) from ({valid_range.get('min')})"
+    for sub, raw, q in ((("default",), raw_default, default), (("validRange", "max"), valid_range.get("max"), high)):
+        if q is not None and (q - low) % step:
+            issues.append(policy.bad(sub, raw, detail))
+    return issues
+
+
 def _capacity_policy(path: tuple[str | int, ...], capacity: dict[str, Any]) -> list[Issue]:
-    policy = capacity.get("requestPolicy")
-    value = parse_quantity(capacity.get("value"))
-    if not isinstance(policy, dict) or value is None:
+    """``requestPolicy`` of a shareable capacity: validValues or validRange, consistent with the
+    capacity value and the default."""
+    raw, value = capacity.get("requestPolicy"), parse_quantity(capacity.get("value"))
+    if not isinstance(raw, dict) or value is None:
         return []
+    policy = _Policy(path + ("requestPolicy",), raw, value, parse_quantity(raw.get("default")))
     issues: list[Issue] = []
-    default = parse_quantity(policy.get("default"))
-    bad = lambda sub, raw, detail: Issue(path + ("requestPolicy",) + sub, E.INVALID_VALUE, "invalid", (raw, detail))  # noqa: E731
-    options = policy.get("validValues")
-    if isinstance(options, list):
-        parsed = [parse_quantity(o) for o in options]
-        if policy.get("default") is None:
-            issues.append(Issue(path + ("requestPolicy", "default"), E.REQUIRED, "required", ("required when validValues is defined",), key=True))
-        for k, (raw, q) in enumerate(zip(options, parsed)):
-            if q is None:
-                continue
-            if q > value:
-                issues.append(bad(("validValues", k), raw, "option is larger than capacity value"))
-            if k and parsed[k - 1] is not None and q <= parsed[k - 1]:
-                issues.append(bad(("validValues", k), raw, "values must be sorted in ascending order and unique"))
-        if default is not None and default not in parsed:
-            issues.append(bad(("default",), policy.get("default"), "default value is not valid according to the requestPolicy"))
-    valid_range = policy.get("validRange")
-    if isinstance(valid_range, dict):
-        low, high, step = (parse_quantity(valid_range.get(k)) for k in ("min", "max", "step"))
-        if policy.get("default") is None:
-            issues.append(Issue(path + ("requestPolicy", "default"), E.REQUIRED, "required", ("required when validRange is defined",), key=True))
-        if low is not None:
-            if low > value:
-                issues.append(bad(("validRange", "min"), valid_range.get("min"), "min is larger than capacity value"))
-            if default is not None and default < low:
-                issues.append(bad(("default",), policy.get("default"), "default is less than min"))
-            if high is not None and high < low:
-                issues.append(bad(("validRange", "max"), valid_range.get("max"), "max is less than min"))
-        if high is not None:
-            if high > value:
-                issues.append(bad(("validRange", "max"), valid_range.get("max"), "max is larger than capacity value"))
-            if default is not None and default > high:
-                issues.append(bad(("default",), policy.get("default"), "default is larger than max"))
-        if step is not None:
-            if step <= 0:
-                issues.append(bad(("validRange", "step"), valid_range.get("step"), "must be greater than zero"))
-            elif low is not None:
-                if low + step > value:
-                    issues.append(bad(("validRange", "step"), valid_range.get("step"), "min plus step is larger than capacity value"))
-                for name, raw, q in (("default", policy.get("default"), default), ("max", valid_range.get("max"), high)):
-                    if q is not None and (q - low) % step:
-                        sub = ("default",) if name == "default" else ("validRange", "max")
-                        issues.append(bad(sub, raw, f"value is not a multiple of a given step ({valid_range.get('step')}) from ({valid_range.get('min')})"))
+    if isinstance(raw.get("validValues"), list):
+        issues += _valid_values(policy, raw["validValues"])
+    if isinstance(raw.get("validRange"), dict):
+        issues += _valid_range(policy, raw["validRange"])
     return issues
 
 
@@ -444,6 +474,7 @@ def device_attribute(attribute: Any) -> list[Issue]:
 
 
 CHECKS: dict[str, Callable[[Any], list[Issue]]] = {
+    "non-null-fields": non_null_fields,
     "template-metadata": template_metadata,
     "claim-references": claim_references,
     "exact-request": exact_request,
