@@ -8,11 +8,14 @@ the reason, and the test checks that they are still reported cleanly, inside the
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from dralint.cli import main
 from dralint.engine import ENGINE_RULES
 from dralint.sources import SourceFile, decode
 from dralint.yamlload import SourceText, load
@@ -107,3 +110,14 @@ def test_valid_input_has_no_syntax_finding(case):
         _assert_inside(case, text, problems)
     else:
         assert not problems, f"{case} is valid YAML 1.2 but got {problems}"
+
+
+def test_the_whole_suite_through_the_command_line():
+    """Objects, checks and reporters see every odd document shape too: no crash, no INT001."""
+    result = CliRunner().invoke(main, ["lint", "--format", "json", "--profile", "strict", str(SUITE)])
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    report = json.loads(result.output)
+    assert report["summary"]["files"] == len(CASES)
+    assert not [d for d in report["diagnostics"] if d["rule"] == "INT001"]
+    flagged = {str(Path(d["path"]).parent.relative_to(SUITE)) for d in report["diagnostics"] if d["rule"] in ("YAML001", "YAML003")}
+    assert {c for c in CASES if (SUITE / c / "error").exists()} <= flagged
