@@ -539,13 +539,13 @@ def _after_end_marker(source: SourceText, error: yaml.MarkedYAMLError, line: int
     return None
 
 
-def _next_document_start(text: str, after_line: int) -> int | None:
-    """Offset of the first "---" marker on or after 0-based line ``after_line``."""
-    for match in re.finditer(r"(?m)^---(?=[ \t\r\n]|$)", text):
-        line = text.count("\n", 0, match.start())
-        if line >= after_line:
-            return match.start()
-    return None
+_DOCUMENT_START = re.compile(r"(?m)^---(?=[ \t\r\n]|$)")
+
+
+def _next_document_start(text: str, offset: int) -> int | None:
+    """Offset of the first "---" marker line that starts at or after ``offset``."""
+    match = _DOCUMENT_START.search(text, offset)
+    return match.start() if match else None
 
 
 #: A lone CR: with NEL, LS and PS, the line breaks libyaml counts besides LF and CRLF.
@@ -562,12 +562,12 @@ class _Relocate:
     there are translated through character offsets instead.
     """
 
-    def __init__(self, source: SourceText, base_offset: int, odd_breaks: bool):
+    def __init__(self, source: SourceText, base_offset: int, end_offset: int, odd_breaks: bool):
         self.source = source
-        self.lines = source.text.count("\n", 0, base_offset)
+        self.lines = source.line_col(base_offset)[0] if base_offset else 0
         self.starts: list[int] | None = None
         if odd_breaks:
-            breaks = _LIBYAML_BREAKS.finditer(source.text, base_offset)
+            breaks = _LIBYAML_BREAKS.finditer(source.text, base_offset, end_offset)
             self.starts = [base_offset] + [m.end() for m in breaks]
 
     @property
@@ -596,45 +596,54 @@ class _Relocate:
 def load(source: SourceText) -> LoadResult:
     """Parse every document of ``source``; keep going after a broken document when possible.
 
-    Each parsed stretch of the file also gets the YAML 1.2 strictness pass when its cheap
-    precondition holds (see dralint.yamlstrict): libyaml alone accepts a few invalid inputs.
+    The file is parsed in one go. After a syntax error, parsing resumes at the next "---" line,
+    one document at a time from then on, so that a file of many broken documents costs linear
+    time (each restart would otherwise re-read the whole rest of the file).
+
+    Each parsed stretch also gets the YAML 1.2 strictness pass when its cheap precondition
+    holds (see dralint.yamlstrict): libyaml alone accepts a few invalid inputs.
     """
     problems: list[YamlProblem] = []
     documents: list[Document] = []
     text = source.text
     prefiltered = may_need_check(text)
     odd_breaks = "\x85" in text or "\u2028" in text or "\u2029" in text or ("\r" in text and _LONE_CR.search(text) is not None)
-    base_offset = 0
+    base, end = 0, len(text)
     while True:
-        error, needs_strict = _parse_segment(source, base_offset, documents, problems, odd_breaks)
+        error, needs_strict = _parse_segment(source, base, end, documents, problems, odd_breaks)
         if prefiltered or needs_strict:
-            stop = None if error is None else source.offset(error, 0) - base_offset
-            for offset, message in strict_problems(text[base_offset:], stop):
-                line, column = source.line_col(base_offset + offset)
+            stop = None if error is None else source.offset(error, 0) - base
+            for offset, message in strict_problems(text[base:end], stop):
+                line, column = source.line_col(base + offset)
                 problems.append(YamlProblem("syntax", message, line, column, line, column + 1))
         if error is None:
+            restart = end if end < len(text) else None
+        else:
+            restart = _next_document_start(text, source.offset(error, 0))
+            if restart is not None and restart <= base:  # the error is on the "---" line itself
+                restart = _next_document_start(text, base + 1)
+        if restart is None:
             break
-        restart = _next_document_start(text, error)
-        if restart is None or restart <= base_offset:
-            break
-        base_offset = restart
+        base = restart
+        end = _next_document_start(text, base + 1) or len(text)
     return LoadResult(source, documents, problems)
 
 
 def _parse_segment(
     source: SourceText,
     base_offset: int,
+    end_offset: int,
     documents: list[Document],
     problems: list[YamlProblem],
     odd_breaks: bool,
 ) -> tuple[int | None, bool]:
-    """Parse the file from ``base_offset`` on.
+    """Parse the file from ``base_offset`` to ``end_offset``.
 
     Returns the 0-based file line of a fatal error (None when the text parsed to the end) and
     whether a builder saw a shape that needs the strictness pass.
     """
-    text = source.text[base_offset:]
-    where = _Relocate(source, base_offset, odd_breaks)
+    text = source.text[base_offset:end_offset]
+    where = _Relocate(source, base_offset, end_offset, odd_breaks)
     loader = LOADER(text)
     builder: _Builder | None = None
     skipping = False

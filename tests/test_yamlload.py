@@ -7,6 +7,7 @@ Expected positions are computed from the text itself (``at``), never copied from
 from __future__ import annotations
 
 import math
+import time
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -545,3 +546,24 @@ def test_content_after_a_complete_root_value_is_not_blamed_on_a_marker():
     (problem,) = parse(text).problems
     assert (problem.line + 1, problem.column + 1) == at(text, "y\n")
     assert problem.related == () and "'...'" not in problem.message and "'---'" in problem.message
+
+
+def test_many_broken_documents_cost_linear_time_and_keep_their_lines():
+    count = 5000
+    text = "".join(f"---\nname: doc-{i}\nlabels: [a, b\n---\nok: {i}\n" for i in range(count))
+    began = time.perf_counter()
+    result = parse(text)
+    assert time.perf_counter() - began < 10  # quadratic restarts took minutes here
+    assert len(result.problems) == count and len(result.documents) == count
+    assert [p.line + 1 for p in result.problems[:3]] == [4, 9, 14]
+    assert result.problems[-1].line + 1 == 5 * count - 1
+    last = result.documents[-1]
+    assert last.data == {"ok": count - 1} and start(last.locate(("ok",))) == (5 * count, 5)
+
+
+def test_error_on_the_document_start_line_itself_resumes_at_the_next_one():
+    text = "a: [\n--- ]\nb: 1\n---\nc: 3\n"
+    result = parse(text)
+    assert [(p.line + 1, p.column + 1) for p in result.problems] == [(2, 1), (2, 5)]
+    (d,) = result.documents
+    assert d.data == {"c": 3} and start(d.locate(("c",))) == at(text, "3")
