@@ -36,9 +36,18 @@ class Requirement:
     operator: str
     values: tuple[str, ...] = ()
 
+    def describe(self) -> str:
+        if self.operator == "In" and len(self.values) == 1:
+            return f"{self.key}={self.values[0]}"
+        if self.operator in ("Exists", "DoesNotExist"):
+            return self.key if self.operator == "Exists" else f"!{self.key}"
+        if self.operator in ("Gt", "Lt"):
+            return f"{self.key} {'>' if self.operator == 'Gt' else '<'} {self.values[0] if self.values else '?'}"
+        return f"{self.key} {self.operator.lower()} ({', '.join(self.values)})"
+
     def matches(self, labels: Mapping[str, Any]) -> bool:
         present = self.key in labels
-        value = str(labels[self.key]) if present else None
+        value = label_text(labels[self.key]) if present else None
         if self.operator == "In":
             return present and value in self.values
         if self.operator == "NotIn":
@@ -56,6 +65,13 @@ class Requirement:
         return False
 
 
+def label_text(value: Any) -> str:
+    """A label value as the API sees it; an unquoted YAML ``true`` is the string ``true``."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return "" if value is None else str(value)
+
+
 def _integer(value: Any) -> int | None:
     try:
         return int(str(value))
@@ -71,7 +87,7 @@ def _requirements(expressions: Any, operators: frozenset[str]) -> list[Requireme
             continue
         operator = str(item.get("operator", ""))
         values = item.get("values")
-        values = tuple(str(v) for v in values) if isinstance(values, list) else ()
+        values = tuple(label_text(v) for v in values) if isinstance(values, list) else ()
         out.append(Requirement(str(item.get("key", "")), operator if operator in operators else f"invalid:{operator}", values))
     return out
 
@@ -79,7 +95,7 @@ def _requirements(expressions: Any, operators: frozenset[str]) -> list[Requireme
 def _equalities(mapping: Any) -> list[Requirement]:
     if not isinstance(mapping, dict):
         return []
-    return [Requirement(str(k), "In", (str(v),)) for k, v in mapping.items()]
+    return [Requirement(str(k), "In", (label_text(v),)) for k, v in mapping.items()]
 
 
 def selector_requirements(selector: Mapping[str, Any]) -> list[Requirement]:
@@ -104,7 +120,7 @@ def map_selector_matches(selector: Any, labels: Mapping[str, Any]) -> bool:
     """
     if not isinstance(selector, dict) or not selector:
         return False
-    return all(str(labels.get(k)) == str(v) and k in labels for k, v in selector.items())
+    return all(k in labels and label_text(labels[k]) == label_text(v) for k, v in selector.items())
 
 
 @dataclass(frozen=True)
@@ -153,6 +169,18 @@ class NodeSelection:
     def unrestricted(self) -> bool:
         return not self.required and not self.terms and self.node_name is None
 
+    def describe(self) -> str:
+        """A short human rendering, such as ``gpu-pool=dra`` or ``zone in (a, b)``."""
+        if self.unrestricted:
+            return "every node"
+        parts = [r.describe() for r in self.required]
+        if self.terms:
+            terms = [" and ".join(r.describe() for r in t.labels + t.fields) or "any node" for t in self.terms]
+            parts.append(terms[0] if len(terms) == 1 else "(" + " or ".join(terms) + ")")
+        if self.node_name:
+            parts.append(f"node {self.node_name}")
+        return " and ".join(parts)
+
     def matches(self, node_labels: Mapping[str, Any], node_name: str | None = None) -> bool:
         """Whether a node with these labels (and name, if known) is selected."""
         if self.node_name is not None and node_name is not None and node_name != self.node_name:
@@ -166,13 +194,55 @@ class NodeSelection:
         fields_for_name = [Requirement("metadata.name", "In", (self.node_name,))] if self.node_name else []
         return [(list(self.required) + list(t.labels), list(t.fields) + fields_for_name) for t in terms]
 
-    def may_overlap(self, other: "NodeSelection") -> bool:
-        """Whether some node could be selected by both, whatever labels the cluster uses."""
+    def may_overlap(self, other: "NodeSelection", excluding: Iterable["NodeSelection"] = ()) -> bool:
+        """Whether some node could be selected by both, whatever labels the cluster uses,
+        optionally outside every selection in ``excluding``."""
+        outside: list[list[Requirement]] = [[]]
+        for selection in excluding:
+            outside = [kept + extra for kept in outside for extra in selection.complement()][:_MAX_ALTERNATIVES]
         for labels_a, fields_a in self._alternatives():
             for labels_b, fields_b in other._alternatives():
-                if satisfiable(labels_a + labels_b) and satisfiable(fields_a + fields_b):
+                if not satisfiable(fields_a + fields_b):
+                    continue
+                if any(satisfiable(labels_a + labels_b + extra) for extra in outside):
                     return True
         return False
+
+    def complement(self) -> list[list[Requirement]]:
+        """Label requirements (ORed alternatives, each ANDed) for nodes this selection skips.
+
+        ``not (R and (T1 or T2))`` is ``not R`` or ``(not T1 and not T2)``. A ``nodeName`` or
+        ``matchFields`` pin is not expressible in labels and is left out, which can only make
+        the complement smaller (fewer nodes counted as outside).
+        """
+        if self.unrestricted:
+            return []
+        out = [[negated] for negated in map(_negate, self.required) if negated]
+        if self.terms:
+            combos: list[list[Requirement]] = [[]]
+            for term in self.terms:
+                options = [n for n in map(_negate, term.labels) if n]
+                combos = [c + [o] for c in combos for o in options][:_MAX_ALTERNATIVES]
+            out += combos
+        return out
+
+
+_MAX_ALTERNATIVES = 256
+_NEGATIONS = {"In": "NotIn", "NotIn": "In", "Exists": "DoesNotExist", "DoesNotExist": "Exists"}
+
+
+def _negate(req: Requirement) -> Requirement | None:
+    """The requirement a label set meets exactly when it fails ``req`` (None if unknown).
+
+    ``Gt n`` negates to ``Lt n+1`` (and ``Lt n`` to ``Gt n-1``), which leaves out nodes
+    without the label: the complement is then an under-approximation, never an over one.
+    """
+    if req.operator in _NEGATIONS:
+        return Requirement(req.key, _NEGATIONS[req.operator], req.values)
+    bound = _integer(req.values[0]) if req.operator in ("Gt", "Lt") and len(req.values) == 1 else None
+    if bound is None:
+        return None
+    return Requirement(req.key, "Lt", (str(bound + 1),)) if req.operator == "Gt" else Requirement(req.key, "Gt", (str(bound - 1),))
 
 
 def pod_node_selection(spec: Mapping[str, Any]) -> NodeSelection:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from itertools import product
+
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from dralint.labels import (
-    NodeSelection, map_selector_matches, pod_node_selection, satisfiable, selector_matches,
+    NodeSelection, NodeTerm, map_selector_matches, pod_node_selection, satisfiable, selector_matches,
     selector_requirements, Requirement,
 )
 
@@ -106,3 +109,71 @@ def test_symbolic_overlap_agrees_with_a_witness():
 def test_invalid_operator_never_matches():
     assert not selector_matches({"matchExpressions": [{"key": "a", "operator": "Bogus"}]}, {"a": "1"})
     assert NodeSelection().unrestricted
+
+
+def test_overlap_excluding_a_pool():
+    plugin = pod_node_selection(_spec({"nvidia.com/gpu.present": "true"}))
+    dra_pool = pod_node_selection(_spec({"gpu-pool": "dra"}))
+    pinned_to_dra = pod_node_selection(_spec({"gpu-pool": "dra"}))
+    anywhere = pod_node_selection(_spec())
+    assert not pinned_to_dra.may_overlap(plugin, excluding=[dra_pool])
+    assert anywhere.may_overlap(plugin, excluding=[dra_pool])
+    assert not anywhere.may_overlap(plugin, excluding=[NodeSelection()])
+
+
+def test_complement_of_terms_needs_every_term_negated():
+    sel = pod_node_selection(_spec(terms=[
+        {"matchExpressions": [{"key": "a", "operator": "In", "values": ["1"]}]},
+        {"matchExpressions": [{"key": "b", "operator": "Exists"}]},
+    ]))
+    (alternative,) = sel.complement()
+    assert all(r.matches({"a": "2"}) for r in alternative)
+    assert not all(r.matches({"a": "2", "b": "x"}) for r in alternative)
+    for labels in ({"a": "1"}, {"b": ""}, {"a": "2"}, {}):
+        outside = any(all(r.matches(labels) for r in alt) for alt in sel.complement())
+        assert outside is not sel.matches(labels)
+
+
+def test_describe_is_readable():
+    sel = pod_node_selection(_spec({"gpu-pool": "dra"}, [{"matchExpressions": [{"key": "zone", "operator": "NotIn", "values": ["a", "b"]}]}]))
+    assert sel.describe() == "gpu-pool=dra and zone notin (a, b)"
+    assert NodeSelection().describe() == "every node"
+
+
+def test_unquoted_yaml_booleans_compare_as_label_text():
+    assert map_selector_matches({"dra": True}, {"dra": "true"})
+    assert selector_matches({"matchLabels": {"dra": "true"}}, {"dra": True})
+    assert pod_node_selection(_spec({"dra": True})).matches({"dra": "true"})
+
+_VALUES = ["0", "1", "2", "3", "4", "5", "x"]
+_requirement = st.builds(
+    Requirement,
+    key=st.sampled_from(["a", "b"]),
+    operator=st.sampled_from(["In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"]),
+    values=st.lists(st.sampled_from(["1", "2", "3"]), min_size=1, max_size=2).map(tuple),
+).map(lambda r: Requirement(r.key, r.operator, r.values[:1]) if r.operator in ("Gt", "Lt") else
+      Requirement(r.key, r.operator, () if r.operator in ("Exists", "DoesNotExist") else r.values))
+
+
+def _label_sets():
+    for a, b in product([None] + _VALUES, repeat=2):
+        yield {k: v for k, v in (("a", a), ("b", b)) if v is not None}
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_requirement, max_size=5))
+def test_satisfiable_agrees_with_brute_force(requirements):
+    """The symbolic test says yes exactly when some small label set meets every requirement
+    (the universe has values below, between and above every bound, and a non-number)."""
+    witness = any(all(r.matches(labels) for r in requirements) for labels in _label_sets())
+    assert satisfiable(requirements) is witness
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_requirement, max_size=3), st.lists(_requirement, max_size=3))
+def test_complement_is_never_larger_than_the_true_complement(required, term):
+    sel = NodeSelection(tuple(required), (NodeTerm(tuple(term)),) if term else ())
+    for labels in _label_sets():
+        outside = any(all(r.matches(labels) for r in alt) for alt in sel.complement())
+        if outside:
+            assert not sel.matches(labels)

@@ -1,0 +1,1 @@
+"""Extended resources backed by DRA and the device-plugin-to-DRA migration."""

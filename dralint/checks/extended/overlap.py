@@ -1,0 +1,169 @@
+"""A device plugin and a DRA driver advertising the same devices on the same nodes.
+
+This is the most common migration failure: the device plugin keeps advertising ``nvidia.com/gpu``
+in node allocatable while the DRA driver publishes the same GPUs in ResourceSlices. The
+scheduler then lets the device plugin win for extended-resource pods on that node, while DRA
+claims allocate the same physical GPUs again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterator
+
+from dralint.context import Context
+from dralint.diagnostics import Finding
+from dralint.labels import NodeSelection, Requirement
+from dralint.migration import NodeAgent, device_plugins, dra_drivers, is_extended_resource_name, node_allocatable, provides, slice_selection
+from dralint.objects import KubeObject
+from dralint.registry import context_check
+
+
+@dataclass
+class _Overlap:
+    """DRA evidence that shares nodes with a device plugin."""
+
+    drivers: set[str]
+    source: KubeObject
+    nodes: set[str]
+    selection: NodeSelection | None
+
+
+def _nodes(ctx: Context, selection: NodeSelection | None) -> set[str]:
+    return {n.name for n in ctx.by_kind("Node") if selection is None or selection.matches(n.labels, n.name)}
+
+
+def _overlaps(ctx: Context, plugin: NodeAgent) -> list[_Overlap]:
+    known_nodes = bool(ctx.by_kind("Node"))
+    plugin_nodes = _nodes(ctx, plugin.selection)
+    found: list[_Overlap] = []
+    for agent in dra_drivers(ctx):
+        drivers = {d for d in agent.names if agent.obj is not plugin.obj and any(provides(ctx, r, d) for r in plugin.names)}
+        if not drivers:
+            continue
+        if known_nodes:
+            common = plugin_nodes & _nodes(ctx, agent.selection)
+            if common:
+                found.append(_Overlap(drivers, agent.obj, common, agent.selection))
+        elif plugin.selection.may_overlap(agent.selection):
+            found.append(_Overlap(drivers, agent.obj, set(), agent.selection))
+    by_driver: dict[str, _Overlap] = {}
+    for resource_slice in ctx.by_kind("ResourceSlice"):
+        driver = resource_slice.get(("spec", "driver"))
+        if not isinstance(driver, str) or not any(provides(ctx, r, driver) for r in plugin.names):
+            continue
+        selection = slice_selection(resource_slice)
+        if known_nodes and selection is not None and selection.node_name is not None:
+            common = plugin_nodes & {selection.node_name}  # most slices: skip matching every node
+        elif known_nodes:
+            common = plugin_nodes & _nodes(ctx, selection)
+        elif selection is None or plugin.selection.unrestricted:
+            common = set()
+        elif selection.node_name is None and plugin.selection.may_overlap(selection):
+            common = set()
+        else:
+            continue  # a slice for a named node whose labels are unknown: cannot tell
+        if known_nodes and not common:
+            continue
+        entry = by_driver.setdefault(driver, _Overlap({driver}, resource_slice, set(), selection))
+        entry.nodes |= common
+    return found + list(by_driver.values())
+
+
+def _dra_label(overlaps: list[_Overlap]) -> Requirement | None:
+    """A label requirement the DRA side relies on, to invert in the device plugin's affinity."""
+    for overlap in overlaps:
+        selection = overlap.selection
+        if selection is None:
+            continue
+        candidates = list(selection.required) + [r for t in selection.terms[:1] for r in t.labels]
+        for requirement in candidates:
+            if requirement.operator in ("In", "Exists"):
+                return requirement
+    return None
+
+
+def _affinity_hint(plugin: NodeAgent, overlaps: list[_Overlap]) -> str:
+    label = _dra_label(overlaps)
+    if label is None:
+        term = "{key: dra.example/managed, operator: DoesNotExist}"
+        lead = "label the nodes of the DRA pool (for example `dra.example/managed=true`) and exclude them from the device plugin"
+    elif label.operator == "Exists":
+        term = f"{{key: {label.key}, operator: DoesNotExist}}"
+        lead = "exclude the DRA pool from the device plugin"
+    else:
+        term = f"{{key: {label.key}, operator: NotIn, values: [{', '.join(label.values)}]}}"
+        lead = "exclude the DRA pool from the device plugin"
+    existing = " (add the expression to every existing term)" if plugin.selection.terms else ""
+    return (f"{lead} with required node affinity in spec.template.spec{existing}:\n"
+            "affinity:\n  nodeAffinity:\n    requiredDuringSchedulingIgnoredDuringExecution:\n"
+            f"      nodeSelectorTerms:\n      - matchExpressions:\n        - {term}")
+
+
+@context_check("EXT005")
+def check_device_plugin_dra_overlap(ctx: Context) -> Iterator[Finding]:
+    """Report each device-plugin DaemonSet (scanned or in the cluster state) whose nodes a DRA
+    driver also serves; context files are only read, never reported on."""
+    for plugin in device_plugins(ctx):
+        if plugin.obj.origin == "context":
+            continue
+        overlaps = _overlaps(ctx, plugin)
+        if not overlaps:
+            continue
+        drivers = sorted({d for o in overlaps for d in o.drivers})
+        nodes = sorted({n for o in overlaps for n in o.nodes})
+        if nodes:
+            where = f" on node{'s' if len(nodes) > 1 else ''} {', '.join(nodes)}"
+        else:
+            scopes = sorted({o.selection.describe() if o.selection else "every node" for o in overlaps})
+            where = f" on nodes both can run on (the DRA side covers {'; '.join(scopes)})"
+        template = plugin.template
+        path = template.path + ("affinity",) if isinstance(template.spec.get("affinity"), dict) else template.path
+        yield plugin.obj.finding(
+            path,
+            f"device plugin {plugin.obj.display} advertises {', '.join(sorted(plugin.names))} and DRA driver "
+            f"{', '.join(drivers)} publishes the same devices{where}: both hand them out, so one device can be given to two pods",
+            hint=_affinity_hint(plugin, overlaps),
+            key=True,
+            related=tuple(o.source.related(("metadata", "name"), f"{o.source.display} provides the devices through DRA") for o in overlaps[:5]),
+        )
+
+
+def _node_slices(ctx: Context) -> dict[str, list[KubeObject]]:
+    """Node name -> ResourceSlices published for that node."""
+    out: dict[str, list[KubeObject]] = {}
+    for resource_slice in ctx.by_kind("ResourceSlice"):
+        node = resource_slice.get(("spec", "nodeName"))
+        if isinstance(node, str) and node:
+            out.setdefault(node, []).append(resource_slice)
+    return out
+
+
+@context_check("EXT005")
+def check_node_with_both(ctx: Context) -> Iterator[Finding]:
+    """The same overlap seen in the cluster state alone: a Node advertises the extended
+    resource (a device plugin runs there) and has ResourceSlices of a DRA driver for the same
+    devices. Reported on the Node when no device-plugin DaemonSet for it is in the run (that
+    DaemonSet gets the finding otherwise)."""
+    slices = _node_slices(ctx)
+    covered = {name for plugin in device_plugins(ctx) for name in plugin.names}
+    for node in ctx.by_kind("Node"):
+        allocatable = node.get(("status", "allocatable"))
+        if node.origin == "context" or not isinstance(allocatable, dict):
+            continue
+        for resource in sorted(str(k) for k in allocatable):
+            if resource in covered or not is_extended_resource_name(resource) or not node_allocatable(node, resource):
+                continue
+            drivers = sorted({str(s.get(("spec", "driver"))) for s in slices.get(node.name, []) if provides(ctx, resource, str(s.get(("spec", "driver"))))})
+            if not drivers:
+                continue
+            first = next(s for s in slices[node.name] if s.get(("spec", "driver")) in drivers)
+            yield node.finding(
+                ("status", "allocatable", resource),
+                f"node {node.name} advertises {resource} through a device plugin, and DRA driver {', '.join(drivers)} "
+                "publishes the same devices on it: both hand them out, so one device can be given to two pods",
+                hint="keep the device plugin off the nodes of the DRA pool (required node affinity in its DaemonSet), "
+                     "or stop the DRA driver on this node",
+                key=True,
+                related=(first.related(("spec", "driver"), f"{first.display} publishes devices of {first.get(('spec', 'driver'))} on {node.name}"),),
+            )

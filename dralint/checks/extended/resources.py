@@ -1,0 +1,171 @@
+"""Pods asking for extended resources: is anything there to provide them, and twice?
+
+A pod that asks for ``nvidia.com/gpu`` is served by a device plugin on nodes that advertise it,
+or through DRA when a DeviceClass maps the name (``spec.extendedResourceName``); a pod that asks
+for ``deviceclass.resource.kubernetes.io/<class>`` is served by that class. With neither, the
+scheduler reports ``cannot fit resource`` / ``Insufficient`` and the pod stays Pending.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+from dralint.claims import class_drivers, device_requests, pod_claim_entries, resolve_pod_claim
+from dralint.context import Context
+from dralint.diagnostics import Finding, Severity
+from dralint.labels import NodeSelection, pod_node_selection
+from dralint.migration import (
+    IMPLICIT_PREFIX, ExtendedRequest, NodeAgent, device_plugins, dra_drivers, extended_requests,
+    extended_resource_classes, mapped_class, node_allocatable, positive, provides, same_vendor,
+)
+from dralint.objects import KubeObject, PodTemplate, pod_templates
+from dralint.refs import reference_finding, resolve
+from dralint.registry import object_check
+from dralint.yamlload import DataPath
+
+
+def _plugin_coverage(ctx: Context, resource: str, selection: NodeSelection) -> tuple[bool, list[NodeAgent]]:
+    """Whether a device plugin serves ``resource`` on a node the pod can use, and the plugins
+    that would, but only on nodes a DRA driver for the same devices also serves.
+
+    Such nodes do not count: the device plugin must leave them (device-plugin-and-dra-driver-
+    overlap), after which the pod has nothing there. Cached per run: replicas of many
+    workloads share the same node selection.
+    """
+    return ctx.memo(("extended", "plugin-coverage", resource, selection), lambda: _coverage(ctx, resource, selection))
+
+
+def _coverage(ctx: Context, resource: str, selection: NodeSelection) -> tuple[bool, list[NodeAgent]]:
+    nodes = ctx.by_kind("Node")
+    if any(node_allocatable(n, resource) and selection.matches(n.labels, n.name) for n in nodes):
+        return True, []
+    blocked: list[NodeAgent] = []
+    for plugin in device_plugins(ctx):
+        if resource not in plugin.names:
+            continue
+        drivers = [a.selection for a in dra_drivers(ctx) if a.obj is not plugin.obj and any(provides(ctx, resource, d) for d in a.names)]
+        if nodes:
+            if any(selection.matches(n.labels, n.name) and plugin.selection.matches(n.labels, n.name)
+                   and not any(d.matches(n.labels, n.name) for d in drivers) for n in nodes):
+                return True, []
+        elif selection.may_overlap(plugin.selection, excluding=drivers):
+            return True, []
+        if selection.may_overlap(plugin.selection):
+            blocked.append(plugin)
+    return False, blocked
+
+
+def _requests(template: PodTemplate, implicit: bool) -> Iterator[tuple[str, ExtendedRequest]]:
+    for path, container in template.containers():
+        for request in extended_requests(path, container, implicit=implicit):
+            if positive(request.quantity):
+                yield str(container.get("name", "?")), request
+
+
+@object_check("EXT001", kinds=None)
+def check_unprovided_extended_resource(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
+    """An extended resource no DeviceClass maps and no device plugin provides."""
+    for template in pod_templates(obj):
+        selection = pod_node_selection(template.spec)
+        for container, request in _requests(template, implicit=False):
+            if extended_resource_classes(ctx).get(request.resource):
+                continue
+            served, blocked = _plugin_coverage(ctx, request.resource, selection)
+            if served:
+                continue
+            closed = ctx.is_closed("DeviceClass") and (ctx.is_closed("Node") or bool(blocked))
+            if blocked:
+                detail = (f"no DeviceClass maps it, and device plugin {blocked[0].obj.display} serves it only on nodes where "
+                          "a DRA driver publishes the same devices, which the device plugin has to leave")
+            elif closed:
+                detail = "no DeviceClass maps it and no Node advertises it in status.allocatable"
+            else:
+                detail = ("no DeviceClass among the scanned files maps it and no device plugin for it was found "
+                          "(pass the cluster state with --slices, including DeviceClasses and Nodes, to decide)")
+            yield obj.finding(
+                request.path,
+                f"container {container!r} of {template.label} requests {request.resource}, but {detail}: "
+                "unless something provides it, the pod stays Pending",
+                hint=f"map it to DRA by adding `extendedResourceName: {request.resource}` to the spec of the DeviceClass "
+                     "that selects these devices, or run the device plugin that advertises it",
+                key=True,
+                severity=None if closed else Severity.WARNING,
+                related=tuple(p.obj.related(("metadata", "name"), f"{p.obj.display} advertises {request.resource}") for p in blocked[:1]),
+            )
+
+
+@object_check("REF001", "EXT004", kinds=None)
+def check_implicit_class_resource(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
+    """``deviceclass.resource.kubernetes.io/<class>`` for a class that does not exist."""
+    for template in pod_templates(obj):
+        for container, request in _requests(template, implicit=True):
+            class_name = request.resource[len(IMPLICIT_PREFIX):]
+            resolution = resolve(ctx, "DeviceClass", None, class_name)
+            finding = reference_finding(obj, request.path, resolution, f"container {container!r} resource {request.resource}",
+                                        missing_rule="EXT004", scope_rule="REF001", key=True)
+            if finding:
+                yield finding
+
+
+def _claim_classes(ctx: Context, obj: KubeObject, template: PodTemplate, claims: Any) -> tuple[list[KubeObject], list[str]]:
+    """Claims/templates a container uses and the DeviceClass names their requests draw from."""
+    entries = {e["name"]: e for _, e in pod_claim_entries(template.spec) if isinstance(e.get("name"), str)}
+    targets: list[KubeObject] = []
+    classes: list[str] = []
+    for claim in claims if isinstance(claims, list) else []:
+        name = claim.get("name") if isinstance(claim, dict) else None
+        entry = entries.get(name) if isinstance(name, str) else None
+        resolved = resolve_pod_claim(ctx, obj.namespace, entry) if entry else None
+        if resolved is None or resolved[2].target is None:
+            continue
+        target = resolved[2].target
+        wanted = claim.get("request")
+        picked = [r.device_class for r in device_requests(target) if r.device_class and (not wanted or r.name.split("/")[0] == wanted)]
+        if picked:
+            targets.append(target)
+            classes += picked
+    return targets, classes
+
+
+def same_devices(ctx: Context, resource: str, class_names: list[str]) -> bool:
+    """Whether an extended resource and claims of these DeviceClasses reach the same devices."""
+    mapped = mapped_class(ctx, resource)
+    if mapped is not None and mapped.name in class_names:
+        return True
+    mapped_drivers = (class_drivers(mapped) or frozenset()) if mapped is not None else frozenset()
+    for name in class_names:
+        device_class = ctx.find("DeviceClass", None, name)
+        drivers = (class_drivers(device_class) if device_class else None) or frozenset()
+        if drivers & mapped_drivers:
+            return True
+        if not resource.startswith(IMPLICIT_PREFIX) and any(same_vendor(resource, d) for d in drivers | {name}):
+            return True
+    return False
+
+
+@object_check("EXT003", kinds=None)
+def check_device_requested_twice(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
+    """A container that asks for the same kind of device through an extended resource and a claim."""
+    for template in pod_templates(obj):
+        for path, container in template.containers():
+            resources = container.get("resources") if isinstance(container.get("resources"), dict) else {}
+            if not resources.get("claims"):
+                continue
+            targets, classes = _claim_classes(ctx, obj, template, resources.get("claims"))
+            for implicit in (False, True):
+                for request in extended_requests(path, container, implicit=implicit):
+                    if positive(request.quantity) and classes and same_devices(ctx, request.resource, classes):
+                        yield _twice(obj, template, container, request, classes, targets)
+
+
+def _twice(obj: KubeObject, template: PodTemplate, container: dict, request: ExtendedRequest, classes: list[str], targets: list[KubeObject]) -> Finding:
+    where: DataPath = request.path
+    return obj.finding(
+        where,
+        f"container {container.get('name', '?')!r} of {template.label} asks for {request.resource} and also claims devices of "
+        f"DeviceClass {', '.join(sorted(set(classes)))}: the same kind of device through two paths, which can double the "
+        "devices it holds or fail when one path has none left",
+        hint="request the devices one way (the claim, during a migration), and test the exact combination on a node before rollout",
+        key=True,
+        related=tuple(t.related(("metadata", "name"), f"{t.display} claims the devices") for t in targets),
+    )

@@ -1,0 +1,1 @@
+"""Cross-reference checks: every link between the objects of a run, found, missing or out of scope."""

@@ -1,0 +1,207 @@
+"""Reference resolution: found / missing / not in scope, and the evidence of a mistake."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import lint_text
+from dralint.refs import Status, edit_distance, looks_like_typo, resolve
+
+TEMPLATE = """\
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata:
+  name: {name}
+  namespace: {namespace}
+spec:
+  spec:
+    devices:
+      requests:
+      - name: gpu
+        exactly: {{deviceClassName: gpu.vendor.example}}
+"""
+
+POD = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: trainer
+  namespace: ml
+spec:
+  resourceClaims:
+  - name: gpu
+    {field}: {target}
+  containers:
+  - name: main
+    image: registry.example/trainer:1.0
+    resources:
+      claims:
+      - name: gpu
+"""
+
+
+def _ref_diags(result, *rules, kind="Pod"):
+    """Diagnostics of ``rules`` about objects of ``kind`` (the DeviceClass a template names is
+    never scanned here, so its own not-in-scope warning is left out)."""
+    return [d for d in result.diagnostics if d.rule in rules and d.object is not None and d.object.kind == kind]
+
+
+@pytest.mark.parametrize(
+    "a,b,expected",
+    [("kitten", "sitting", 3), ("abc", "acb", 1), ("", "abc", 3), ("gpu", "gpu", 0), ("two-gpu", "two-gpus", 1)],
+)
+def test_edit_distance(a, b, expected):
+    assert edit_distance(a, b) == expected
+    assert edit_distance(b, a) == expected
+
+
+@pytest.mark.parametrize(
+    "wrong,right,expected",
+    [
+        ("two-gpu-same-root", "two-gpus-same-root", True),
+        ("gpu", "gpus", True),
+        ("gpu-1", "gpu-2", False),        # numbered siblings
+        ("dra.net", "dranet", False),     # separator-only variants are real, distinct names
+        ("single-gpu", "multiple-gpus", False),
+        ("ab", "abc", False),             # too short to judge
+        ("h100-sxm-eighty-gb", "h100-sxm-eigthy-gbx", True),  # swap + insert, long name
+    ],
+)
+def test_typo_heuristic(wrong, right, expected):
+    assert looks_like_typo(wrong, right) is expected
+
+
+def test_found_points_at_the_target(tmp_path):
+    text = TEMPLATE.format(name="one-gpu", namespace="ml") + "---\n" + POD.format(field="resourceClaimTemplateName", target="one-gpu")
+    result = lint_text(tmp_path, text)
+    resolution = resolve(result.context, "ResourceClaimTemplate", "ml", "one-gpu")
+    assert resolution.status is Status.FOUND
+    (related,) = resolution.related()
+    assert (related.span.line, related.span.column) == (4, 9)
+    assert not _ref_diags(result, "REF001", "REF002")
+
+
+def test_not_in_scope_is_a_warning_with_how_to_close_the_world(tmp_path):
+    result = lint_text(tmp_path, POD.format(field="resourceClaimTemplateName", target="one-gpu"))
+    (diag,) = _ref_diags(result, "REF001", "REF002")
+    assert (diag.rule, diag.severity.value) == ("REF001", "warning")
+    assert (diag.span.line, diag.span.column, diag.span.end_column) == (9, 32, 39)
+    assert "not among the scanned files" in diag.message
+    assert "--closed-world ResourceClaimTemplate" in diag.hint
+
+
+def test_closed_world_turns_it_into_missing(tmp_path):
+    result = lint_text(tmp_path, POD.format(field="resourceClaimTemplateName", target="one-gpu"), closed_world={"ResourceClaimTemplate"})
+    (diag,) = _ref_diags(result, "REF001", "REF002")
+    assert (diag.rule, diag.severity.value) == ("REF002", "error")
+    assert "does not exist in namespace 'ml'" in diag.message
+
+
+def test_cluster_state_of_the_kind_closes_the_world(tmp_path):
+    slices = TEMPLATE.format(name="other", namespace="ml")
+    result = lint_text(tmp_path, POD.format(field="resourceClaimTemplateName", target="one-gpu"), slices=slices)
+    assert [d.rule for d in _ref_diags(result, "REF001", "REF002")] == ["REF002"]
+
+
+def test_other_namespace_is_a_mistake_even_in_an_open_world(tmp_path):
+    text = TEMPLATE.format(name="one-gpu", namespace="research") + "---\n" + POD.format(field="resourceClaimTemplateName", target="one-gpu")
+    result = lint_text(tmp_path, text)
+    (diag,) = _ref_diags(result, "REF001", "REF002")
+    assert diag.rule == "REF002"
+    assert "exists in namespace 'research'" in diag.message
+    assert [(r.span.line, r.span.column) for r in diag.related] == [(4, 9)]
+
+
+def test_referrer_without_namespace_may_be_applied_anywhere(tmp_path):
+    pod = POD.format(field="resourceClaimTemplateName", target="one-gpu").replace("  namespace: ml\n", "")
+    result = lint_text(tmp_path, TEMPLATE.format(name="one-gpu", namespace="research") + "---\n" + pod)
+    assert [d.rule for d in _ref_diags(result, "REF001", "REF002")] == ["REF001"]
+
+
+def test_claim_where_a_template_was_named(tmp_path):
+    claim = """\
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata:
+  name: shared-gpu
+  namespace: ml
+spec:
+  devices:
+    requests:
+    - name: gpu
+      exactly: {deviceClassName: gpu.vendor.example}
+"""
+    result = lint_text(tmp_path, claim + "---\n" + POD.format(field="resourceClaimTemplateName", target="shared-gpu"))
+    (diag,) = _ref_diags(result, "REF001", "REF002")
+    assert diag.rule == "REF002"
+    assert "a ResourceClaim named 'shared-gpu' exists" in diag.message
+    assert "refer to it with `resourceClaimName: shared-gpu`" in diag.hint
+    assert diag.related[0].span.line == 4
+
+
+def test_near_name_says_did_you_mean_with_location(tmp_path):
+    text = TEMPLATE.format(name="two-gpus-same-root", namespace="ml") + "---\n" + POD.format(field="resourceClaimTemplateName", target="two-gpu-same-root")
+    result = lint_text(tmp_path, text)
+    (diag,) = _ref_diags(result, "REF001", "REF002")
+    assert diag.rule == "REF002" and "did you mean 'two-gpus-same-root'?" in diag.message
+    assert diag.related[0].span.line == 4
+
+
+def test_device_class_missing_in_subrequest(tmp_path):
+    claim = """\
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata:
+  name: flexible
+  namespace: ml
+spec:
+  devices:
+    requests:
+    - name: gpu
+      firstAvailable:
+      - name: big
+        deviceClassName: big.vendor.example
+      - name: small
+        deviceClassName: small.vendor.example
+"""
+    slices = "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata:\n  name: big.vendor.example\n"
+    result = lint_text(tmp_path, claim, slices=slices)
+    (diag,) = _ref_diags(result, "REF001", "REF008", kind="ResourceClaim")
+    assert diag.rule == "REF008"
+    assert (diag.span.line, diag.span.column) == (14, 26)
+    assert "request 'gpu/small'" in diag.message
+
+
+def test_deletion_index_finds_what_a_full_scan_finds():
+    """The index is only a shortcut: on random names it agrees with comparing every pair."""
+    import random
+
+    from dralint.refs import _deletions
+
+    rng = random.Random(7)
+    alphabet = "ab-1."
+    names = {"".join(rng.choice(alphabet) for _ in range(rng.randint(3, 14))) for _ in range(300)}
+    for wrong in list(names)[:120]:
+        for right in names:
+            if looks_like_typo(wrong, right):
+                assert _deletions(wrong.lower()) & _deletions(right.lower()), (wrong, right)
+
+
+def test_template_created_by_a_compute_domain_counts_as_found(tmp_path):
+    domain = """\
+apiVersion: resource.nvidia.com/v1beta1
+kind: ComputeDomain
+metadata: {name: imex, namespace: ml}
+spec:
+  numNodes: 2
+  channel:
+    resourceClaimTemplate:
+      name: imex-channel
+---
+"""
+    result = lint_text(tmp_path, domain + POD.format(field="resourceClaimTemplateName", target="imex-channel"),
+                       closed_world={"ResourceClaimTemplate"})
+    assert not _ref_diags(result, "REF001", "REF002", "REF005")
+    resolution = resolve(result.context, "ResourceClaimTemplate", "ml", "imex-channel")
+    (related,) = resolution.related()
+    assert (related.span.line, related.span.column) == (8, 13)
