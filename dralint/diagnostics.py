@@ -91,3 +91,25 @@ class Diagnostic:
     @property
     def sort_key(self) -> tuple:
         return (self.span.path, self.span.line, self.span.column, self.rule, self.message)
+
+
+@dataclass(frozen=True)
+class Suppressed:
+    """A diagnostic the user silenced, kept so SARIF can report it as suppressed, not lost.
+
+    ``kind`` uses SARIF's words: ``inSource`` for a comment or annotation in the manifest,
+    ``external`` for the config file or the baseline.
+    """
+
+    diagnostic: Diagnostic
+    kind: str
+    justification: str
+
+
+@dataclass(frozen=True)
+class Replacement:
+    """A text edit that fixes a finding: delete ``region`` (end exclusive; an empty region is
+    an insertion point) and insert ``text``. SARIF carries these as ``fixes[]``."""
+
+    region: Span
+    text: str

@@ -6,13 +6,14 @@ never feed back into it.
 
 from __future__ import annotations
 
+import os
 import traceback
 from dataclasses import dataclass, field
 from typing import BinaryIO, Iterable
 
 from dralint.catalog import DRA_CATEGORIES, Rule, load_catalog
 from dralint.context import Context
-from dralint.diagnostics import Diagnostic, Finding, Related, Severity, Span
+from dralint.diagnostics import Diagnostic, Finding, Related, Replacement, Severity, Span, Suppressed
 from dralint.manifests import ShapeProblem, objects_from
 from dralint.objects import KubeObject
 from dralint.options import LintOptions
@@ -62,6 +63,14 @@ class RunResult:
     files: list[FileResult]
     sources: dict[str, SourceText]
     context: Context
+    # Filled by the stages after the run (dralint.gate): what was silenced, how each finding
+    # is identified across runs, and which exit-code gates failed.
+    suppressed: list[Suppressed] = field(default_factory=list)
+    known: list[Diagnostic] = field(default_factory=list)
+    fingerprints: dict[Diagnostic, str] = field(default_factory=dict)
+    failed_gates: list[str] = field(default_factory=list)
+    # The edits `dralint fix` would make, per diagnostic; computed only for reports that show them.
+    fixes: dict[Diagnostic, tuple[Replacement, ...]] = field(default_factory=dict)
 
     @property
     def objects(self) -> int:
@@ -100,6 +109,15 @@ def enabled_rules(options: LintOptions, catalog: dict[str, Rule]) -> dict[str, R
             continue
         out[rule.id] = rule
     return out
+
+
+def to_diagnostics(findings: Iterable[Finding], options: LintOptions) -> list[Diagnostic]:
+    """Findings made outside the checks (config, suppressions) as diagnostics, under the
+    same profile, select, ignore and severity overrides as the run's own findings."""
+    collect = _Collector(options, load_catalog())
+    for finding in findings:
+        collect.add(finding)
+    return collect.diagnostics
 
 
 class _Collector:
@@ -279,10 +297,13 @@ def read_all(paths: list[str], options: LintOptions, stdin: BinaryIO | None = No
 
 
 def lint(options: LintOptions, stdin: BinaryIO | None = None) -> RunResult:
-    """Lint the paths in ``options`` (with context and snapshot files) from disk."""
-    return run(
-        read_all(options.paths, options, stdin),
-        options,
-        context=read_all(options.context, options),
-        cluster=read_all(options.slices, options),
-    )
+    """Lint the paths in ``options`` (with context and snapshot files) from disk.
+
+    A context directory usually contains the files being linted (pre-commit passes the changed
+    files, the config names the whole tree as context); those files are read once, as scanned,
+    so no object appears twice.
+    """
+    scan = read_all(options.paths, options, stdin)
+    scanned = {os.path.realpath(item.path) for item in scan if isinstance(item, SourceFile)}
+    context = [item for item in read_all(options.context, options) if os.path.realpath(item.path) not in scanned]
+    return run(scan, options, context=context, cluster=read_all(options.slices, options))

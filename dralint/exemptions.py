@@ -21,17 +21,14 @@ from dataclasses import dataclass
 from dralint.catalog import load_catalog
 from dralint.context import Context
 from dralint.engine import enabled_rules
+from dralint.migration import DEVICE_PLUGIN_DIR, DRA_PLUGIN_DIRS
 from dralint.objects import PodTemplate
 from dralint.yamlload import DataPath
 
 ANNOTATION = "dralint.io/device-driver"
 EXEMPTION_RULE = "SEC030"
 #: Host directories only a kubelet plugin (DRA driver or device plugin) has reason to mount.
-KUBELET_PLUGIN_DIRS = (
-    "/var/lib/kubelet/plugins_registry",
-    "/var/lib/kubelet/plugins",
-    "/var/lib/kubelet/device-plugins",
-)
+KUBELET_PLUGIN_DIRS = (*DRA_PLUGIN_DIRS, DEVICE_PLUGIN_DIR)
 #: Rules a device driver is expected to fail; everything else is still reported.
 WAIVED_RULES = frozenset({"SEC001", "SEC002", "SEC003", "SEC008", "SEC011", "SEC012", "SEC026"})
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 PROFILES = ("dra", "recommended", "strict")
+#: ``--fail-on`` levels: the lowest severity that fails the run, or never.
+FAIL_ON = ("error", "warning", "info", "never")
 
 
 @dataclass
@@ -23,3 +25,9 @@ class LintOptions:
     severity_overrides: dict[str, str] = field(default_factory=dict)
     stdin_name: str = "<stdin>"
     max_file_bytes: int = 16 * 1024 * 1024
+    # Stages after the engine run (suppression, baseline, gates, SARIF) read these.
+    per_path_ignores: dict[str, list[str]] = field(default_factory=dict)
+    baseline: str | None = None
+    fail_on: str = "error"
+    min_score: int | None = None
+    sarif_root: str = "."

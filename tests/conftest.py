@@ -7,15 +7,28 @@ from typing import Any
 
 import pytest
 
-from dralint.engine import RunResult, lint
+from dralint.config import load_config
+from dralint.engine import RunResult
+from dralint.gate import lint_with_config
 from dralint.options import LintOptions
 
 
-def lint_text(tmp_path: Path, manifest: str | bytes, *, slices: str | None = None, name: str = "manifest.yaml", **options: Any) -> RunResult:
-    """Write ``manifest`` (and a snapshot) under ``tmp_path`` and lint it from disk."""
+def lint_text(tmp_path: Path, manifest: str | bytes, *, slices: str | None = None, name: str = "manifest.yaml",
+              config: str | None = None, **options: Any) -> RunResult:
+    """Write ``manifest`` (and a snapshot, and a ``.dralint.yaml``) under ``tmp_path`` and lint
+    it from disk the way ``dralint lint`` does, suppressions and config included.
+
+    Options given here win over the config file, as command-line options do.
+    """
     target = tmp_path / name
     target.write_bytes(manifest if isinstance(manifest, bytes) else manifest.encode("utf-8"))
-    opts = LintOptions(paths=[str(target)], profile=options.pop("profile", "strict"))
+    loaded = None
+    if config is not None:
+        (tmp_path / ".dralint.yaml").write_text(config, encoding="utf-8")
+        loaded = load_config(str(tmp_path / ".dralint.yaml"))
+    opts = loaded.apply(LintOptions()) if loaded else LintOptions()
+    opts.paths = [str(target)]
+    opts.profile = options.pop("profile", "strict")
     if slices is not None:
         snapshot = tmp_path / "slices.yaml"
         snapshot.write_text(slices, encoding="utf-8")
@@ -24,7 +37,7 @@ def lint_text(tmp_path: Path, manifest: str | bytes, *, slices: str | None = Non
         if not hasattr(opts, key):
             raise AttributeError(f"LintOptions has no field {key!r}")
         setattr(opts, key, set(value) if isinstance(getattr(opts, key), set) else value)
-    return lint(opts)
+    return lint_with_config(opts, loaded)
 
 
 @pytest.fixture
@@ -35,6 +48,13 @@ def lint_manifest(tmp_path: Path):
         return lint_text(tmp_path, manifest, **options)
 
     return run
+
+
+@pytest.fixture
+def in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A fresh directory as the current directory, for CLI runs that find files relative to it."""
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
 
 
 def rules_of(result: RunResult) -> list[str]:

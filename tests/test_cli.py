@@ -63,7 +63,7 @@ def test_json_contract(tmp_path):
     (tmp_path / "bad.yaml").write_text(DUPLICATE)
     (tmp_path / "ok.yaml").write_text(GOOD)
     result = invoke("lint", "--format", "json", str(tmp_path))
-    report = json.loads(result.output)
+    report = json.loads(result.stdout)
     assert set(report) == {"version", "tool", "score", "summary", "files", "diagnostics"}
     assert report["version"] == 1 and report["tool"]["name"] == "dralint"
     assert report["summary"] == {"files": 2, "objects": 2, "error": 1, "warning": 0, "info": 0}
@@ -87,7 +87,7 @@ def test_output_file_and_color(tmp_path):
 
 def test_examples_lint_without_crashing():
     result = invoke("lint", "--format", "json", str(EXAMPLES))
-    report = json.loads(result.output)
+    report = json.loads(result.stdout)
     assert report["summary"]["objects"] >= 7
     assert all(d["rule"] != "INT001" for d in report["diagnostics"])
 

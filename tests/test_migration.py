@@ -166,11 +166,24 @@ spec:
 """
 
 
+UNMAPPED_CLASS = """\
+---
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: gpu.vendor.example}
+"""
+
+
 def test_unprovided_extended_resource_in_init_container(tmp_path):
-    result = lint_text(tmp_path, POD.format(resource="vendor.example/gpu"))
+    result = lint_text(tmp_path, POD.format(resource="vendor.example/gpu") + UNMAPPED_CLASS)
     (diag,) = [d for d in result.diagnostics if d.rule == "EXT001"]
     assert diag.severity.value == "warning" and "container 'init'" in diag.message
     assert (diag.span.line, diag.span.column) == (9, 16)
+
+
+def test_no_dra_in_the_run_means_no_extended_resource_verdict(tmp_path):
+    result = lint_text(tmp_path, POD.format(resource="vendor.example/gpu"))
+    assert not [d for d in result.diagnostics if d.rule == "EXT001"]
 
 
 def test_unprovided_extended_resource_is_an_error_when_classes_and_nodes_are_known(tmp_path):

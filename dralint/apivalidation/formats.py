@@ -9,6 +9,8 @@ The same functions back the ``format`` keyword of the schema overlay (through
 from __future__ import annotations
 
 import re
+
+from dralint.semver import is_semver
 from collections.abc import Callable
 
 from dralint.apivalidation.quantity import quantity_errors
@@ -26,12 +28,6 @@ _DNS_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]
 _C_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _QUALIFIED_NAME_PART = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]\Z")
 _LABEL_VALUE = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?\Z")
-# semver.org 2.0.0, the regular expression the specification itself recommends.
-_SEMVER = re.compile(
-    r"(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
-    r"(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?"
-    r"(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?\Z"
-)
 
 
 def _too_long(value: str, limit: int) -> list[str]:
@@ -129,7 +125,7 @@ def label_value(value: str) -> list[str]:
 
 def semver(value: str) -> list[str]:
     """A version attribute value: semver.org 2.0.0."""
-    return [] if _SEMVER.match(value) else ["must be a string compatible with semver.org spec 2.0.0"]
+    return [] if is_semver(value) else ["must be a string compatible with semver.org spec 2.0.0"]
 
 
 def is_extended_resource(name: object) -> bool:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Iterable
 
 from dralint.catalog import load_catalog
-from dralint.diagnostics import Diagnostic, Severity, Span
+from dralint.diagnostics import Diagnostic, Replacement, Severity, Span
 from dralint.engine import RunResult, run
 from dralint.fix.document import EditableFile, LineEdit, NotEditable
 from dralint.fix.fixers import FixError, Target, fixers, priority
@@ -257,14 +257,6 @@ def write_atomically(path: str, content: bytes) -> None:
 
 
 # --- replacement regions for SARIF ``fixes[]`` ---------------------------------------------
-
-
-@dataclass(frozen=True)
-class Replacement:
-    """Delete ``region`` (end exclusive; an empty region is an insertion point) and insert ``text``."""
-
-    region: Span
-    text: str
 
 
 def _replacements(path: str, text: str, edits: list[LineEdit]) -> tuple[Replacement, ...]:

@@ -11,10 +11,16 @@ Reporter = Callable[[RunResult, bool], str]
 
 def reporter(name: str) -> Reporter:
     """The formatting function for ``--format name``."""
-    from dralint.reporters import json_report, text
+    from dralint.reporters import github, json_report, junit, sarif, text
 
-    table: dict[str, Reporter] = {"text": text.render, "json": json_report.render}
+    table: dict[str, Reporter] = {
+        "text": text.render,
+        "json": json_report.render,
+        "sarif": sarif.render,
+        "github": github.render,
+        "junit": junit.render,
+    }
     return table[name]
 
 
-FORMATS = ("text", "json")
+FORMATS = ("text", "json", "sarif", "github", "junit")

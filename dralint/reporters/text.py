@@ -48,8 +48,16 @@ def _finding(diag: Diagnostic, result: RunResult, paint: _Paint) -> list[str]:
 
 
 def summary(result: RunResult) -> str:
+    """One line: counts, score, what was silenced, and which exit-code gate failed."""
     counts = ", ".join(f"{result.count(s)} {s.value}{'s' if result.count(s) != 1 else ''}" for s in Severity)
-    return f"{len(result.files)} files, {result.objects} objects: {counts}; score {result.score}/100"
+    line = f"{len(result.files)} files, {result.objects} objects: {counts}; score {result.score}/100"
+    if result.suppressed:
+        line += f"; {len(result.suppressed)} suppressed"
+    if result.known:
+        line += f"; {len(result.known)} known finding{'s' if len(result.known) != 1 else ''} hidden by the baseline"
+    if result.failed_gates:
+        line += "; FAILED " + " and ".join(result.failed_gates)
+    return line
 
 
 def render(result: RunResult, color: bool = False) -> str:

@@ -62,9 +62,20 @@ def _requests(template: PodTemplate, implicit: bool) -> Iterator[tuple[str, Exte
                 yield str(container.get("name", "?")), request
 
 
+def _dra_in_play(ctx: Context) -> bool:
+    """Whether the run holds any DRA object or cluster state to judge extended resources by.
+
+    A repository of plain device-plugin workloads, linted on its own, says nothing about who
+    provides ``nvidia.com/gpu``; warning on every GPU pod there would be noise.
+    """
+    return ctx.memo(("extended", "dra-in-play"), lambda: any(o.group == "resource.k8s.io" or o.origin == "cluster" for o in ctx.objects))
+
+
 @object_check("EXT001", kinds=None)
 def check_unprovided_extended_resource(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     """An extended resource no DeviceClass maps and no device plugin provides."""
+    if not _dra_in_play(ctx):
+        return
     for template in pod_templates(obj):
         selection = pod_node_selection(template.spec)
         for container, request in _requests(template, implicit=False):

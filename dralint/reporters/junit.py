@@ -1,0 +1,97 @@
+"""``--format junit``: JUnit XML, for CI systems that show test reports (GitLab, Jenkins, Azure).
+
+One test suite per file, one test case per Kubernetes object (plus one for the file itself
+when a finding belongs to no object, such as a YAML syntax error), one ``<failure>`` per finding.
+An object without findings is a passing test case, so the report also shows what was checked.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+import xml.etree.ElementTree as ET
+from collections import defaultdict
+
+from dralint.diagnostics import Diagnostic
+from dralint.engine import FileResult, RunResult
+from dralint.objects import KubeObject
+
+_NOT_XML = re.compile("[^\u0009\u000a\u000d\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def _clean(text: str) -> str:
+    """Drop characters XML 1.0 cannot carry (a manifest may contain anything)."""
+    return _NOT_XML.sub("\ufffd", text)
+
+
+def _failure(case: ET.Element, diag: Diagnostic) -> None:
+    span = diag.span
+    body = f"{span.path}:{span.line}:{span.column}: {diag.severity.value}: {diag.message} [{diag.rule}]"
+    if diag.hint:
+        body += f"\nhint: {diag.hint}"
+    for related in diag.related:
+        body += f"\nnote: {related.span.path}:{related.span.line}:{related.span.column}: {related.message}"
+    element = ET.SubElement(case, "failure", type=f"{diag.rule} {diag.name}", message=_clean(f"{diag.severity.value}: {diag.message}"))
+    element.text = _clean(body)
+
+
+class _Owners:
+    """Finds the object a finding belongs to in one file, in O(log n) per finding.
+
+    Named by the finding (its object reference), or else the object whose text holds the
+    finding's start (engine findings such as duplicate keys carry no reference).
+    """
+
+    def __init__(self, objects: list[KubeObject]):
+        self.by_ref = {obj.ref: index for index, obj in reversed(list(enumerate(objects)))}
+        extents = sorted((obj.span(()), index) for index, obj in enumerate(objects))
+        self.starts = [(span.line, span.column) for span, _ in extents]
+        self.extents = extents
+
+    def __call__(self, diag: Diagnostic) -> int | None:
+        if diag.object is not None and diag.object in self.by_ref:
+            return self.by_ref[diag.object]
+        start = (diag.span.line, diag.span.column)
+        position = bisect.bisect_right(self.starts, start) - 1
+        if position < 0:
+            return None
+        extent, index = self.extents[position]
+        return index if start < (extent.end_line, extent.end_column) else None
+
+
+def _suite(parent: ET.Element, file: FileResult, objects: list[KubeObject], diagnostics: list[Diagnostic]) -> tuple[int, int]:
+    cases: list[tuple[str, list[Diagnostic]]] = [(obj.display, []) for obj in objects]
+    loose: list[Diagnostic] = []
+    owner_of = _Owners(objects)
+    for diag in diagnostics:
+        owner = owner_of(diag)
+        (loose if owner is None else cases[owner][1]).append(diag)
+    if loose or not cases:
+        cases.insert(0, ("(file)", loose))
+    failures = sum(len(found) for _, found in cases)
+    suite = ET.SubElement(parent, "testsuite", name=_clean(file.path), tests=str(len(cases)), failures=str(failures), errors="0")
+    for name, found in cases:
+        case = ET.SubElement(suite, "testcase", classname=_clean(file.path), name=_clean(name), file=_clean(file.path))
+        for diag in found:
+            _failure(case, diag)
+    return len(cases), failures
+
+
+def render(result: RunResult, color: bool = False) -> str:
+    root = ET.Element("testsuites", name="dralint")
+    tests = failures = 0
+    objects: dict[str, list[KubeObject]] = defaultdict(list)
+    for obj in result.context.objects:
+        if obj.origin != "context":
+            objects[obj.path].append(obj)
+    found: dict[str, list[Diagnostic]] = defaultdict(list)
+    for diag in result.diagnostics:
+        found[diag.span.path].append(diag)
+    for file in result.files:
+        counted = _suite(root, file, objects[file.path], found[file.path])
+        tests, failures = tests + counted[0], failures + counted[1]
+    root.set("tests", str(tests))
+    root.set("failures", str(failures))
+    root.set("errors", "0")
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"

@@ -1,0 +1,157 @@
+"""``--format sarif``: SARIF 2.1.0 for GitHub code scanning and other SARIF viewers.
+
+The shape follows what GitHub reads (see the README's CI section): one run, a driver with
+name, semanticVersion and the rules that occur, results with a 1-based full region, a
+repository-relative URI against ``%SRCROOT%`` (``--sarif-root``), ``partialFingerprints`` that
+survive line moves, related locations, and suppressed findings as ``suppressions`` instead of
+silently dropped. Peer tools' defects this avoids: results pinned to line 1, an empty driver
+name, a missing ``results`` array when the run is clean, empty ``snippet`` objects.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from dralint import __version__
+from dralint.catalog import Rule, load_catalog
+from dralint.diagnostics import Diagnostic, Replacement, Severity, Span, Suppressed
+from dralint.docs import explain
+from dralint.engine import RunResult
+
+SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
+#: The package page; change together with pyproject.toml when the project has a home page.
+INFORMATION_URI = "https://pypi.org/project/dralint/"
+SRCROOT = "%SRCROOT%"
+AUTOMATION_ID = "dralint/"
+_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
+_PROBLEM = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "recommendation"}
+#: YAML and API findings follow mechanically from the spec; the rest rest on judgement.
+_VERY_HIGH = frozenset({"yaml", "api", "internal"})
+_TEXT_LIMIT = 1024
+
+
+def _clip(text: str, limit: int = _TEXT_LIMIT) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def rule_descriptor(rule: Rule) -> dict[str, Any]:
+    """A reportingDescriptor from the catalog entry, within GitHub's field limits."""
+    tags = [rule.category, *rule.tags]
+    properties: dict[str, Any] = {
+        "precision": "very-high" if rule.category in _VERY_HIGH else "high",
+        "problem.severity": _PROBLEM[rule.severity],
+    }
+    if rule.security_severity:  # marks a security rule for GitHub, which then ranks by it
+        properties["security-severity"] = rule.security_severity
+        tags.append("security")
+    properties["tags"] = list(dict.fromkeys(tags))[:20]
+    return {
+        "id": rule.id,
+        "name": rule.name,
+        "shortDescription": {"text": _clip(rule.summary)},
+        "fullDescription": {"text": _clip(rule.rationale)},
+        "help": {"text": f"{rule.summary}\n\n{rule.rationale}\n\nHow to fix: {rule.fix}", "markdown": explain(rule)},
+        "defaultConfiguration": {"level": _LEVEL[rule.severity]},
+        "properties": properties,
+    }
+
+
+def _fallback_descriptor(diag: Diagnostic) -> dict[str, Any]:
+    """A rule missing from the catalog still gets the fields GitHub requires."""
+    return {"id": diag.rule, "name": diag.name, "shortDescription": {"text": diag.rule}, "fullDescription": {"text": diag.rule},
+            "help": {"text": diag.rule}, "defaultConfiguration": {"level": _LEVEL[diag.severity]}}
+
+
+def artifact_location(path: str, root: str) -> dict[str, Any]:
+    """A URI relative to ``root`` under ``%SRCROOT%``, or an absolute file URI outside it."""
+    if path.startswith("<"):
+        return {"uri": quote(path, safe="")}
+    absolute = Path(os.path.realpath(path))
+    rel = os.path.relpath(absolute, os.path.realpath(root))
+    if rel.startswith(".."):
+        return {"uri": absolute.as_uri()}
+    return {"uri": quote(Path(rel).as_posix()), "uriBaseId": SRCROOT}
+
+
+def _physical(span: Span, root: str, artifacts: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    if span.path not in artifacts:
+        artifacts[span.path] = artifact_location(span.path, root)
+    return {
+        "artifactLocation": artifacts[span.path],
+        "region": {"startLine": span.line, "startColumn": span.column, "endLine": span.end_line, "endColumn": span.end_column},
+    }
+
+
+def _result(diag: Diagnostic, index: dict[str, int], fingerprint: str | None, root: str, suppression: Suppressed | None,
+            artifacts: dict[str, dict[str, Any]], fixes: tuple[Replacement, ...] = ()) -> dict[str, Any]:
+    text = diag.message + (f"\nhint: {diag.hint}" if diag.hint else "")
+    out: dict[str, Any] = {
+        "ruleId": diag.rule,
+        "ruleIndex": index[diag.rule],
+        "level": _LEVEL[diag.severity],
+        "message": {"text": text},
+        "locations": [{"physicalLocation": _physical(diag.span, root, artifacts)}],
+    }
+    if diag.object is not None:
+        obj = diag.object
+        name = "/".join(p for p in (obj.kind, obj.namespace, obj.name) if p)
+        out["locations"][0]["logicalLocations"] = [{"fullyQualifiedName": name + (f".{diag.field}" if diag.field else ""), "kind": "object"}]
+    if diag.related:
+        out["relatedLocations"] = [
+            {"id": i, "physicalLocation": _physical(r.span, root, artifacts), "message": {"text": r.message}}
+            for i, r in enumerate(diag.related, 1)
+        ]
+    if fingerprint:
+        out["partialFingerprints"] = {"primaryLocationLineHash": fingerprint, "dralint/v1": fingerprint}
+    if suppression is not None:
+        out["suppressions"] = [{"kind": suppression.kind, "status": "accepted", "justification": suppression.justification}]
+    if fixes:
+        out["fixes"] = [_fix(diag, fixes, root, artifacts)]
+    return out
+
+
+def _fix(diag: Diagnostic, replacements: tuple[Replacement, ...], root: str, artifacts: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The edits `dralint fix` makes for ``diag``, as one SARIF fix."""
+    return {
+        "description": {"text": f"dralint fix --rule {diag.rule}"},
+        "artifactChanges": [{
+            "artifactLocation": _physical(diag.span, root, artifacts)["artifactLocation"],
+            "replacements": [
+                {"deletedRegion": _physical(r.region, root, artifacts)["region"], "insertedContent": {"text": r.text}}
+                for r in replacements
+            ],
+        }],
+    }
+
+
+def document(result: RunResult) -> dict[str, Any]:
+    """The SARIF log as plain data."""
+    root = result.context.options.sarif_root
+    catalog = load_catalog()
+    silenced = result.suppressed + [Suppressed(d, "external", "known finding, recorded in the baseline") for d in result.known]
+    entries: list[tuple[Diagnostic, Suppressed | None]] = [(d, None) for d in result.diagnostics] + [(s.diagnostic, s) for s in silenced]
+    rules: list[dict[str, Any]] = []
+    index: dict[str, int] = {}
+    artifacts: dict[str, dict[str, Any]] = {}  # one location object per file, shared by its results
+    for diag, _ in entries:
+        if diag.rule not in index:
+            index[diag.rule] = len(rules)
+            rules.append(rule_descriptor(catalog[diag.rule]) if diag.rule in catalog else _fallback_descriptor(diag))
+    run = {
+        "tool": {"driver": {"name": "dralint", "semanticVersion": __version__, "informationUri": INFORMATION_URI, "rules": rules}},
+        "automationDetails": {"id": AUTOMATION_ID},
+        "originalUriBaseIds": {SRCROOT: {"uri": Path(os.path.realpath(root)).as_uri() + "/"}},
+        "columnKind": "unicodeCodePoints",
+        "invocations": [{"executionSuccessful": bool(result.sources)}],
+        "results": [_result(d, index, result.fingerprints.get(d), root, s, artifacts, result.fixes.get(d, ())) for d, s in entries],
+    }
+    return {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
+
+
+def render(result: RunResult, color: bool = False) -> str:
+    """Compact JSON: C-speed encoding and a smaller upload (GitHub rejects over 10 MB gzipped)."""
+    return json.dumps(document(result), ensure_ascii=False, separators=(",", ":")) + "\n"
