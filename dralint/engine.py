@@ -25,6 +25,7 @@ from dralint.yamlload import Document, SourceText, YamlProblem, load
 #: Rules the engine itself reports (parsing and robustness), not any check.
 ENGINE_RULES = {
     "syntax": "YAML001",
+    "yaml-1.2": "YAML012",
     "duplicate-key": "YAML002",
     "tab": "YAML003",
     "not-mapping": "YAML004",

@@ -53,7 +53,7 @@ Pos = tuple[int, int, int, int, str | None]
 class YamlProblem:
     """A problem found while reading YAML, before any object exists."""
 
-    kind: str  # syntax | tab | duplicate-key | complex-key | alias-bomb | depth | not-mapping
+    kind: str  # syntax | yaml-1.2 | tab | duplicate-key | complex-key | alias-bomb | depth | not-mapping
     message: str
     line: int  # 0-based
     column: int  # 0-based
@@ -615,7 +615,7 @@ def load(source: SourceText) -> LoadResult:
             stop = None if error is None else source.offset(error, 0) - base
             for offset, message in strict_problems(text[base:end], stop):
                 line, column = source.line_col(base + offset)
-                problems.append(YamlProblem("syntax", message, line, column, line, column + 1))
+                problems.append(YamlProblem("yaml-1.2", message, line, column, line, column + 1))
         if error is None:
             restart = end if end < len(text) else None
         else:

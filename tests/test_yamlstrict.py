@@ -15,7 +15,7 @@ from dralint.yamlstrict import may_need_check, strict_problems
 
 def syntax(text: str) -> list[tuple[int, int]]:
     """1-based (line, column) of the syntax findings of ``text``."""
-    return sorted((p.line + 1, p.column + 1) for p in load(SourceText("t.yaml", text)).problems if p.kind == "syntax")
+    return sorted((p.line + 1, p.column + 1) for p in load(SourceText("t.yaml", text)).problems if p.kind in ("syntax", "yaml-1.2"))
 
 
 def case(name: str, text: str, *where: tuple[int, int]):
@@ -89,10 +89,12 @@ def test_valid_neighbour_is_left_alone(text):
     assert syntax(text) == []
 
 
-def test_strict_finding_is_reported_as_yaml001(tmp_path):
+def test_strict_finding_is_reported_as_yaml012_warning(tmp_path):
     manifest = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  a: "1"#one\n'
     result = lint_text(tmp_path, manifest)
-    (diag,) = [d for d in result.diagnostics if d.rule == "YAML001"]
+    (diag,) = [d for d in result.diagnostics if d.rule == "YAML012"]
+    assert diag.severity.value == "warning"
+    assert not [d for d in result.diagnostics if d.rule == "YAML001"]
     assert (diag.span.line, diag.span.column, diag.span.end_line, diag.span.end_column) == (6, 9, 6, 10)
     assert "whitespace before '#'" in diag.message
 
