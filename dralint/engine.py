@@ -26,6 +26,7 @@ from dralint.yamlload import Document, SourceText, YamlProblem, load
 #: Rules the engine itself reports (parsing and robustness), not any check.
 ENGINE_RULES = {
     "syntax": "YAML001",
+    "yaml-1.2": "YAML012",
     "duplicate-key": "YAML002",
     "tab": "YAML003",
     "not-mapping": "YAML004",
@@ -213,6 +214,9 @@ def _load_sources(items: Iterable[SourceFile | FileIssue], origin: str, collect:
         if report:
             for problem in result.problems:
                 _yaml_problem(problem, source, collect)
+            if not result.documents and not result.problems:
+                # Otherwise an empty file would pass silently, as if it had been linted.
+                collect.engine("not-a-manifest", "the file holds no YAML document (it is empty or only comments); nothing was linted", _point(item.path, 0, 0))
             _report_shapes(item.path, file_objects, shape_problems, result.documents, collect)
             file_result.objects = len(file_objects)
             loaded.files.append(file_result)

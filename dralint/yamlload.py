@@ -5,8 +5,9 @@ key, value and item its position at almost the cost of a plain load, catches dup
 PyYAML silently drops and the API server rejects), and bounds alias expansion and nesting depth
 without recursion, so hostile input cannot exhaust the stack or memory.
 
-Scalars resolve the way Kubernetes' YAML 1.1 decoder does: ``yes``/``on`` are booleans, ``0755``
-is octal, and timestamps stay strings.
+Scalars resolve the way Kubernetes' decoder (go-yaml v2 inside sigs.k8s.io/yaml) does:
+``yes``/``on``/``y`` are booleans, ``0755`` is octal, and base-60 numbers and timestamps stay
+strings.
 """
 
 from __future__ import annotations
@@ -30,11 +31,12 @@ from yaml.events import (
 )
 
 try:
-    from yaml import CSafeLoader as _Loader
+    from yaml import CSafeLoader as LOADER
 except ImportError:  # pragma: no cover - libyaml missing: correct, only slower
-    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
+    from yaml import SafeLoader as LOADER  # type: ignore[assignment]
 
 from dralint.diagnostics import Span
+from dralint.yamlstrict import may_need_check, strict_problems
 
 #: Nodes a document may expand to through aliases before it counts as an alias bomb.
 MAX_EXPANDED_NODES = 1_000_000
@@ -51,7 +53,7 @@ Pos = tuple[int, int, int, int, str | None]
 class YamlProblem:
     """A problem found while reading YAML, before any object exists."""
 
-    kind: str  # syntax | tab | duplicate-key | complex-key | alias-bomb | depth | not-mapping
+    kind: str  # syntax | yaml-1.2 | tab | duplicate-key | complex-key | alias-bomb | depth | not-mapping
     message: str
     line: int  # 0-based
     column: int  # 0-based
@@ -183,10 +185,12 @@ class Document:
         if last < 0:
             return self._span(value_pos)
         src_start = table[min(max(start, 0), last)]
-        src_end = table[min(max(end - 1, 0), last)] + 1
+        src_last = table[min(max(end - 1, start, 0), last)]
         line, col = self.source.line_col(src_start)
-        end_line, end_col = self.source.line_col(src_end)
-        return Span(self.source.path, line + 1, col + 1, end_line + 1, end_col + 1)
+        end_line, end_col = self.source.line_col(src_last)
+        # The end is the column after the last character, on that character's line (also when
+        # the last character is a line break), so a reporter underlines a single line.
+        return Span(self.source.path, line + 1, col + 1, end_line + 1, end_col + 2)
 
 
 @dataclass
@@ -199,96 +203,88 @@ class LoadResult:
 
 
 # --- scalar resolution (YAML 1.1, as Kubernetes' decoder) -------------------------------
+#
+# Kubernetes turns YAML into JSON with sigs.k8s.io/yaml, which resolves plain scalars with its
+# fork of go-yaml v2. Its rules, followed here: the table below (where y/n are booleans, as in
+# YAML 1.1), then for text starting with a digit or sign, a Go integer with underscores removed
+# (0755 octal, 0x1F, 0o17, 0b101), then a simple float (1e3, 08 -> 8.0, -.5). Base-60 numbers
+# (12:30) are deliberately not supported there, so they stay strings; so do timestamps, which
+# the JSON conversion writes back as strings anyway.
 
-_BOOL = {
-    "yes": True, "Yes": True, "YES": True, "no": False, "No": False, "NO": False,
-    "true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False,
-    "on": True, "On": True, "ON": True, "off": False, "Off": False, "OFF": False,
+_TABLE: dict[str, Any] = {
+    **dict.fromkeys(("y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"), True),
+    **dict.fromkeys(("n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF"), False),
+    **dict.fromkeys(("", "~", "null", "Null", "NULL"), None),
+    **dict.fromkeys((".nan", ".NaN", ".NAN"), math.nan),
+    **dict.fromkeys((".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF"), math.inf),
+    **dict.fromkeys(("-.inf", "-.Inf", "-.INF"), -math.inf),
 }
-_NULL = {"", "~", "null", "Null", "NULL"}
-_INT_RE = re.compile(
-    r"""^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+
-    |[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$""",
-    re.X,
-)
-_FLOAT_RE = re.compile(
-    r"""^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?
-    |[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$""",
-    re.X,
-)
-_MAYBE_SPECIAL = set("0123456789-+.~yYnNtTfFoO")
+_BOOLS = {k: v for k, v in _TABLE.items() if isinstance(v, bool)}
+#: Go's integer literal syntax (strconv.ParseInt with base 0), underscores already removed.
+_GO_INT = re.compile(r"[-+]?(?:0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)")
+_GO_FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?")
+_GO_DOT_FLOAT = re.compile(r"\.[0-9]+(?:[eE][-+]?[0-9]+)?")
+_INT_BASES = {"x": 16, "X": 16, "o": 8, "O": 8, "b": 2, "B": 2}
+_INT_MIN, _UINT_MAX = -(2**63), 2**64 - 1
+_NUMERIC_START = set("0123456789-+")
+_MAYBE_SPECIAL = _NUMERIC_START | set(".~yYnNtTfFoO")
 
 
-def _sexagesimal(digits: str) -> float:
-    total = 0.0
-    for part in digits.split(":"):
-        total = total * 60 + float(part)
-    return total
+def _go_int(plain: str) -> int | None:
+    """The value of ``plain`` as Go's ParseInt(plain, 0, 64) (or ParseUint) reads it, or None."""
+    if not _GO_INT.fullmatch(plain):
+        return None
+    sign = -1 if plain[0] == "-" else 1
+    digits = plain.lstrip("+-")
+    if digits[0] == "0" and len(digits) > 1:
+        base = _INT_BASES.get(digits[1])
+        value = int(digits[2:], base) if base else int(digits[1:], 8)  # a bare leading 0: octal
+    else:
+        value = int(digits)
+    value *= sign
+    return value if _INT_MIN <= value <= _UINT_MAX else None
 
 
-def _to_int(text: str) -> int:
-    value = text.replace("_", "")
-    sign = -1 if value[0] == "-" else 1
-    if value[0] in "+-":
-        value = value[1:]
-    if value == "0":
-        return 0
-    if value.startswith("0b"):
-        return sign * int(value[2:], 2)
-    if value.startswith("0x"):
-        return sign * int(value[2:], 16)
-    if value[0] == "0":
-        return sign * int(value, 8)
-    if ":" in value:
-        return sign * int(_sexagesimal(value))
-    return sign * int(value)
-
-
-def _to_float(text: str) -> float:
-    value = text.replace("_", "").lower()
-    sign = -1.0 if value[0] == "-" else 1.0
-    if value[0] in "+-":
-        value = value[1:]
-    if value == ".inf":
-        return sign * math.inf
-    if value == ".nan":
-        return math.nan
-    if ":" in value:
-        return sign * _sexagesimal(value)
-    return sign * float(value)
+def _number(text: str) -> int | float | None:
+    """An int or float for text starting with a digit or a sign, as go-yaml resolves it."""
+    plain = text.replace("_", "")
+    value = _go_int(plain)
+    if value is not None:
+        return value
+    if _GO_FLOAT.fullmatch(plain):
+        return float(plain)
+    return None
 
 
 def resolve_plain(text: str) -> Any:
-    """Resolve an untagged plain scalar the way a YAML 1.1 decoder does."""
+    """Resolve an untagged plain scalar the way Kubernetes' YAML decoder does."""
     if not text:
         return None
-    if text[0] not in _MAYBE_SPECIAL:
+    first = text[0]
+    if first not in _MAYBE_SPECIAL:
         return text
-    if text in _NULL:
-        return None
-    if text in _BOOL:
-        return _BOOL[text]
-    if _INT_RE.match(text):
-        return _to_int(text)
-    if _FLOAT_RE.match(text):
-        return _to_float(text)
+    if text in _TABLE:
+        return _TABLE[text]
+    if first in _NUMERIC_START:
+        number = _number(text)
+        return text if number is None else number
+    if first == "." and _GO_DOT_FLOAT.fullmatch(text):
+        return float(text)
     return text
 
 
 def _resolve_tagged(text: str, tag: str) -> Any:
-    """Honour the explicit core tags; keep anything else as the string it is written as."""
-    short = tag.rsplit(":", 1)[-1] if tag.startswith("tag:yaml.org,2002:") else tag
-    try:
-        if short in ("int", "!!int"):
-            return _to_int(text)
-        if short in ("float", "!!float"):
-            return _to_float(text)
-        if short in ("bool", "!!bool"):
-            return _BOOL.get(text, text)
-        if short in ("null", "!!null"):
-            return None
-    except (ValueError, IndexError):
-        return text
+    """Honour the explicit core tags; keep anything else (or what does not fit) as written."""
+    short = tag.rsplit(":", 1)[-1] if tag.startswith("tag:yaml.org,2002:") else tag.lstrip("!")
+    value = resolve_plain(text) if short in ("int", "float", "bool", "null") else text
+    if short == "int" and type(value) is int:
+        return value
+    if short == "float" and type(value) in (int, float):
+        return float(value)
+    if short == "bool" and text in _BOOLS:
+        return _BOOLS[text]
+    if short == "null":
+        return None
     return text
 
 
@@ -300,10 +296,11 @@ class _Abort(Exception):
 
 
 class _Frame:
-    __slots__ = ("container", "positions", "key", "key_pos", "anchor", "size", "merges", "start")
+    __slots__ = ("container", "positions", "key", "key_pos", "anchor", "size", "merges", "start", "flow")
 
-    def __init__(self, container: Any, positions: Any, anchor: str | None, start: Any):
+    def __init__(self, container: Any, positions: Any, anchor: str | None, start: Any, flow: bool):
         self.container = container
+        self.flow = flow
         self.positions = positions
         self.key: Any = _NO_KEY
         self.key_pos: Pos | None = None
@@ -324,9 +321,8 @@ def _pos(event: Any) -> Pos:
 class _Builder:
     """Turns one document's events into data plus a position table."""
 
-    def __init__(self, problems: list[YamlProblem], line_offset: int):
+    def __init__(self, problems: list[YamlProblem]):
         self.problems = problems
-        self.line_offset = line_offset
         self.table: dict[int, Any] = {}
         self.anchors: dict[str, tuple[Any, int, Pos | None]] = {}
         self.incomplete: set[str] = set()
@@ -334,6 +330,10 @@ class _Builder:
         self.root: Any = None
         self.root_pos: Pos = (0, 0, 0, 1, None)
         self.done = False
+        #: Set when the document has a shape whose YAML 1.2 rules libyaml does not check: a
+        #: multi-line quoted scalar or flow collection inside a block collection, or a block
+        #: scalar that starts with an empty line (see dralint.yamlstrict).
+        self.needs_strict = False
 
     def _problem(self, kind: str, message: str, pos: Pos, related: tuple = ()) -> None:
         self.problems.append(
@@ -407,6 +407,12 @@ class _Builder:
             elif not ev.style and ev.implicit[0]:
                 value = resolve_plain(value)
             pos = _pos(ev)
+            if pos[0] != pos[2]:
+                style = ev.style
+                if style in ('"', "'") and self.stack and not self.stack[-1].flow:
+                    self.needs_strict = True
+                elif style in ("|", ">") and ev.value[:1] in ("", "\n"):
+                    self.needs_strict = True
             if ev.anchor:
                 self.anchors[ev.anchor] = (value, 1, pos)
             self._add(value, pos, 1, True)
@@ -425,13 +431,15 @@ class _Builder:
             if ev.anchor:
                 self.incomplete.add(ev.anchor)
                 self.anchors[ev.anchor] = (container, 0, None)
-            self.stack.append(_Frame(container, positions, ev.anchor, ev.start_mark))
+            self.stack.append(_Frame(container, positions, ev.anchor, ev.start_mark, bool(ev.flow_style)))
         elif cls is MappingEndEvent or cls is SequenceEndEvent:
             frame = self.stack.pop()
             if frame.merges:
                 self._merge(frame)
             start = frame.start
             pos = (start.line, start.column, ev.end_mark.line, ev.end_mark.column, None)
+            if frame.flow and pos[0] != pos[2] and self.stack and not self.stack[-1].flow:
+                self.needs_strict = True
             if frame.anchor:
                 self.incomplete.discard(frame.anchor)
                 self.anchors[frame.anchor] = (frame.container, frame.size, pos)
@@ -491,8 +499,10 @@ def _plain_reason(error: yaml.MarkedYAMLError, at_char: str) -> tuple[str, str]:
     context = (error.context or "").strip()
     if at_char == "\t" or "tab" in problem:
         return "tab", "a tab character is used for indentation; YAML allows only spaces there"
+    if problem.startswith("exceeded maximum nesting depth"):  # libyaml's own bound, while scanning
+        return "depth", "the document nests deeper than the parser allows; it was skipped"
     hints = {
-        "mapping values are not allowed here": "a ':' appears where no mapping can start "
+        "mapping values are not allowed": "a ':' appears where no mapping can start "
         "(check the indentation, or quote a value that contains ': ')",
         "could not find expected ':'": "a key is missing its ':' (or the previous line is "
         "indented wrongly)",
@@ -501,6 +511,8 @@ def _plain_reason(error: yaml.MarkedYAMLError, at_char: str) -> tuple[str, str]:
         "found unexpected end of stream": "the file ends inside an unfinished value (an "
         "unclosed quote or bracket)",
         "found undefined alias": "an alias refers to an anchor that was never defined",
+        "did not find expected <document start>": "the document has already ended here (its "
+        "one root value is complete), so more content must start a new document with '---'",
     }
     for needle, text in hints.items():
         if problem.startswith(needle):
@@ -509,107 +521,182 @@ def _plain_reason(error: yaml.MarkedYAMLError, at_char: str) -> tuple[str, str]:
     return "syntax", problem + (f" ({context})" if context else "")
 
 
-def _next_document_start(text: str, after_line: int) -> int | None:
-    """Offset of the first "---" marker on or after 0-based line ``after_line``."""
-    for match in re.finditer(r"(?m)^---(?=[ \t\r\n]|$)", text):
-        line = text.count("\n", 0, match.start())
-        if line >= after_line:
-            return match.start()
+def _after_end_marker(source: SourceText, error: yaml.MarkedYAMLError, line: int, column: int) -> YamlProblem | None:
+    """Content after a '...' line (often meant as an ellipsis): say so and point at the marker."""
+    problem = (error.problem or "").strip()
+    if not problem.startswith("did not find expected <document start>"):
+        return None
+    for number in range(line - 1, -1, -1):
+        marker = re.match(r"(\.\.\.|---)(?:[ \t]|$)", source.line_text(number + 1))
+        if marker:  # the nearest marker: '...' ended the document, '---' means something else did
+            if marker.group(1) == "---":
+                return None
+            message = (
+                "content after a document end marker ('...' ends a YAML document; it is not an "
+                f"ellipsis) must start a new document with '---': {problem}"
+            )
+            return YamlProblem("syntax", message, line, column, line, column + 1, ((number, 0, "the previous document ends here"),))
     return None
 
 
+_DOCUMENT_START = re.compile(r"(?m)^---(?=[ \t\r\n]|$)")
+
+
+def _next_document_start(text: str, offset: int) -> int | None:
+    """Offset of the first "---" marker line that starts at or after ``offset``."""
+    match = _DOCUMENT_START.search(text, offset)
+    return match.start() if match else None
+
+
+#: A lone CR: with NEL, LS and PS, the line breaks libyaml counts besides LF and CRLF.
+_LONE_CR = re.compile("\r(?!\n)")
+_LIBYAML_BREAKS = re.compile("\r\n|[\n\r\x85\u2028\u2029]")
+
+
+class _Relocate:
+    """Turns libyaml's (line, column) inside a parsed stretch of the file into file positions.
+
+    Usually that only adds the lines before the stretch. But libyaml also breaks lines at a
+    lone CR, NEL, LS and PS, where SourceText (like editors, grep and the reporters) breaks only
+    at LF; in a file with such a character every later line number would drift, so positions
+    there are translated through character offsets instead.
+    """
+
+    def __init__(self, source: SourceText, base_offset: int, end_offset: int, odd_breaks: bool):
+        self.source = source
+        self.lines = source.line_col(base_offset)[0] if base_offset else 0
+        self.starts: list[int] | None = None
+        if odd_breaks:
+            breaks = _LIBYAML_BREAKS.finditer(source.text, base_offset, end_offset)
+            self.starts = [base_offset] + [m.end() for m in breaks]
+
+    @property
+    def identity(self) -> bool:
+        return self.starts is None and not self.lines
+
+    def point(self, line: int, column: int) -> tuple[int, int]:
+        if self.starts is None:
+            return line + self.lines, column
+        line = min(max(line, 0), len(self.starts) - 1)
+        return self.source.line_col(min(self.starts[line] + column, len(self.source.text)))
+
+    def pos(self, pos: Pos) -> Pos:
+        line, column = self.point(pos[0], pos[1])
+        end_line, end_column = self.point(pos[2], pos[3])
+        return (line, column, end_line, end_column, pos[4])
+
+    def problem(self, problem: YamlProblem) -> YamlProblem:
+        line, column, end_line, end_column, _ = self.pos(
+            (problem.line, problem.column, problem.end_line, problem.end_column, None)
+        )
+        related = tuple((*self.point(r_line, r_column), message) for r_line, r_column, message in problem.related)
+        return YamlProblem(problem.kind, problem.message, line, column, end_line, end_column, related)
+
+
 def load(source: SourceText) -> LoadResult:
-    """Parse every document of ``source``; keep going after a broken document when possible."""
+    """Parse every document of ``source``; keep going after a broken document when possible.
+
+    The file is parsed in one go. After a syntax error, parsing resumes at the next "---" line,
+    one document at a time from then on, so that a file of many broken documents costs linear
+    time (each restart would otherwise re-read the whole rest of the file).
+
+    Each parsed stretch also gets the YAML 1.2 strictness pass when its cheap precondition
+    holds (see dralint.yamlstrict): libyaml alone accepts a few invalid inputs.
+    """
     problems: list[YamlProblem] = []
     documents: list[Document] = []
     text = source.text
-    base_offset = 0
+    prefiltered = may_need_check(text)
+    odd_breaks = "\x85" in text or "\u2028" in text or "\u2029" in text or ("\r" in text and _LONE_CR.search(text) is not None)
+    base, end = 0, len(text)
     while True:
-        line_offset = text.count("\n", 0, base_offset)
-        error = _parse_segment(source, text[base_offset:], line_offset, documents, problems)
+        error, needs_strict = _parse_segment(source, base, end, documents, problems, odd_breaks)
+        if prefiltered or needs_strict:
+            stop = None if error is None else source.offset(error, 0) - base
+            for offset, message in strict_problems(text[base:end], stop):
+                line, column = source.line_col(base + offset)
+                problems.append(YamlProblem("yaml-1.2", message, line, column, line, column + 1))
         if error is None:
+            restart = end if end < len(text) else None
+        else:
+            restart = _next_document_start(text, source.offset(error, 0))
+            if restart is not None and restart <= base:  # the error is on the "---" line itself
+                restart = _next_document_start(text, base + 1)
+        if restart is None:
             break
-        restart = _next_document_start(text, error)
-        if restart is None or restart <= base_offset:
-            break
-        base_offset = restart
+        base = restart
+        end = _next_document_start(text, base + 1) or len(text)
     return LoadResult(source, documents, problems)
-
-
-def _shift(pos: Pos, lines: int) -> Pos:
-    return (pos[0] + lines, pos[1], pos[2] + lines, pos[3], pos[4])
 
 
 def _parse_segment(
     source: SourceText,
-    text: str,
-    line_offset: int,
+    base_offset: int,
+    end_offset: int,
     documents: list[Document],
     problems: list[YamlProblem],
-) -> int | None:
-    """Parse ``text`` (a tail of the file); return the 0-based file line of a fatal error."""
-    loader = _Loader(text)
+    odd_breaks: bool,
+) -> tuple[int | None, bool]:
+    """Parse the file from ``base_offset`` to ``end_offset``.
+
+    Returns the 0-based file line of a fatal error (None when the text parsed to the end) and
+    whether a builder saw a shape that needs the strictness pass.
+    """
+    text = source.text[base_offset:end_offset]
+    where = _Relocate(source, base_offset, end_offset, odd_breaks)
+    loader = LOADER(text)
     builder: _Builder | None = None
     skipping = False
-    segment_problems: list[YamlProblem] = []
+    needs_strict = False
+    builder_problems: list[YamlProblem] = []  # in libyaml's coordinates of this stretch
     try:
         while loader.check_event():
             ev = loader.get_event()
             cls = type(ev)
             if cls is DocumentStartEvent:
-                builder, skipping = _Builder(segment_problems, line_offset), False
+                builder, skipping = _Builder(builder_problems), False
             elif cls is DocumentEndEvent:
-                if builder is not None and builder.done and not skipping:
-                    documents.append(_finish(source, builder, line_offset, len(documents)))
+                if builder is not None:
+                    needs_strict = needs_strict or builder.needs_strict
+                    if builder.done and not skipping:
+                        documents.append(_finish(source, builder, where, len(documents)))
                 builder = None
             elif builder is not None and not skipping:
                 try:
                     builder.event(ev)
                 except _Abort:
                     skipping = True
-        return None
+        return None, needs_strict
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
-        line = (mark.line if mark else 0) + line_offset
-        column = mark.column if mark else 0
+        line, column = where.point(mark.line, mark.column) if mark else where.point(0, 0)
         offset = mark.index if mark else 0
         kind, message = _plain_reason(error, text[offset : offset + 1])
-        segment_problems.append(YamlProblem(kind, message, line, column, line, column + 1))
-        return line
+        problems.append(_after_end_marker(source, error, line, column) or YamlProblem(kind, message, line, column, line, column + 1))
+        return line, needs_strict or (builder is not None and builder.needs_strict)
     except yaml.YAMLError as error:  # reader errors: control characters and the like
-        position = getattr(error, "position", 0) or 0
-        line, column = SourceText(source.path, text).line_col(min(position, len(text)))
-        message = str(error).splitlines()[0]
-        segment_problems.append(
-            YamlProblem("syntax", message, line + line_offset, column, line + line_offset, column + 1)
-        )
-        return line + line_offset
+        # libyaml reads UTF-8, so the reader reports a byte offset: count characters instead.
+        position = len(text.encode("utf-8", "surrogatepass")[: getattr(error, "position", 0) or 0].decode("utf-8", "ignore"))
+        line, column = source.line_col(base_offset + position)
+        problems.append(YamlProblem("syntax", str(error).splitlines()[0], line, column, line, column + 1))
+        return line, needs_strict or (builder is not None and builder.needs_strict)
     finally:
         loader.dispose()
-        problems.extend(_shift_problem(p, line_offset) for p in segment_problems)
+        problems.extend(where.problem(p) for p in builder_problems)
 
 
-def _shift_problem(problem: YamlProblem, lines: int) -> YamlProblem:
-    if not lines or problem.kind in ("syntax", "tab"):
-        return problem
-    related = tuple((line + lines, col, msg) for line, col, msg in problem.related)
-    return YamlProblem(
-        problem.kind, problem.message, problem.line + lines, problem.column,
-        problem.end_line + lines, problem.end_column, related,
-    )
-
-
-def _finish(source: SourceText, builder: _Builder, lines: int, index: int) -> Document:
-    """Make a Document, moving positions from segment lines to file lines."""
+def _finish(source: SourceText, builder: _Builder, where: _Relocate, index: int) -> Document:
+    """Make a Document, moving positions from libyaml's coordinates to file positions."""
     table = builder.table
-    if lines:
+    if not where.identity:
         for positions in table.values():
             if isinstance(positions, dict):
                 for key, (kpos, vpos) in positions.items():
-                    positions[key] = (_shift(kpos, lines), _shift(vpos, lines))
+                    positions[key] = (where.pos(kpos), where.pos(vpos))
             else:
-                positions[:] = [_shift(p, lines) for p in positions]
-    return Document(source, index, builder.root, _shift(builder.root_pos, lines), table)
+                positions[:] = [where.pos(p) for p in positions]
+    root = builder.root_pos if where.identity else where.pos(builder.root_pos)
+    return Document(source, index, builder.root, root, table)
 
 
 def iter_paths(data: Any, prefix: DataPath = ()) -> Iterator[tuple[DataPath, Any]]:
@@ -646,10 +733,10 @@ def scalar_source_map(source: SourceText, pos: Pos, value: str) -> list[int] | N
     else:
         chars, offsets = _flow_scalar(raw, start, "")
     rebuilt = "".join(chars)
-    wanted = value.rstrip("\n")
-    if rebuilt.rstrip("\n") != wanted:
+    if rebuilt.rstrip("\n") != value.rstrip("\n"):
         return None
-    return offsets[: len(wanted)] or offsets[:1]
+    # Trailing line breaks a block scalar keeps (clip: one, keep: all) map to the breaks.
+    return offsets[: len(value)] or offsets[:1]
 
 
 def _block_scalar(raw: str, base: int, folded: bool) -> tuple[list[str], list[int]]:
@@ -692,6 +779,8 @@ def _block_scalar(raw: str, base: int, folded: bool) -> tuple[list[str], list[in
         offsets.extend(range(start + indent, start + indent + len(content)))
         pending = [line_break]
         previous_normal = normal
+    chars.extend("\n" * len(pending))
+    offsets.extend(pending)
     return chars, offsets
 
 
@@ -701,6 +790,12 @@ _ESCAPES = {
     "_": "\xa0", "L": "\u2028", "P": "\u2029",
 }
 _HEX_LEN = {"x": 2, "u": 4, "U": 8}
+
+
+def _escapes_next(text: str, index: int) -> bool:
+    """Whether the character at ``index`` is escaped: an odd run of backslashes precedes it."""
+    run = len(text[:index]) - len(text[:index].rstrip("\\"))
+    return run % 2 == 1
 
 
 def _flow_scalar(raw: str, base: int, quote: str) -> tuple[list[str], list[int]]:
@@ -721,15 +816,16 @@ def _flow_scalar(raw: str, base: int, quote: str) -> tuple[list[str], list[int]]
         body_end = len(text)
         if number < len(lines) - 1:
             body_end = len(text.rstrip(" \t"))
+            if quote == '"' and body_end < len(text) and _escapes_next(text, body_end):
+                body_end += 1  # "\ " or "\<tab>" before the break is content, not trailing space
         body = text[lead:body_end]
         if number and not body and number < len(lines) - 1:
-            empty_breaks.append(base + line_base - 1)
+            empty_breaks.append(base + line_base + len(text))  # the empty line's own break
             continue
         if number:
             if empty_breaks:
-                for b in empty_breaks:
-                    chars.append("\n")
-                    offsets.append(b + 1)
+                chars.extend("\n" * len(empty_breaks))
+                offsets.extend(empty_breaks)
             elif not continued:
                 chars.append(" ")
                 offsets.append(base + line_base - 1)
