@@ -1,7 +1,7 @@
 """Benchmark: simulate 200 pod templates on a 1,000-node x 8-device snapshot.
 
     PYTHONPATH=. python bench/bench_allocator.py [--nodes 1000] [--devices 8] [--templates 200]
-                                                 [--pipeline]
+                                                 [--allocated 0.25] [--pipeline]
 
 Prints the time to build the inventory, the time to place every template on every node
 (replicas packed), and the peak resident memory. Selectors run through the real CEL adapter. With
@@ -29,8 +29,8 @@ def _rss_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def snapshot(nodes: int, per_node: int, seed: int = 7) -> list[dict[str, Any]]:
-    """Node-local slices of ``per_node`` GPUs, two models, two PCIe roots, ~25% allocated."""
+def snapshot(nodes: int, per_node: int, allocated: float = 0.25, seed: int = 7) -> list[dict[str, Any]]:
+    """Node-local slices of ``per_node`` GPUs, two models, two PCIe roots, a share allocated."""
     rng = random.Random(seed)
     objs: list[dict[str, Any]] = [
         {
@@ -70,7 +70,7 @@ def snapshot(nodes: int, per_node: int, seed: int = 7) -> list[dict[str, Any]]:
             }
         )
         for i in range(per_node):
-            if rng.random() < 0.25:
+            if rng.random() < allocated:
                 results.append({"request": "gpu", "driver": DRIVER, "pool": node, "device": f"gpu-{i}"})
     objs.append(
         {
@@ -135,13 +135,13 @@ def workloads(count: int, per_node: int, seed: int = 11) -> list[dict[str, Any]]
     return out
 
 
-def direct(nodes: int, per_node: int, templates: int) -> None:
+def direct(nodes: int, per_node: int, templates: int, allocated: float) -> None:
     """Inventory + simulator on plain dicts: the allocator's own cost, in both walk modes."""
     from dralint.allocator import Simulator, extended_resource_classes, pod_demand
     from dralint.checks.scheduling.simulation import cel_matcher
     from dralint.inventory import Inventory
 
-    snap = snapshot(nodes, per_node)
+    snap = snapshot(nodes, per_node, allocated)
     work = workloads(templates, per_node)
     index = {(o["kind"], "default", o["metadata"]["name"]): o for o in work}
     rss0 = _rss_mib()
@@ -169,7 +169,7 @@ def direct(nodes: int, per_node: int, templates: int) -> None:
     print(f"max RSS growth during build + placement: {_rss_mib() - rss0:.0f} MiB")
 
 
-def pipeline(nodes: int, per_node: int, templates: int) -> None:
+def pipeline(nodes: int, per_node: int, templates: int, allocated: float) -> None:
     """The same input through ``lint`` from files on disk (YAML parse and every check)."""
     from dralint.engine import lint
     from dralint.options import LintOptions
@@ -177,7 +177,7 @@ def pipeline(nodes: int, per_node: int, templates: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         slices = Path(tmp) / "slices.yaml"
         manifests = Path(tmp) / "workloads.yaml"
-        slices.write_text(yaml.safe_dump_all(snapshot(nodes, per_node)), encoding="utf-8")
+        slices.write_text(yaml.safe_dump_all(snapshot(nodes, per_node, allocated)), encoding="utf-8")
         manifests.write_text(yaml.safe_dump_all(workloads(templates, per_node)), encoding="utf-8")
         t0 = time.perf_counter()
         result = lint(LintOptions(paths=[str(manifests)], slices=[str(slices)], profile="strict"))
@@ -191,11 +191,12 @@ def main() -> None:
     parser.add_argument("--nodes", type=int, default=1000)
     parser.add_argument("--devices", type=int, default=8)
     parser.add_argument("--templates", type=int, default=200)
+    parser.add_argument("--allocated", type=float, default=0.25, help="share of devices already in use")
     parser.add_argument("--pipeline", action="store_true")
     args = parser.parse_args()
-    direct(args.nodes, args.devices, args.templates)
+    direct(args.nodes, args.devices, args.templates, args.allocated)
     if args.pipeline:
-        pipeline(args.nodes, args.devices, args.templates)
+        pipeline(args.nodes, args.devices, args.templates, args.allocated)
     print(f"max RSS of the process: {_rss_mib():.0f} MiB")
 
 

@@ -96,3 +96,42 @@ def test_every_solution_is_valid(devs, claims):
             assert len(set(roots)) == 1
         if constraint == "distinctAttribute":
             assert len(set(roots)) == len(roots)
+
+
+node_st = st.tuples(
+    st.lists(st.tuples(st.sampled_from(["H100", "A100"]), st.integers(0, 1)), min_size=0, max_size=4),
+    st.lists(st.booleans(), min_size=4, max_size=4),  # which devices are allocated already
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(node_st, min_size=1, max_size=6), claims_st, st.integers(1, 5), st.booleans())
+def test_node_shape_answers_match_searching_every_node(nodes, claims, replicas, shared_nic):
+    from allocator_fixtures import DEFAULT_CLASSES, allocated_claim, fake_matcher
+
+    from dralint.allocator import Simulator, pod_demand
+    from dralint.inventory import Inventory
+
+    objs = []
+    for n, (devs, busy) in enumerate(nodes):
+        name = f"n{n}"
+        objs.append(
+            resource_slice(f"{name}-s", [device(f"d{i}", model=m, pciRoot=f"r{r}") for i, (m, r) in enumerate(devs)], node=name)
+        )
+        taken = [(name, f"d{i}") for i in range(len(devs)) if busy[i]]
+        if taken:
+            objs.append(allocated_claim(f"busy-{name}", *taken))
+    if shared_nic:
+        objs.append(resource_slice("net", [device("nic", model="H100", pciRoot="r0")], node=None, pool="net", allNodes=True))
+    _, specs = build([("H100", 0, False)], claims)
+    templates = {f"t{i}": {"spec": {"spec": s}} for i, s in enumerate(specs)}
+    pod = {"resourceClaims": [{"name": f"c{i}", "resourceClaimTemplateName": f"t{i}"} for i in range(len(specs))]}
+    inv = Inventory.build(objs + DEFAULT_CLASSES)
+    demand = pod_demand("pod", pod, "default", lambda kind, ns, name: templates.get(name), inv, {})
+    answers = []
+    for same in (True, False):
+        sim = Simulator(inv, inv.device_classes, fake_matcher, same_shapes=same)
+        out = sim.place(demand, replicas)
+        first = [[(p.request, str(p.device.id)) for p in r.picks] for r in out.first or ()]
+        answers.append((out.feasible, out.placed, out.packing, dict(out.reasons), first))
+    assert answers[0] == answers[1]

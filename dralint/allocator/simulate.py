@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any, Hashable, Mapping, Sequence
 
+from dralint.allocator.equivalence import NodeShapes
 from dralint.allocator.explain import explain
 from dralint.allocator.model import Claim, Features, Matcher
 from dralint.allocator.nodeselector import SelectorError, labels_match, node_matches
@@ -71,6 +72,8 @@ class Simulator:
         ext: Mapping[str, str] | None = None,
         budget: int = DEFAULT_BUDGET,
         features: Features = Features(),
+        *,
+        same_shapes: bool = True,
     ) -> None:
         self.inv = inv
         self.features = features
@@ -79,6 +82,9 @@ class Simulator:
         self.budget = budget
         self.base = State.from_inventory(inv)
         self._views: dict[str, NodeView] = {}
+        # Answers per node shape under the snapshot's occupancy, for the current place() call.
+        self._shapes = NodeShapes(self.base) if same_shapes else None
+        self._answers: dict[Hashable, tuple[bool, Any]] = {}
 
     def view(self, node: Node) -> NodeView:
         """The node's pools and candidates, built once."""
@@ -129,6 +135,25 @@ class Simulator:
         if not todo:
             return [], None
         view = self.view(node)
+        shape = None
+        if self._shapes is not None and state is self.base:
+            extra = tuple((r.name, r.alternatives[0].class_name, r.alternatives[0].count) for r in special.requests) if special else ()
+            shape = (tuple(map(id, claims)), extra, self._shapes.key(view))
+            hit = self._answers.get(shape)
+            if hit is not None:
+                fits, value = hit
+                if fits:
+                    return self._shapes.restore(view, value), None
+                if value is not None or not explain_failure:
+                    return None, value
+        results, reason = self._search(view, todo, state, explain_failure)
+        if shape is not None:
+            self._answers[shape] = (True, self._shapes.portable(view, results)) if results is not None else (False, reason)
+        return results, reason
+
+    def _search(
+        self, view: NodeView, todo: list[Claim], state: State, explain_failure: bool
+    ) -> tuple[list[ClaimResult] | None, str | None]:
         try:
             results = Search(view, todo, self.selection, state, self.budget).run()
         except BudgetExceeded:
@@ -152,6 +177,7 @@ class Simulator:
         replicas are placed, which is all the lint rules need.
         """
         out = Outcome(demand.label, nodes=len(self.inv.nodes), replicas=replicas)
+        self._answers.clear()
         target = max(1, min(replicas, MAX_PACKED_REPLICAS))
         state = self.base.fork()
         claims = list(demand.claims)
