@@ -2,15 +2,23 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
 
 from dralint.config import load_config
 from dralint.engine import RunResult
 from dralint.gate import lint_with_config
 from dralint.options import LintOptions
+
+# CI explores the same examples on every run, so a red build is reproducible; local runs keep
+# exploring new ones (and store failures in .hypothesis/ for replay).
+settings.register_profile("ci", derandomize=True, deadline=None)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 
 def lint_text(tmp_path: Path, manifest: str | bytes, *, slices: str | None = None, name: str = "manifest.yaml",

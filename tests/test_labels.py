@@ -145,7 +145,9 @@ def test_unquoted_yaml_booleans_compare_as_label_text():
     assert selector_matches({"matchLabels": {"dra": "true"}}, {"dra": True})
     assert pod_node_selection(_spec({"dra": True})).matches({"dra": "true"})
 
-_VALUES = ["0", "1", "2", "3", "4", "5", "x"]
+# "02" matters: label values are strings and Gt/Lt parse them as integers, so `a=02` meets
+# `NotIn [2]`, `Gt 1` and `Lt 3` together; a universe without it would call that unsatisfiable.
+_VALUES = ["0", "1", "2", "02", "3", "4", "5", "x"]
 _requirement = st.builds(
     Requirement,
     key=st.sampled_from(["a", "b"]),
