@@ -14,6 +14,7 @@ import sys
 import click
 
 from dralint import __version__
+from dralint.allocator.examples import EXAMPLES
 from dralint.baseline import BaselineError, baseline_document
 from dralint.catalog import load_catalog
 from dralint.config import LoadedConfig, find_config, load_config
@@ -160,7 +161,9 @@ def _write(text: str, target: str | None) -> None:
 @click.option("--sarif-root", type=click.Path(file_okay=False), help="Directory SARIF URIs are relative to.  [default: .]")
 @click.option("--exclude", multiple=True, metavar="GLOB", help="Skip paths matching GLOB (repeatable).")
 @click.option("--context", "context_paths", multiple=True, type=click.Path(), metavar="PATH", help="Load PATH for cross-references without reporting on it (repeatable).")
-@click.option("--slices", multiple=True, metavar="FILE", help="Cluster state: `kubectl get resourceslices,deviceclasses,... -o yaml` output (repeatable).")
+@click.option("--slices", multiple=True, metavar="FILE",
+              help="Cluster state: `kubectl get resourceslices,deviceclasses,nodes,resourceclaims -o yaml` output, "
+                   f"or example:NAME for a bundled snapshot ({', '.join(sorted(EXAMPLES))}); repeatable.")
 @click.option("--feature-gates", metavar="GATES", help="Kubernetes feature gates as Name=true,Other=false.")
 @click.option("--closed-world", multiple=True, metavar="KIND", help="Treat the run as holding every object of KIND (repeatable).")
 @click.option("--profile", type=click.Choice(PROFILES), help="Which rules run.  [default: recommended]")
