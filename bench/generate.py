@@ -13,7 +13,7 @@ import sys
 DEVICE_CLASS = """apiVersion: resource.k8s.io/v1
 kind: DeviceClass
 metadata:
-  name: gpu-{i}.example.com
+  name: gpu-{g}.example.com
 spec:
   selectors:
   - cel:
@@ -24,7 +24,7 @@ spec:
 TEMPLATE = """apiVersion: resource.k8s.io/v1
 kind: ResourceClaimTemplate
 metadata:
-  name: claim-{i}
+  name: claim-{g}-{i}
   namespace: team-{ns}
 spec:
   spec:
@@ -32,7 +32,7 @@ spec:
       requests:
       - name: gpu
         exactly:
-          deviceClassName: gpu-{m}.example.com
+          deviceClassName: gpu-{g}.example.com
           count: {count}
           selectors:
           - cel:
@@ -54,7 +54,7 @@ spec:
     spec:
       resourceClaims:
       - name: gpu
-        resourceClaimTemplateName: claim-{i}
+        resourceClaimTemplateName: claim-{g}-{t}
       containers:
       - name: server
         image: "registry.example.com/serve:1.{m}.0"
@@ -81,7 +81,7 @@ spec:
       restartPolicy: Never
       resourceClaims:
       - name: gpus
-        resourceClaimTemplateName: claim-{i}
+        resourceClaimTemplateName: claim-{g}-{t}
       containers:
       - name: trainer
         image: registry.example.com/train:2.{m}
@@ -110,11 +110,17 @@ SHAPES = (TEMPLATE, DEPLOYMENT, JOB, POD, TEMPLATE, DEPLOYMENT, JOB, POD, DEVICE
 
 
 def generate(count: int) -> str:
-    """``count`` documents joined by ``---``."""
+    """``count`` documents joined by ``---``.
+
+    Documents come in groups of nine, like a team's directory: two claim templates, the
+    workloads that use them and the DeviceClass they name, so references resolve as they do
+    in a real repository (a run that is mostly broken references measures something else).
+    """
     docs = []
     for i in range(count):
-        shape = SHAPES[i % len(SHAPES)]
-        docs.append(shape.format(i=i, ns=i % 7, m=i % 5, count=1 + i % 4))
+        group, position = divmod(i, len(SHAPES))
+        template = group * len(SHAPES) + (0 if position < 4 else 4)
+        docs.append(SHAPES[position].format(i=i, g=group, t=template, ns=group % 7, m=i % 5, count=1 + i % 4))
     return "---\n".join(docs)
 
 

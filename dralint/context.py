@@ -22,6 +22,7 @@ class Context:
         self.objects: list[KubeObject] = list(objects)
         self.options = options or LintOptions()
         self._by_kind: dict[str, list[KubeObject]] = defaultdict(list)
+        self._cluster_kinds = {obj.kind for obj in self.objects if obj.origin == "cluster"}
         self._by_name: dict[tuple[str, str | None, str], KubeObject] = {}
         for obj in self.objects:
             self._by_kind[obj.kind].append(obj)
@@ -45,9 +46,7 @@ class Context:
         That is the case when the user said so, or when cluster state was given and it holds
         objects of that kind (a cluster dump lists all of them).
         """
-        if kind in self.options.closed_world:
-            return True
-        return any(obj.origin == "cluster" for obj in self.by_kind(kind))
+        return kind in self.options.closed_world or kind in self._cluster_kinds
 
     def memo(self, key: Any, factory: Callable[[], T]) -> T:
         """Build an index once per run; ``key`` should name the module that owns it."""

@@ -148,13 +148,21 @@ class _Index:
     closed: bool
     cache: dict[tuple, Resolution]
     spellings: dict[str | None, dict[str, list[KubeObject]]]  # namespace -> deletion variant -> objects
+    lookups: dict[str | None, int] = field(default_factory=dict)  # namespace -> near() calls so far
 
     def near(self, namespace: str | None, name: str) -> KubeObject | None:
         """The closest plausible typo-correction of ``name`` among the namespace's objects.
 
-        A deletion-variant index (every spelling with up to one or two characters removed)
-        finds candidates without comparing the name with every object of the namespace.
+        The first few look-ups in a namespace compare ``name`` with the objects of similar
+        length; a namespace asked about often gets a deletion-variant index (every spelling
+        with up to one or two characters removed), which finds candidates without comparing
+        with every object but costs far more to build than a handful of comparisons.
         """
+        asked = self.lookups.get(namespace, 0) + 1
+        self.lookups[namespace] = asked
+        if namespace not in self.spellings and asked <= _LINEAR_LOOKUPS:
+            similar = [o for o in self.by_namespace.get(namespace, []) if abs(len(o.name) - len(name)) <= 2]
+            return _nearest(name, similar)
         if namespace not in self.spellings:
             variants: dict[str, list[KubeObject]] = {}
             for obj in self.by_namespace.get(namespace, []):
@@ -164,6 +172,10 @@ class _Index:
         table = self.spellings[namespace]
         candidates = {id(o): o for v in _deletions(name.lower()) for o in table.get(v, ())}
         return _nearest(name, list(candidates.values()))
+
+
+#: Typo look-ups per namespace answered by comparison before the variant index pays off.
+_LINEAR_LOOKUPS = 16
 
 
 def _index(ctx: Context, kind: str) -> _Index:

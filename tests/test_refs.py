@@ -205,3 +205,25 @@ spec:
     resolution = resolve(result.context, "ResourceClaimTemplate", "ml", "imex-channel")
     (related,) = resolution.related()
     assert (related.span.line, related.span.column) == (8, 13)
+
+
+def test_typo_suggestions_agree_before_and_after_the_variant_index_is_built():
+    from dralint.context import Context
+    from dralint.manifests import objects_from
+    from dralint.refs import _LINEAR_LOOKUPS, _index
+    from dralint.yamlload import SourceText, load
+
+    names = [f"{stem}-{n}" for stem in ("single-h100", "two-gpus-same-root", "mig-1g") for n in ("train", "serve", "eval")]
+    text = "\n---\n".join(
+        f"apiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\nmetadata: {{name: {n}, namespace: ml}}\nspec: {{spec: {{}}}}"
+        for n in names
+    )
+    objects = [o for doc in load(SourceText("t.yaml", text)).documents for o in objects_from(doc, "scan")[0]]
+    index = _index(Context(objects), "ResourceClaimTemplate")
+    queries = [n[:-1] for n in names] + [n + "x" for n in names] + [n.replace("-", "", 1) for n in names] + ["unrelated"]
+    assert len(queries) > _LINEAR_LOOKUPS
+    first = [getattr(index.near("ml", q), "name", None) for q in queries]
+    assert "ml" in index.spellings, "the index was never built"
+    again = [getattr(index.near("ml", q), "name", None) for q in queries]
+    assert first == again
+    assert first[0] == names[0] and first[-1] is None
