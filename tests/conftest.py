@@ -14,6 +14,21 @@ from dralint.engine import RunResult
 from dralint.gate import lint_with_config
 from dralint.options import LintOptions
 
+def shared_dir(name: str) -> Path:
+    """A folder of the team's shared material (``corpus``, ``yaml-test-suite``).
+
+    CI lays ``shared/`` beside the checkout; ``DRALINT_SHARED`` overrides that, and the team's
+    workspace copy is the last resort. Tests that need it skip when it is absent.
+    """
+    candidates = [Path(os.environ["DRALINT_SHARED"])] if os.environ.get("DRALINT_SHARED") else []
+    candidates += [Path(__file__).resolve().parents[2] / "shared", Path("/work/shared")]
+    return next((c / name for c in candidates if (c / name).is_dir()), candidates[0] / name)
+
+
+CORPUS = shared_dir("corpus")
+YAML_TEST_SUITE = shared_dir("yaml-test-suite")
+
+
 # CI explores the same examples on every run, so a red build is reproducible; local runs keep
 # exploring new ones (and store failures in .hypothesis/ for replay).
 settings.register_profile("ci", derandomize=True, deadline=None)

@@ -121,7 +121,7 @@ class TestConstraints:
 
     def test_match_attribute_fits_on_same_root(self):
         spec = claim_spec(
-            request("a"), request("b"), constraints=[{"matchAttribute": f"gpu.example.com/pciRoot"}]
+            request("a"), request("b"), constraints=[{"matchAttribute": "gpu.example.com/pciRoot"}]
         )
         results, *_ = allocate(self.objs(), spec)
         assert picked(results) == [("a", "gpu-0"), ("b", "gpu-1")]

@@ -8,13 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from conftest import CORPUS
 from dralint.diagnostics import Severity
 from dralint.engine import lint
 from dralint.options import LintOptions
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
-if not (CORPUS / "INDEX.md").is_file():
-    CORPUS = Path("/work/shared/corpus")
 pytestmark = pytest.mark.skipif(not (CORPUS / "INDEX.md").is_file(), reason="the shared corpus is not available")
 
 # Files that are genuinely wrong for a v1.37 server, and why.

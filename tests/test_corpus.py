@@ -4,16 +4,15 @@ traceback, and the documents its INDEX.md says do not parse are reported at thei
 from __future__ import annotations
 
 import json
-import os
 import re
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
+from conftest import CORPUS
 from dralint.cli import main
 
-CORPUS = Path(os.environ.get("DRALINT_CORPUS", "/work/shared/corpus"))
 
 if not (CORPUS / "INDEX.md").is_file():
     pytest.skip(f"corpus not found at {CORPUS}", allow_module_level=True)

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
+from conftest import CORPUS
 from dralint.engine import lint
 from dralint.options import LintOptions
 
-CORPUS = Path("/work/shared/corpus")
 DRIVER = CORPUS / "ffromani__dra-driver-memory" / "hack__ci__install.tmpl.yaml"
 
 pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason="shared corpus not available")

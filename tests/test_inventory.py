@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from fractions import Fraction
-from pathlib import Path
 
 import pytest
 import yaml
 
+from conftest import CORPUS
 from dralint.inventory import DeviceId, Inventory
 from allocator_fixtures import allocated_claim, device, resource_slice
 
@@ -91,7 +91,6 @@ def test_bad_input_does_not_raise():
     assert [p.code for p in inv.problems] == ["slice-without-pool", "slice-without-pool"]
 
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 
 
 @pytest.mark.skipif(not CORPUS.is_dir(), reason="the shared corpus is not present")

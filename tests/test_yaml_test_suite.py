@@ -15,12 +15,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from conftest import YAML_TEST_SUITE
 from dralint.cli import main
 from dralint.engine import ENGINE_RULES
 from dralint.sources import SourceFile, decode
 from dralint.yamlload import SourceText, load
 
-SUITE = Path(os.environ.get("DRALINT_YAML_TEST_SUITE", "/work/shared/yaml-test-suite"))
+SUITE = YAML_TEST_SUITE
 
 if not SUITE.is_dir():
     pytest.skip(f"YAML test suite not found at {SUITE}", allow_module_level=True)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import CORPUS
 from dralint.engine import run
 from dralint.fix.convert import KINDS
 from dralint.fix.runner import fix_bytes, new_errors
@@ -18,7 +19,6 @@ from dralint.options import LintOptions
 from dralint.sources import SourceFile, decode
 from dralint.yamlload import SourceText, load
 
-CORPUS = Path("/work/shared/corpus")
 OPTIONS = LintOptions(profile="strict")
 #: Findings that mean "not (yet) in v1 shape"; none may survive the fix.
 SHAPE_RULES = {"API001", "API011", "API012", "API013"}

@@ -51,7 +51,7 @@ def check_shared_claim_in_workload(obj: KubeObject, ctx: Context) -> Iterator[Fi
                 template.path + ("resourceClaims", index, "resourceClaimName"),
                 f"{template.label} makes {pods_of(template)} that all use the single ResourceClaim {name!r}: "
                 "they share the same devices and can only run where those devices are",
-                hint=f"use `resourceClaimTemplateName:` with a ResourceClaimTemplate so each pod gets its own devices, "
+                hint="use `resourceClaimTemplateName:` with a ResourceClaimTemplate so each pod gets its own devices, "
                      "unless sharing one allocation is intended",
                 related=related,
             )
