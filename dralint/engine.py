@@ -6,10 +6,12 @@ never feed back into it.
 
 from __future__ import annotations
 
+import gc
 import os
 import traceback
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import BinaryIO, Iterable
+from typing import BinaryIO, Iterable, Iterator
 
 from dralint.allocator.examples import PREFIX as EXAMPLE_PREFIX, example_sources
 from dralint.catalog import DRA_CATEGORIES, Rule, load_catalog
@@ -256,6 +258,25 @@ def _run_check(check: Check, ctx: Context, collect: _Collector, obj: KubeObject 
         collect.add(Finding(message, span, hint="please report this with the manifest that triggers it", rule="INT001", object=obj.ref if obj else None))
 
 
+@contextmanager
+def _without_cyclic_gc() -> Iterator[None]:
+    """Suspend Python's cyclic garbage collector for one run.
+
+    Parsed manifests are trees of dicts and lists with no reference cycles, so the collector
+    finds nothing in them, yet each of its full passes walks every container of every
+    document: on 10,000 documents that was a third of the run. Reference counting still frees
+    everything; cycles created meanwhile (rare: exception tracebacks) are collected once the
+    collector is back on.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def run(
     scan: Iterable[SourceFile | FileIssue],
     options: LintOptions,
@@ -263,6 +284,16 @@ def run(
     cluster: Iterable[SourceFile | FileIssue] = (),
 ) -> RunResult:
     """Lint already-read sources; ``lint`` is the same with files read from disk."""
+    with _without_cyclic_gc():
+        return _run(scan, options, context, cluster)
+
+
+def _run(
+    scan: Iterable[SourceFile | FileIssue],
+    options: LintOptions,
+    context: Iterable[SourceFile | FileIssue],
+    cluster: Iterable[SourceFile | FileIssue],
+) -> RunResult:
     catalog = load_catalog()
     collect = _Collector(options, catalog)
     scanned = _load_sources(scan, "scan", collect, report=True)

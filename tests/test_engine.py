@@ -1,0 +1,23 @@
+"""Engine-level behaviour that no single rule owns."""
+
+from __future__ import annotations
+
+import gc
+
+from dralint.engine import run
+from dralint.options import LintOptions
+from dralint.sources import SourceFile
+
+MANIFEST = SourceFile("m.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: team}\n")
+
+
+def test_a_run_restores_the_garbage_collector_state():
+    assert gc.isenabled()
+    run([MANIFEST], LintOptions())
+    assert gc.isenabled(), "the cyclic collector must be back on after a run"
+    gc.disable()
+    try:
+        run([MANIFEST], LintOptions())
+        assert not gc.isenabled(), "a caller that had it off keeps it off"
+    finally:
+        gc.enable()
