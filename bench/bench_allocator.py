@@ -14,12 +14,15 @@ from __future__ import annotations
 import argparse
 import random
 import resource
+import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 import yaml
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 DRIVER = "gpu.example.com"
 

@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import sys
 import time
+from pathlib import Path
 
-from dralint.cel import Device, check, matching_devices
-from dralint.quantity import parse_quantity
-from dralint.semver import parse_semver
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from dralint.cel import Device, check, matching_devices  # noqa: E402
+from dralint.quantity import parse_quantity  # noqa: E402
+from dralint.semver import parse_semver  # noqa: E402
 
 SELECTOR = (
     'device.driver == "gpu.example.com" && '
