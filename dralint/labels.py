@@ -22,6 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
+from dralint.plain import as_dict
+
 #: Operators of metav1.LabelSelectorRequirement.
 SELECTOR_OPERATORS = frozenset({"In", "NotIn", "Exists", "DoesNotExist"})
 #: Operators of core/v1 NodeSelectorRequirement.
@@ -250,8 +252,7 @@ def pod_node_selection(spec: Mapping[str, Any]) -> NodeSelection:
 
     Preferred affinity and tolerations are ignored on purpose: neither restricts placement.
     """
-    affinity = spec.get("affinity") if isinstance(spec.get("affinity"), dict) else {}
-    node_affinity = affinity.get("nodeAffinity") if isinstance(affinity.get("nodeAffinity"), dict) else {}
+    node_affinity = as_dict(as_dict(spec.get("affinity")).get("nodeAffinity"))
     required = node_affinity.get("requiredDuringSchedulingIgnoredDuringExecution")
     node_name = spec.get("nodeName") if isinstance(spec.get("nodeName"), str) and spec.get("nodeName") else None
     return NodeSelection(tuple(_equalities(spec.get("nodeSelector"))), tuple(node_selector_terms(required)), node_name)

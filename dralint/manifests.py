@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dralint.objects import CLUSTER_SCOPED_KINDS, KubeObject
+from dralint.plain import as_dict
 from dralint.yamlload import DataPath, Document
 
 
@@ -23,8 +24,11 @@ class ShapeProblem:
 def _object(doc: Document, data: dict[str, Any], base: DataPath, origin: str) -> KubeObject:
     api_version = data.get("apiVersion")
     kind = data.get("kind")
-    meta = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
-    name = meta.get("name") if isinstance(meta.get("name"), str) else meta.get("generateName") if isinstance(meta.get("generateName"), str) else ""
+    meta = as_dict(data.get("metadata"))
+    name = meta.get("name")
+    if not isinstance(name, str):
+        generated = meta.get("generateName")
+        name = generated if isinstance(generated, str) else ""
     namespace = meta.get("namespace") if isinstance(meta.get("namespace"), str) else None
     if kind in CLUSTER_SCOPED_KINDS:
         namespace = None

@@ -19,6 +19,7 @@ from dralint.claims import class_drivers
 from dralint.context import Context
 from dralint.labels import NodeSelection, node_selector_terms, pod_node_selection
 from dralint.objects import KubeObject, PodTemplate, pod_templates
+from dralint.plain import as_dict, as_list
 from dralint.yamlload import DataPath
 
 IMPLICIT_PREFIX = "deviceclass.resource.kubernetes.io/"
@@ -99,9 +100,9 @@ def winning_class(classes: list[KubeObject]) -> tuple[KubeObject, bool]:
     The newest creationTimestamp wins, ties go to the smaller name. Without every timestamp
     the answer depends on creation order, so the second value is False.
     """
-    stamps = [_timestamp(c) for c in classes]
-    if all(s is not None for s in stamps):
-        ranked = sorted(zip(stamps, classes), key=lambda pair: (-pair[0].timestamp(), pair[1].name))
+    dated = [(stamp, c) for c in classes if (stamp := _timestamp(c)) is not None]
+    if len(dated) == len(classes):
+        ranked = sorted(dated, key=lambda pair: (-pair[0].timestamp(), pair[1].name))
         return ranked[0][1], True
     return min(classes, key=lambda c: c.name), False
 
@@ -139,7 +140,7 @@ class ExtendedRequest:
 
 def extended_requests(container_path: DataPath, container: dict[str, Any], *, implicit: bool) -> Iterator[ExtendedRequest]:
     """Extended resources in a container's limits and requests (limits first, one per name)."""
-    resources = container.get("resources") if isinstance(container.get("resources"), dict) else {}
+    resources = as_dict(container.get("resources"))
     seen: set[str] = set()
     for section in ("limits", "requests"):
         values = resources.get(section)
@@ -181,14 +182,13 @@ def _strings(container: dict[str, Any]) -> Iterator[str]:
         for item in value if isinstance(value, list) else [value]:
             if isinstance(item, str):
                 yield item
-    for env in container.get("env") if isinstance(container.get("env"), list) else []:
+    for env in as_list(container.get("env")):
         if isinstance(env, dict) and isinstance(env.get("value"), str):
             yield env["value"]
 
 
 def _host_paths(spec: dict[str, Any]) -> list[str]:
-    volumes = spec.get("volumes") if isinstance(spec.get("volumes"), list) else []
-    return [v["hostPath"]["path"].rstrip("/") for v in volumes
+    return [v["hostPath"]["path"].rstrip("/") for v in as_list(spec.get("volumes"))
             if isinstance(v, dict) and isinstance(v.get("hostPath"), dict) and isinstance(v["hostPath"].get("path"), str)]
 
 

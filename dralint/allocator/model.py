@@ -161,8 +161,10 @@ def _selectors(raw: object) -> tuple[str, ...]:
 def _alternative(request: str, sub: str | None, body: Mapping[str, Any], path: Path) -> Alternative:
     mode = body.get("allocationMode") or "ExactCount"
     count = body.get("count")
-    caps = body.get("capacity") if isinstance(body.get("capacity"), Mapping) else {}
-    raw_requests = caps.get("requests") if isinstance(caps.get("requests"), Mapping) else {}
+    caps = body.get("capacity")
+    raw_requests = caps.get("requests") if isinstance(caps, Mapping) else None
+    if not isinstance(raw_requests, Mapping):
+        raw_requests = {}
     return Alternative(
         request=request,
         sub=sub,
@@ -179,7 +181,9 @@ def _alternative(request: str, sub: str | None, body: Mapping[str, Any], path: P
 
 def parse_claim(label: str, spec: Mapping[str, Any], *, source: Any = None, base: Path = ()) -> Claim:
     """Build a Claim from a ResourceClaimSpec (``spec`` of a claim, ``spec.spec`` of a template)."""
-    devices = spec.get("devices") if isinstance(spec.get("devices"), Mapping) else {}
+    devices = spec.get("devices")
+    if not isinstance(devices, Mapping):
+        devices = {}
     requests = []
     for i, raw in enumerate(items(devices.get("requests"))):
         if not isinstance(raw, Mapping) or not raw.get("name"):

@@ -14,6 +14,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from dralint.allocator.model import Claim, extended_claim, parse_claim
 from dralint.inventory import AllocatedClaim, Inventory, Node, amount, items, object_data
+from dralint.plain import as_mapping
 
 IMPLICIT_PREFIX = "deviceclass.resource.kubernetes.io/"
 #: The scheduler's reason for an extended resource neither DRA nor a device plugin serves.
@@ -59,11 +60,11 @@ def extended_resource_classes(classes: Mapping[str, Mapping[str, Any]]) -> dict[
     for name in sorted(classes):
         mapping[IMPLICIT_PREFIX + name] = name
         data = classes[name]
-        spec = data.get("spec") if isinstance(data.get("spec"), Mapping) else {}
+        spec = as_mapping(data.get("spec"))
         explicit = spec.get("extendedResourceName")
         if not explicit:
             continue
-        meta = data.get("metadata") if isinstance(data.get("metadata"), Mapping) else {}
+        meta = as_mapping(data.get("metadata"))
         stamp = str(meta.get("creationTimestamp") or "")
         if explicit not in best or stamp > best[str(explicit)][0]:
             best[str(explicit)] = (stamp, name)
@@ -81,9 +82,9 @@ def _containers(spec: Mapping[str, Any], ext: Mapping[str, str]) -> tuple[Contai
     ]
     mains = [(c, True, ("containers", i)) for i, c in enumerate(items(spec.get("containers"))) if isinstance(c, Mapping)]
     for index, (container, long_lived, path) in enumerate(inits + mains):
-        resources = container.get("resources") if isinstance(container.get("resources"), Mapping) else {}
-        limits = resources.get("limits") if isinstance(resources.get("limits"), Mapping) else {}
-        requests = resources.get("requests") if isinstance(resources.get("requests"), Mapping) else {}
+        resources = as_mapping(container.get("resources"))
+        limits = as_mapping(resources.get("limits"))
+        requests = as_mapping(resources.get("requests"))
         merged = {**limits, **requests}  # the API server defaults requests from limits
         wanted = {}
         unmapped = []
@@ -136,8 +137,8 @@ def pod_demand(
             if found is None or not isinstance(inner, Mapping):
                 unresolved.append(f"ResourceClaimTemplate {namespace}/{tmpl}")
                 continue
-            body = inner.get("spec") if isinstance(inner.get("spec"), Mapping) else {}
-            claims.append(parse_claim(f"{entry.get('name')} (template {tmpl})", body, source=found, base=("spec", "spec")))
+            claims.append(parse_claim(f"{entry.get('name')} (template {tmpl})", as_mapping(inner.get("spec")),
+                                      source=found, base=("spec", "spec")))
         elif named:
             done = inv.allocated_claims.get((namespace, str(named)))
             if done is not None:
@@ -151,11 +152,11 @@ def pod_demand(
             shared.add(len(claims))
             claims.append(parse_claim(f"{namespace}/{named}", body, source=found, base=("spec",)))
     affinity = None
-    node_affinity = ((spec.get("affinity") or {}).get("nodeAffinity") or {}) if isinstance(spec.get("affinity"), Mapping) else {}
+    node_affinity = as_mapping(spec.get("affinity")).get("nodeAffinity") or {}
     if isinstance(node_affinity, Mapping):
         required = node_affinity.get("requiredDuringSchedulingIgnoredDuringExecution")
         affinity = required if isinstance(required, Mapping) else None
-    selector = spec.get("nodeSelector") if isinstance(spec.get("nodeSelector"), Mapping) else {}
+    selector = as_mapping(spec.get("nodeSelector"))
     return PodDemand(
         label=label,
         claims=tuple(claims),
@@ -194,8 +195,7 @@ def extended_requests(
     short: dict[str, tuple[str, int]] = {}
     if any(c.wanted for c in containers):
         for c in containers:
-            missing = [r for r in c.unmapped if _allocatable(node, r) <= 0]
-            if missing:
+            if any(_allocatable(node, r) <= 0 for r in c.unmapped):
                 return None, CANNOT_FIT
     for resource in sorted({r for c in containers for r in c.wanted}):
         have = _allocatable(node, resource)

@@ -16,6 +16,7 @@ from typing import Any
 from dralint.apivalidation import errors as E
 from dralint.apivalidation.formats import dns_label, is_extended_resource, semver
 from dralint.apivalidation.quantity import parse_quantity
+from dralint.plain import as_dict
 
 MAX_DEVICES_PER_SLICE = 128
 MAX_DEVICES_WITH_ADVANCED_FEATURES = 64
@@ -196,7 +197,7 @@ def _device_body(device: dict[str, Any]) -> dict[str, Any]:
 
 def _uses_advanced_features(device: dict[str, Any]) -> bool:
     body = _device_body(device)
-    attributes = body.get("attributes") if isinstance(body.get("attributes"), dict) else {}
+    attributes = as_dict(body.get("attributes"))
     return bool(body.get("taints") or body.get("consumesCounters") or any(
         isinstance(a, dict) and any(a.get(t) is not None for t in LIST_ATTRIBUTE_TYPES) for a in attributes.values()))
 
@@ -260,7 +261,7 @@ def _partition_type(spec: dict[str, Any], devices: list[Any]) -> list[Issue]:
     domain, _, ident = name.rpartition("/")
     issues: list[Issue] = []
     for i, body in consuming:
-        attributes = body.get("attributes") if isinstance(body.get("attributes"), dict) else {}
+        attributes = as_dict(body.get("attributes"))
         key = name if name in attributes else ident if domain == spec.get("driver") and ident in attributes else None
         if key is None:
             issues.append(Issue(("devices", i, "attributes"), E.REQUIRED, "required", (f"attribute `{name}` named by `partitionTypeAttribute`",), key=True))
@@ -276,7 +277,7 @@ def slice_spec(spec: Any) -> list[Issue]:
     if not isinstance(spec, dict):
         return []
     issues = _node_selection(spec)
-    devices = spec.get("devices") if isinstance(spec.get("devices"), list) else []
+    devices = _list(spec.get("devices"))
     if spec.get("devices") is not None and spec.get("sharedCounters") is not None:
         issues.append(Issue((), E.ONE_OF, "text", ("only one of `sharedCounters` or `devices` is allowed",), key=True,
                             hint="publish counter sets in their own ResourceSlice of the same pool"))
@@ -306,7 +307,7 @@ class _Policy:
     capacity: Fraction
     default: Fraction | None
 
-    def bad(self, sub: tuple[str, ...], raw: Any, detail: str) -> Issue:
+    def bad(self, sub: tuple[str | int, ...], raw: Any, detail: str) -> Issue:
         return Issue(self.path + sub, E.INVALID_VALUE, "invalid", (raw, detail))
 
     def default_required(self, option: str) -> list[Issue]:
@@ -323,7 +324,8 @@ def _valid_values(policy: _Policy, options: list[Any]) -> list[Issue]:
             continue
         if q > policy.capacity:
             issues.append(policy.bad(("validValues", k), raw, "option is larger than capacity value"))
-        if k and parsed[k - 1] is not None and q <= parsed[k - 1]:
+        previous = parsed[k - 1] if k else None
+        if previous is not None and q <= previous:
             issues.append(policy.bad(("validValues", k), raw, "values must be sorted in ascending order and unique"))
     if policy.default is not None and policy.default not in parsed:
         issues.append(policy.bad(("default",), policy.raw.get("default"), "default value is not valid according to the requestPolicy"))
@@ -336,10 +338,10 @@ def _valid_range(policy: _Policy, valid_range: dict[str, Any]) -> list[Issue]:
     default, raw_default = policy.default, policy.raw.get("default")
     checks = [
         (low is not None and low > policy.capacity, ("validRange", "min"), valid_range.get("min"), "min is larger than capacity value"),
-        (None not in (low, default) and default < low, ("default",), raw_default, "default is less than min"),
-        (None not in (low, high) and high < low, ("validRange", "max"), valid_range.get("max"), "max is less than min"),
+        (low is not None and default is not None and default < low, ("default",), raw_default, "default is less than min"),
+        (low is not None and high is not None and high < low, ("validRange", "max"), valid_range.get("max"), "max is less than min"),
         (high is not None and high > policy.capacity, ("validRange", "max"), valid_range.get("max"), "max is larger than capacity value"),
-        (None not in (high, default) and default > high, ("default",), raw_default, "default is larger than max"),
+        (high is not None and default is not None and default > high, ("default",), raw_default, "default is larger than max"),
         (step is not None and step <= 0, ("validRange", "step"), valid_range.get("step"), "must be greater than zero"),
     ]
     issues += [policy.bad(sub, raw, detail) for failed, sub, raw, detail in checks if failed]
@@ -409,8 +411,8 @@ def device(body: Any) -> list[Issue]:
     if not isinstance(body, dict):
         return []
     issues: list[Issue] = []
-    attributes = body.get("attributes") if isinstance(body.get("attributes"), dict) else {}
-    capacity = body.get("capacity") if isinstance(body.get("capacity"), dict) else {}
+    attributes = as_dict(body.get("attributes"))
+    capacity = as_dict(body.get("capacity"))
     if len(attributes) + len(capacity) > MAX_ATTRIBUTES_AND_CAPACITIES:
         issues.append(Issue((), E.TOO_MANY, "text", (
             f"the total number of attributes and capacities must not exceed {MAX_ATTRIBUTES_AND_CAPACITIES} (has {len(attributes) + len(capacity)})",)))
@@ -452,6 +454,7 @@ def device_attribute(attribute: Any) -> list[Issue]:
     kinds = [t for t in SCALAR_ATTRIBUTE_TYPES + LIST_ATTRIBUTE_TYPES if attribute.get(t) is not None]
     if len(kinds) != 1:
         issues.append(Issue((), E.ONE_OF, "invalid", (attribute, "exactly one value must be specified")))
+    items: list[tuple[tuple[str | int, ...], Any]]
     for kind in kinds:
         raw = attribute[kind]
         if kind in LIST_ATTRIBUTE_TYPES:

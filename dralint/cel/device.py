@@ -69,7 +69,8 @@ class Device:
     @classmethod
     def from_slice(cls, driver: str, entry: Mapping[str, Any], pool: str = "") -> Device:
         """Build from a ResourceSlice ``spec.devices[i]`` mapping; bad values go to ``problems``."""
-        body = entry.get("basic") if isinstance(entry.get("basic"), Mapping) else entry
+        basic = entry.get("basic")
+        body = basic if isinstance(basic, Mapping) else entry
         device = cls(driver=driver, name=str(entry.get("name", "")), pool=pool,
                      allow_multiple_allocations=body.get("allowMultipleAllocations") is True)
         attributes = body.get("attributes")

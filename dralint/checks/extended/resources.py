@@ -19,6 +19,7 @@ from dralint.migration import (
     extended_resource_classes, mapped_class, node_allocatable, positive, provides, same_vendor,
 )
 from dralint.objects import KubeObject, PodTemplate, pod_templates
+from dralint.plain import as_dict
 from dralint.refs import reference_finding, resolve
 from dralint.registry import object_check
 from dralint.yamlload import DataPath
@@ -159,7 +160,7 @@ def check_device_requested_twice(obj: KubeObject, ctx: Context) -> Iterator[Find
     """A container that asks for the same kind of device through an extended resource and a claim."""
     for template in pod_templates(obj):
         for path, container in template.containers():
-            resources = container.get("resources") if isinstance(container.get("resources"), dict) else {}
+            resources = as_dict(container.get("resources"))
             if not resources.get("claims"):
                 continue
             targets, classes = _claim_classes(ctx, obj, template, resources.get("claims"))

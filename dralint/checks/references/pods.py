@@ -11,8 +11,9 @@ from typing import Any, Iterator
 
 from dralint.claims import class_drivers, device_requests, pod_claim_entries, request_names, resolve_pod_claim
 from dralint.context import Context
-from dralint.diagnostics import Finding
+from dralint.diagnostics import Finding, Related
 from dralint.objects import KubeObject, PodTemplate, pod_templates
+from dralint.plain import as_dict
 from dralint.refs import looks_like_typo, reference_finding
 from dralint.registry import object_check
 from dralint.yamlload import DataPath
@@ -68,7 +69,7 @@ def check_container_claims(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
         used: set[str] = set()
         undeclared: list[str] = []
         for container_path, container in template.containers():
-            resources = container.get("resources") if isinstance(container.get("resources"), dict) else {}
+            resources = as_dict(container.get("resources"))
             for index, claim in enumerate(_list(resources.get("claims"))):
                 if not isinstance(claim, dict) or not isinstance(claim.get("name"), str):
                     continue
@@ -122,7 +123,7 @@ def _undeclared(obj: KubeObject, template: PodTemplate, path: DataPath, name: st
         detail = f"it must be one of {', '.join(repr(n) for n in names)}" + (f"; did you mean {near[0]!r}?" if near else "")
     else:
         detail = "the pod declares no spec.resourceClaims"
-    related = ()
+    related: tuple[Related, ...] = ()
     if declared:
         related = (obj.related(template.path + ("resourceClaims",), "the pod's claims are declared here", key=True),)
     hint = (f"rename it to {near[0]!r}" if near else

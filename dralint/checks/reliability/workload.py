@@ -16,6 +16,7 @@ from dralint.diagnostics import Finding
 from dralint.labels import map_selector_matches
 from dralint.namespaces import by_namespace
 from dralint.objects import KubeObject, PodTemplate, pod_templates
+from dralint.plain import as_dict
 from dralint.registry import object_check
 from dralint.workloads import OPERATOR_PROBED_KINDS, running_containers, runs_to_completion
 
@@ -123,8 +124,7 @@ def check_replicas(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
         )
     templates = pod_templates(obj)
     spec = templates[0].spec if templates else {}
-    affinity = spec.get("affinity") if isinstance(spec.get("affinity"), dict) else {}
-    if replicas >= 2 and "podAntiAffinity" not in affinity and not spec.get("topologySpreadConstraints"):
+    if replicas >= 2 and "podAntiAffinity" not in as_dict(spec.get("affinity")) and not spec.get("topologySpreadConstraints"):
         yield obj.finding(
             templates[0].path if templates else ("spec",), f"{obj.display} has {replicas} replicas and nothing keeps them off the same node",
             hint="add `topologySpreadConstraints: [{maxSkew: 1, topologyKey: kubernetes.io/hostname, whenUnsatisfiable: ScheduleAnyway, labelSelector: {matchLabels: {app: <app>}}}]` to the pod spec",
