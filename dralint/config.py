@@ -17,6 +17,7 @@ import dataclasses
 import os
 import re
 import tomllib
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -61,7 +62,7 @@ class LoadedConfig:
     #: per-path-ignores globs as rebased to the current directory -> as written in the file.
     written_patterns: dict[str, str] = field(default_factory=dict)
 
-    def apply(self, options: LintOptions, keep: set[str] = frozenset()) -> LintOptions:
+    def apply(self, options: LintOptions, keep: AbstractSet[str] = frozenset()) -> LintOptions:
         """Set every configured field on ``options`` except those in ``keep`` (set on the CLI)."""
         for name, value in self.values.items():
             if name not in keep:

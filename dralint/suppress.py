@@ -27,7 +27,7 @@ from typing import Callable, Iterable, Iterator
 
 from dralint.catalog import Rule, load_catalog
 from dralint.config import UNKNOWN_RULE
-from dralint.diagnostics import Diagnostic, Finding, Span, Suppressed
+from dralint.diagnostics import Diagnostic, Finding, ObjectRef, Span, Suppressed
 from dralint.engine import RunResult, enabled_rules, rule_matches
 from dralint.fingerprint import normal_path
 from dralint.objects import KubeObject, pod_templates
@@ -201,9 +201,9 @@ def annotation_suppressions(objects: Iterable[KubeObject], findings: list[Findin
     """Suppressions from object annotations and pod-template annotations."""
     out: list[Suppression] = []
     for obj in objects:
-        whole = _within(obj.span(()))
-        ref = obj.ref
-        found = _annotation(obj, ("metadata",), lambda d, w=whole, r=ref: w(d) or d.object == r, f"on {obj.display}", findings)
+        def on_object(d: Diagnostic, inside: Callable[[Diagnostic], bool] = _within(obj.span(())), ref: ObjectRef = obj.ref) -> bool:
+            return inside(d) or d.object == ref
+        found = _annotation(obj, ("metadata",), on_object, f"on {obj.display}", findings)
         if found:
             out.append(found)
         for template in pod_templates(obj):

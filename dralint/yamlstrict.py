@@ -45,6 +45,7 @@ from yaml.tokens import (
     ScalarToken,
     StreamEndToken,
     StreamStartToken,
+    Token,
 )
 
 #: A '#' glued to a quote, a flow indicator or a block scalar header (with its indicators).
@@ -124,9 +125,9 @@ class _Pass:
         where = "a tab does not count as indentation" if rest[0] == "\t" else f"at least {required} space(s) needed"
         self.report(self.starts[line] + spaces, f"this line of {what} is not indented more than its parent block ({where})")
 
-    def token(self, tok: object) -> None:
+    def token(self, tok: Token) -> None:
         """Take the next token: update the block/flow/document state and check the token."""
-        start, end = tok.start_mark, tok.end_mark  # type: ignore[attr-defined]
+        start, end = tok.start_mark, tok.end_mark
         cls = type(tok)
         start_line = self.line_of(start.index)
         if cls is DirectiveToken:
@@ -154,7 +155,7 @@ class _Pass:
             self.flow_level = max(self.flow_level - 1, 0)
         if isinstance(tok, _FLOW_INDICATORS):
             self.glued_comment(end.index, f"'{self.text[start.index : start.index + 1]}'")
-        elif cls is ScalarToken:
+        elif isinstance(tok, ScalarToken):
             self.scalar(tok)
         self.previous_end_line = self.line_of(end.index)
 
@@ -209,6 +210,8 @@ def strict_problems(text: str, stop: int | None = None) -> list[StrictProblem]:
     try:
         while loader.check_token():
             tok = loader.get_token()
+            if tok is None:  # check_token() was true, so libyaml has one; the stub allows None
+                break
             if stop is not None and tok.start_mark.index >= stop:
                 break
             walk.token(tok)

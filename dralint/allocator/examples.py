@@ -124,7 +124,8 @@ def h100_mig(nodes: int = 4) -> list[Obj]:
     for n in range(nodes):
         node = f"h100-node-{n}"
         objs.append(_node(node, **{"nvidia.com/gpu.product": "H100", "topology.kubernetes.io/zone": f"zone-{n % 2}"}))
-        sets, halves = [], [[], []]
+        sets: list[Obj] = []
+        halves: list[list[Obj]] = [[], []]
         for i in range(8):
             cs, devices = _h100_gpu(node, i)
             sets.append(cs)

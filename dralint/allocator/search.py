@@ -389,7 +389,7 @@ class Search:
         if want is None or not self.counters_fit(dev) or blocking_taint(dev, alt, self.sel.features):
             return False
         state = self.cs[ci]
-        pushed = []
+        pushed: list[int] = []
         for k, con in enumerate(state.claim.constraints):
             if not con.applies(alt):
                 continue
@@ -414,16 +414,16 @@ class Search:
         shared = self.shareable(dev)
         if dev.consumes and not (shared and (self.state.shared_use(dev.id) or self.capacity.get(dev.id))):
             pool = self.counters.setdefault((dev.id.driver, dev.id.pool), {})
-            for cs, values in dev.consumes:
-                for c, v in values:
+            for cs, consumed in dev.consumes:
+                for c, v in consumed:
                     pool[(cs, c)] = pool.get((cs, c), Fraction(0)) + v
             charged = True
         else:
             charged = False
         if shared:
             mine = self.capacity.setdefault(dev.id, {})
-            for name, value in want.items():
-                mine[name] = mine.get(name, Fraction(0)) + value
+            for name, amount in want.items():
+                mine[name] = mine.get(name, Fraction(0)) + amount
         if not alt.admin:
             self.picked.add(dev.id)
         state.used.add(dev.id)

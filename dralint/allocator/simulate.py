@@ -135,20 +135,21 @@ class Simulator:
         if not todo:
             return [], None
         view = self.view(node)
+        shapes = self._shapes if state is self.base else None
         shape = None
-        if self._shapes is not None and state is self.base:
+        if shapes is not None:
             extra = tuple((r.name, r.alternatives[0].class_name, r.alternatives[0].count) for r in special.requests) if special else ()
-            shape = (tuple(map(id, claims)), extra, self._shapes.key(view))
+            shape = (tuple(map(id, claims)), extra, shapes.key(view))
             hit = self._answers.get(shape)
             if hit is not None:
                 fits, value = hit
                 if fits:
-                    return self._shapes.restore(view, value), None
+                    return shapes.restore(view, value), None
                 if value is not None or not explain_failure:
                     return None, value
         results, reason = self._search(view, todo, state, explain_failure)
-        if shape is not None:
-            self._answers[shape] = (True, self._shapes.portable(view, results)) if results is not None else (False, reason)
+        if shapes is not None and shape is not None:
+            self._answers[shape] = (True, shapes.portable(view, results)) if results is not None else (False, reason)
         return results, reason
 
     def _search(

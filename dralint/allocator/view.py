@@ -75,8 +75,8 @@ def _invalid_reason(device_slices: list[Slice], all_slices: list[Slice]) -> str 
             sets[name] = counters
     for sl in all_slices:
         for dev in sl.devices:
-            for cs_name, counters in dev.consumes:
-                problem = counter_problem(sets, cs_name, counters)
+            for cs_name, consumed in dev.consumes:
+                problem = counter_problem(sets, cs_name, consumed)
                 if problem:
                     return f"device {dev.id.name} {problem}"
     return None

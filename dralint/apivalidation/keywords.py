@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dralint.apivalidation import errors as E
 from dralint.apivalidation.semantic import CHECKS, Issue
+
+if TYPE_CHECKING:
+    from jsonschema_rs import KeywordValidator
 
 
 def _raise(issues: list[Issue]) -> None:
@@ -53,6 +56,7 @@ class Unique(_Keyword):
             return []
         seen: set[str] = set()
         found = []
+        path: tuple[int | str, ...]
         for i, entry in enumerate(instance):
             if self.value is True:
                 value, path = entry, (i,)
@@ -111,7 +115,8 @@ class ServerWritten(_Keyword):
             hint="remove it from the manifest (it looks like the output of `kubectl get -o yaml`)")]
 
 
-KEYWORDS: dict[str, type[_Keyword]] = {
+#: Typed as jsonschema-rs's protocol: ``validator_for`` takes a dict, which is invariant in its values.
+KEYWORDS: dict[str, type[KeywordValidator]] = {
     "x-dralint-unique": Unique,
     "x-dralint-one-of": OneOf,
     "x-dralint-check": Check,

@@ -127,14 +127,15 @@ def check_version(api_version: str, kind: str, index: dict[str, object]) -> Vers
                        key=lambda av: _stability(_split(av)[1]))
     group_kinds = sorted({key.rpartition("/")[2] for key in kinds if _split(key.rpartition("/")[0])[0] == group})
     close = difflib.get_close_matches(kind, group_kinds, n=1, cutoff=0.6)
+    suggestion: str | None
     if elsewhere:
-        hint = f"{kind} is served as apiVersion {elsewhere[0]}"
+        suggestion = f"{kind} is served as apiVersion {elsewhere[0]}"
     elif close:
-        hint = f"did you mean `{close[0]}`?"
+        suggestion = f"did you mean `{close[0]}`?"
     else:
-        hint = f"kinds of {group or 'the core group'}: {', '.join(group_kinds)}" if group_kinds and len(group_kinds) <= 15 else None
+        suggestion = f"kinds of {group or 'the core group'}: {', '.join(group_kinds)}" if group_kinds and len(group_kinds) <= 15 else None
     return VersionVerdict(None, (ApiError(("kind",), E.UNKNOWN_KIND,
-                                          f"kind {kind!r} does not exist in {group or 'the core API group'} at v1.37", hint=hint),))
+                                          f"kind {kind!r} does not exist in {group or 'the core API group'} at v1.37", hint=suggestion),))
 
 
 def _served_findings(api_version: str, group: str, version: str, kind: str) -> list[ApiError]:

@@ -236,12 +236,13 @@ def decode_checked_expr(serialized: bytes) -> Node:
     for number, _wire, item in _fields(payload):
         if number == 3:
             key, value = _map_entries(item)
-            types[key] = _type_name(value)
+            types[key] = _type_name(value) if isinstance(value, bytes) else "dyn"
         elif number == 4:
             expr_raw = item
         elif number == 5:
             for n, _w, v in _fields(item):
                 if n == 4:
                     key, value = _map_entries(v)
-                    positions[key] = value
+                    if isinstance(value, int):
+                        positions[key] = value
     return _expr(expr_raw, positions, types)

@@ -177,11 +177,11 @@ class _Estimator:
             self.bounded = False
             return cost + 1, Shape(UNBOUNDED_SIZE)
         if name in _LINEAR_STRING:
-            longest = max((s.size for s in shapes), default=0)
+            longest_size = max((s.size for s in shapes), default=0)
             shape = shapes[0] if name in _PASS_SHAPE and shapes else _SCALAR
             if name == "split":
-                shape = Shape(longest, item=Shape(longest))
-            return cost + 1 + math.ceil(0.1 * longest), shape
+                shape = Shape(longest_size, item=Shape(longest_size))
+            return cost + 1 + math.ceil(0.1 * longest_size), shape
         if name in _PASS_SHAPE and shapes:
             return cost + 1 + shapes[0].size, shapes[0]
         if name == "flatten" and shapes:

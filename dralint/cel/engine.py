@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -315,7 +316,7 @@ def evaluate(expression: str, device: Device) -> EvalResult:
     return EvalResult(error=f"CEL result of type {kind.lower()} could not be converted to bool")
 
 
-def matches(selectors: list[str] | tuple[str, ...], device: Device) -> MatchResult:
+def matches(selectors: Sequence[str], device: Device) -> MatchResult:
     """All selectors true, in order; the first false stops, an error aborts (as the allocator)."""
     for index, expression in enumerate(selectors):
         result = evaluate(expression, device)

@@ -315,7 +315,9 @@ def shift_comments(node: Any, from_column: int | None, delta: int) -> None:
             if comments is not None:
                 moved = comments.shifted(from_column, delta)
                 token.value = moved.token().value
-                token.start_mark = CommentMark(moved.eol_column or 0)
+                # ruamel annotates Token.start_mark as StreamMark, but its own comment tokens carry
+                # a CommentMark (see CommentToken.__init__); the stub is narrower than the library.
+                token.start_mark = CommentMark(moved.eol_column or 0)  # type: ignore[assignment]
         if isinstance(current, MutableMapping):
             stack.extend(current.values())
         elif isinstance(current, list):

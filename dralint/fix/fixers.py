@@ -149,7 +149,7 @@ def rename_key(mapping: MutableMapping[str, Any], old: str, new: str) -> None:
         items.insert(position, (key, value))
         mapping.clear()
         mapping.update(items)
-    if comments is not None:
+    if table is not None and comments is not None:
         table.items[key] = comments
         convert.shift_line_comment(mapping, key, len(new) - len(old))
 

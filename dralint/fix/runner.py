@@ -190,8 +190,8 @@ def fix_bytes(path: str, raw: bytes, options: LintOptions, rules: set[str] | Non
     tried: set[tuple] = set()
     for _ in range(MAX_PASSES):
         before = _lint(path, outcome.fixed, options)
-        candidates = _candidates(before, wanted, tried) if before else []
-        if not candidates:
+        candidates = _candidates(before, wanted, tried) if before is not None else []
+        if before is None or not candidates:
             break
         try:
             batch = apply_fixes(path, outcome.fixed, candidates)
@@ -222,8 +222,8 @@ def _one_by_one(outcome: FileFix, wanted: list[Diagnostic], options: LintOptions
     """Apply fixes singly, keeping each one that adds no error and reporting the others."""
     for original in wanted:
         before = _lint(outcome.path, outcome.fixed, options)
-        current = next((d for d in before.diagnostics if _key(d) == _key(original)), None) if before else None
-        if current is None:
+        current = next((d for d in before.diagnostics if _key(d) == _key(original)), None) if before is not None else None
+        if before is None or current is None:
             continue
         single = apply_fixes(outcome.path, outcome.fixed, [current])
         tried.add(_key(original))

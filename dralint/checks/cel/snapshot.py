@@ -43,8 +43,8 @@ class Inventory:
             self.names["attributes", domain].update(values)
             self.domains_by_driver[device.driver.lower()].add(domain.lower())
             self.versions.update((domain, n) for n, v in values.items() if isinstance(v, Semver))
-        for domain, values in device.capacity.items():
-            self.names["capacity", domain].update(values)
+        for domain, capacities in device.capacity.items():
+            self.names["capacity", domain].update(capacities)
             self.domains_by_driver[device.driver.lower()].add(domain.lower())
 
 

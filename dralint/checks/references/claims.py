@@ -38,8 +38,8 @@ def _drivers_of(ctx: Context, requests: list[DeviceRequest]) -> tuple[set[str], 
     classes: list[KubeObject] = []
     for request in requests:
         device_class = ctx.find("DeviceClass", None, request.device_class) if request.device_class else None
-        known = class_drivers(device_class) if device_class else None
-        if known is None:
+        known = class_drivers(device_class) if device_class is not None else None
+        if device_class is None or known is None:
             return None
         drivers |= known
         classes.append(device_class)

@@ -65,11 +65,13 @@ def _cel_related(sim: Simulation, failure: CelFailure) -> list[Related]:
     The selector itself is CEL008's finding (every device it fails on); SCH001 says which pod
     the failure actually stops, because the scheduler reaches that device for it.
     """
+    owner: object = None
+    path: tuple = ()
     if failure.class_name is not None:
         owner = sim.classes.get(failure.class_name)
-        path: tuple = ("spec", "selectors", failure.index, "cel", "expression")
-    else:
-        owner = failure.claim.source if failure.claim is not None else None
+        path = ("spec", "selectors", failure.index, "cel", "expression")
+    elif failure.claim is not None and failure.alternative is not None:  # always both, for a claim's selector
+        owner = failure.claim.source
         path = failure.claim.base + failure.alternative.path + ("selectors", failure.index, "cel", "expression")
     out = []
     if isinstance(owner, KubeObject):

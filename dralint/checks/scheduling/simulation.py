@@ -71,7 +71,7 @@ def snapshot_cel_devices(ctx: Context) -> list[CelDevice]:
     inv = snapshot_inventory(ctx)
     if inv is None:
         return []
-    views = ctx.memo((MEMO, "cel-devices"), dict)
+    views: dict[DeviceId, CelDevice] = ctx.memo((MEMO, "cel-devices"), dict)
     return [_cel_view(views, dev) for dev in inv.all_devices()]
 
 

@@ -9,7 +9,7 @@ because the fix (one pod-level field) is per template too.
 
 from __future__ import annotations
 
-from typing import Callable, Iterator
+from typing import Callable, Iterator, Sequence
 
 from dralint.context import Context
 from dralint.diagnostics import Finding, Severity
@@ -55,7 +55,7 @@ def _names(names: list[str]) -> str:
     return ", ".join(f"'{n}'" for n in names)
 
 
-def _grouped(template: PodTemplate, rule: str, entries: list[tuple[DataPath | None, ContainerSecurity, str]],
+def _grouped(template: PodTemplate, rule: str, entries: Sequence[tuple[DataPath | None, ContainerSecurity, str]],
              hint: str, severity: Severity | None = None) -> Iterator[Finding]:
     """One finding per deciding field (or per template when no field decides), naming the containers."""
     by_path: dict[DataPath | None, list[tuple[ContainerSecurity, str]]] = {}
@@ -165,7 +165,7 @@ def _sysctls(template: PodTemplate) -> Iterator[Finding]:
 
 def _privileged(sec: ContainerSecurity) -> Iterator[Finding]:
     setting = sec.get("privileged")
-    if setting.value is True:
+    if setting.value is True and setting.path is not None:  # only UNSET has no path, and its value is None
         yield sec.template.owner.finding(
             setting.path, f"{sec.template.label}: {sec.kind} '{sec.name}' runs privileged: it has every capability and every host device",
             hint="remove `privileged: true`; add only the capability it needs (`capabilities: {add: [NET_BIND_SERVICE]}`) and request devices through a ResourceClaim",
@@ -230,7 +230,7 @@ def _capabilities(sec: ContainerSecurity) -> Iterator[Finding]:
 
 def _proc_mount(sec: ContainerSecurity) -> Iterator[Finding]:
     setting = sec.get("procMount")
-    if setting.is_set and setting.value != "Default":
+    if setting.path is not None and setting.value != "Default":
         yield sec.template.owner.finding(
             setting.path, f"{sec.template.label}: {sec.kind} '{sec.name}' uses procMount {setting.value}, which unmasks host information in /proc",
             hint="remove `procMount` (or set `procMount: Default`)", rule="SEC024",

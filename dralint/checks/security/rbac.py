@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from dralint.context import Context
-from dralint.diagnostics import Finding
+from dralint.diagnostics import Finding, Related
 from dralint.objects import KubeObject
 from dralint.rbac import BINDING_KINDS, ROLE_KINDS, PolicyRule, is_full_admin, policy_rules
 from dralint.registry import object_check
@@ -97,7 +97,7 @@ def check_admin_binding(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     if not isinstance(ref, dict):
         return
     kind, name = str(ref.get("kind", "")), str(ref.get("name", ""))
-    related = ()
+    related: tuple[Related, ...] = ()
     if kind == "ClusterRole" and name == "cluster-admin":
         what = "the built-in cluster-admin ClusterRole"
     else:
