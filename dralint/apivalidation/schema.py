@@ -15,7 +15,7 @@ import gzip
 import json
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import jsonschema_rs
 import yaml
@@ -63,7 +63,7 @@ def _merge(target: dict[str, Any], patch: dict[str, Any]) -> None:
             target[key] = copy.deepcopy(value)
 
 
-def _overlay_targets(overlay: dict[str, Any]):
+def _overlay_targets(overlay: dict[str, Any]) -> Iterator[tuple[str, str, str, Any]]:
     """Yield (overlay type key, definition name, property or ".", keywords to add) for every
     overlay entry and every definition version it applies to."""
     for section, types in overlay.items():

@@ -8,7 +8,7 @@ absolute path. Constants are the server's (``pkg/apis/resource/validation``) and
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -103,7 +103,7 @@ def _reference_problem(ref: Any, names: dict[str, set[str]]) -> bool:
     return len(parts) == 2 and parts[1] not in names[parts[0]]
 
 
-def _derived_owners(claim: dict[str, Any]):
+def _derived_owners(claim: dict[str, Any]) -> Iterator[tuple[tuple[str | int, ...], str, Any, list[Any]]]:
     """Yield (path to derivedAttributes list, request name, subrequest name or None, list)."""
     for i, request in enumerate(_list(claim.get("requests"))):
         if not isinstance(request, dict):
