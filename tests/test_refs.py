@@ -65,6 +65,9 @@ def test_edit_distance(a, b, expected):
         ("single-gpu", "multiple-gpus", False),
         ("ab", "abc", False),             # too short to judge
         ("h100-sxm-eighty-gb", "h100-sxm-eigthy-gbx", True),  # swap + insert, long name
+        ("cpu.example.com", "gpu.example.com", False),  # short words name different device types
+        ("tpu-v5", "gpu-v5", False),
+        ("gpu.exmple.com", "gpu.example.com", True),   # a typo in a longer word still counts
     ],
 )
 def test_typo_heuristic(wrong, right, expected):
