@@ -201,6 +201,11 @@ def resolve(ctx: Context, kind: str, namespace: str | None, name: str, *, siblin
     """
     target = ctx.find(kind, namespace, name)
     if target is not None:
+        if referrer is not None and target.path != referrer.path:
+            # Several objects with one identity (copies, overlays, revisions): the one beside
+            # the reference is the one it was written against.
+            target = next((o for o in _index(ctx, kind).by_name.get(name, [])
+                           if o.namespace == namespace and o.path == referrer.path), target)
         return Resolution(kind, namespace, name, Status.FOUND, target)
     creator = _created(ctx).get((kind, namespace, name))
     if creator is not None:
