@@ -111,13 +111,14 @@ def pod_claim_entries(spec: dict[str, Any]) -> Iterator[tuple[int, dict[str, Any
             yield index, entry
 
 
-def resolve_pod_claim(ctx: Context, namespace: str | None, entry: dict[str, Any], referrer: KubeObject | None = None) -> tuple[str, str, Resolution] | None:
-    """Resolve one ``spec.resourceClaims[]`` entry: (field, name, resolution), or None."""
+def resolve_pod_claim(ctx: Context, referrer: KubeObject, entry: dict[str, Any]) -> tuple[str, str, Resolution] | None:
+    """Resolve one ``spec.resourceClaims[]`` entry of ``referrer``'s pods: (field, name,
+    resolution), or None when the entry names nothing."""
     for field_name, kind, sibling in (
         ("resourceClaimTemplateName", "ResourceClaimTemplate", "ResourceClaim"),
         ("resourceClaimName", "ResourceClaim", "ResourceClaimTemplate"),
     ):
         name = entry.get(field_name)
         if isinstance(name, str) and name:
-            return field_name, name, resolve(ctx, kind, namespace, name, sibling_kinds=(sibling,), referrer=referrer)
+            return field_name, name, resolve(ctx, kind, referrer.namespace, name, sibling_kinds=(sibling,), referrer=referrer)
     return None

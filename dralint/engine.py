@@ -103,9 +103,9 @@ def enabled_rules(options: LintOptions, catalog: dict[str, Rule]) -> dict[str, R
     """The rules this run reports, after profile, select and ignore."""
     out = {}
     for rule in catalog.values():
-        if options.profile == "dra" and rule.category not in DRA_CATEGORIES:
+        if options.profile != "strict" and not rule.recommended:
             continue
-        if options.profile == "recommended" and not rule.recommended:
+        if options.profile == "dra" and rule.category not in DRA_CATEGORIES:
             continue
         if options.select and not any(rule_matches(rule, s) for s in options.select):
             continue

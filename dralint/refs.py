@@ -16,6 +16,7 @@ right namespace. Such a resolution is ``mistaken`` and callers report it as an e
 from __future__ import annotations
 
 import enum
+import re
 from dataclasses import dataclass, field
 
 from dralint.context import Context
@@ -200,6 +201,11 @@ def resolve(ctx: Context, kind: str, namespace: str | None, name: str, *, siblin
     """
     target = ctx.find(kind, namespace, name)
     if target is not None:
+        if referrer is not None and target.path != referrer.path:
+            # Several objects with one identity (copies, overlays, revisions): the one beside
+            # the reference is the one it was written against.
+            target = next((o for o in _index(ctx, kind).by_name.get(name, [])
+                           if o.namespace == namespace and o.path == referrer.path), target)
         return Resolution(kind, namespace, name, Status.FOUND, target)
     creator = _created(ctx).get((kind, namespace, name))
     if creator is not None:
@@ -272,8 +278,23 @@ def looks_like_typo(wrong: str, right: str) -> bool:
         return False
     if _strip_digits(wrong) == _strip_digits(right) or _strip_separators(wrong) == _strip_separators(right):
         return False
+    if _differ_in_one_short_word(wrong, right):
+        return False
     limit = 2 if min(len(wrong), len(right)) >= 12 else 1
     return edit_distance(wrong.lower(), right.lower()) <= limit
+
+
+def _differ_in_one_short_word(a: str, b: str) -> bool:
+    """Whether the names differ only in one separator-delimited word of at most three letters.
+
+    ``cpu.example.com`` and ``gpu.example.com``, ``tpu-v5`` and ``gpu-v5``: short words name
+    different things (device types, sizes), so one letter apart there is a sibling, not a typo.
+    """
+    words_a, words_b = re.split(r"[.\-_/]", a.lower()), re.split(r"[.\-_/]", b.lower())
+    if len(words_a) != len(words_b):
+        return False
+    differing = [(x, y) for x, y in zip(words_a, words_b) if x != y]
+    return len(differing) == 1 and max(len(differing[0][0]), len(differing[0][1])) <= 3
 
 
 def _strip_separators(text: str) -> str:

@@ -100,6 +100,14 @@ def test_short_attribute_names_are_qualified_with_the_driver(tmp_path):
     assert "none of the 2 devices" in diag.message and diag.related[0].span.path.endswith("slices.yaml")
 
 
+def test_scanned_slices_are_examples_not_the_fleet(tmp_path):
+    """A repository's captured ResourceSlices describe some demo cluster, not the one the claim
+    will meet: only cluster state given with --slices can prove an attribute is never published."""
+    claim = _claim(constraint_requests="[gpu]", attribute="gpu.vendor.example/numaNode")
+    assert _rules(tmp_path, claim, "REF010")
+    assert not _rules(tmp_path, claim + "---\n" + SLICES, "REF010", slices=None)
+
+
 def test_unknown_class_driver_leaves_the_constraint_alone(tmp_path):
     assert not _rules(tmp_path, _claim(nic_class="any-device", attribute="example.com/nothing"), "REF010")
 

@@ -21,3 +21,15 @@ def test_a_run_restores_the_garbage_collector_state():
         assert not gc.isenabled(), "a caller that had it off keeps it off"
     finally:
         gc.enable()
+
+
+def test_profiles_nest_dra_within_recommended_within_strict():
+    from dralint.catalog import load_catalog
+    from dralint.engine import enabled_rules
+
+    catalog = load_catalog()
+    dra, recommended, strict = (set(enabled_rules(LintOptions(profile=p), catalog)) for p in ("dra", "recommended", "strict"))
+    assert dra < recommended < strict == set(catalog)
+    assert all(catalog[r].category in ("yaml", "api", "cel", "reference", "extended-resources", "scheduling", "internal")
+               for r in dra)
+    assert not any(not catalog[r].recommended for r in recommended)

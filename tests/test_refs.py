@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 
 from conftest import lint_text
+from dralint.engine import lint
+from dralint.options import LintOptions
 from dralint.refs import Status, edit_distance, looks_like_typo, resolve
 
 TEMPLATE = """\
@@ -65,6 +67,9 @@ def test_edit_distance(a, b, expected):
         ("single-gpu", "multiple-gpus", False),
         ("ab", "abc", False),             # too short to judge
         ("h100-sxm-eighty-gb", "h100-sxm-eigthy-gbx", True),  # swap + insert, long name
+        ("cpu.example.com", "gpu.example.com", False),  # short words name different device types
+        ("tpu-v5", "gpu-v5", False),
+        ("gpu.exmple.com", "gpu.example.com", True),   # a typo in a longer word still counts
     ],
 )
 def test_typo_heuristic(wrong, right, expected):
@@ -227,3 +232,34 @@ def test_typo_suggestions_agree_before_and_after_the_variant_index_is_built():
     again = [getattr(index.near("ml", q), "name", None) for q in queries]
     assert first == again
     assert first[0] == names[0] and first[-1] is None
+
+
+def test_a_reference_resolves_to_the_same_named_object_beside_it(tmp_path):
+    """Two files holding a template of one identity (copies, revisions): each pod's request
+    names are checked against the template in its own file."""
+    template = """apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {{name: gpus, namespace: ml}}
+spec:
+  spec:
+    devices:
+      requests:
+      - {{name: {request}, exactly: {{deviceClassName: gpu.example.com}}}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {{name: {pod}, namespace: ml}}
+spec:
+  resourceClaims:
+  - {{name: gpus, resourceClaimTemplateName: gpus}}
+  containers:
+  - name: c
+    image: i:1
+    resources:
+      claims:
+      - {{name: gpus, request: {request}}}
+"""
+    (tmp_path / "a.yaml").write_text(template.format(request="shared", pod="a"))
+    (tmp_path / "b.yaml").write_text(template.format(request="exclusive", pod="b"))
+    result = lint(LintOptions(paths=[str(tmp_path)], profile="strict"))
+    assert not [d for d in result.diagnostics if d.rule == "REF005"]

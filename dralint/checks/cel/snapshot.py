@@ -1,6 +1,7 @@
 """CEL008, CEL010, CEL015: selectors evaluated against the ResourceSlices of ``--slices``.
 
-The inventory here is deliberately small: every device of every ResourceSlice in the run,
+The inventory here is deliberately small: every device of every ResourceSlice of the cluster
+state (slices among the scanned manifests are examples, not the fleet),
 converted once per run (``ctx.memo``) into :class:`dralint.cel.Device`.  The allocator's
 snapshot model (pools, nodes, completeness) lives elsewhere; "does any device match at all"
 and "which device makes a selector fail" need only the devices.
@@ -63,6 +64,8 @@ def _build(ctx: Context) -> Inventory:
     newest: dict[tuple[str, str], int] = {}
     slices = []
     for resource_slice in ctx.by_kind("ResourceSlice"):
+        if resource_slice.origin != "cluster":  # scanned slices are examples, not the fleet
+            continue
         driver = resource_slice.get(("spec", "driver"))
         devices = resource_slice.get(("spec", "devices"))
         if not isinstance(driver, str) or not isinstance(devices, list):

@@ -30,7 +30,7 @@ def claim_users(ctx: Context, namespace: str | None) -> dict[str, KubeObject]:
                 continue
             for template in pod_templates(obj):
                 for _, entry in pod_claim_entries(template.spec):
-                    resolved = resolve_pod_claim(ctx, namespace, entry)
+                    resolved = resolve_pod_claim(ctx, obj, entry)
                     if resolved and resolved[2].target is not None:
                         for request in device_requests(resolved[2].target):
                             if request.device_class:

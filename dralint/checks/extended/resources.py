@@ -127,7 +127,7 @@ def _claim_classes(ctx: Context, obj: KubeObject, template: PodTemplate, claims:
     for claim in claims if isinstance(claims, list) else []:
         name = claim.get("name") if isinstance(claim, dict) else None
         entry = entries.get(name) if isinstance(name, str) else None
-        resolved = resolve_pod_claim(ctx, obj.namespace, entry) if entry else None
+        resolved = resolve_pod_claim(ctx, obj, entry) if entry else None
         if resolved is None or resolved[2].target is None:
             continue
         target = resolved[2].target

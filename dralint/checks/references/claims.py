@@ -71,11 +71,15 @@ def check_config_driver(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
 
 
 def _published(ctx: Context, drivers: set[str]) -> tuple[int, set[str], list[KubeObject]]:
-    """Devices of these drivers in the snapshot and the attribute names they publish."""
+    """Devices of these drivers in the cluster state and the attribute names they publish.
+
+    ResourceSlices among the scanned manifests are examples (a demo's captured output), not the
+    fleet the claim will meet, so only ``--slices`` state counts, as for the allocator.
+    """
     count, names, slices = 0, set(), []
     for resource_slice in ctx.by_kind("ResourceSlice"):
         driver = resource_slice.get(("spec", "driver"))
-        if driver not in drivers:
+        if resource_slice.origin != "cluster" or driver not in drivers:
             continue
         slices.append(resource_slice)
         for device in _list(resource_slice.get(("spec", "devices"))):

@@ -47,7 +47,7 @@ def check_pod_claim_targets(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     if obj.kind == "PodGroup":
         entries += [(("spec", "resourceClaims", i), e) for i, e in enumerate(_list(obj.get(("spec", "resourceClaims")))) if isinstance(e, dict)]
     for path, entry in entries:
-        resolved = resolve_pod_claim(ctx, obj.namespace, entry, referrer=obj)
+        resolved = resolve_pod_claim(ctx, obj, entry)
         if resolved is None:
             continue
         field_name, name, resolution = resolved
@@ -103,7 +103,7 @@ def check_container_claims(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
 
 def _pod_level(ctx: Context, obj: KubeObject, entry: dict) -> bool:
     """Whether every device of the claim comes from a driver that serves the whole pod."""
-    resolved = resolve_pod_claim(ctx, obj.namespace, entry)
+    resolved = resolve_pod_claim(ctx, obj, entry)
     target = resolved[2].target if resolved else None
     classes = [r.device_class for r in device_requests(target)] if target is not None else []
     if not classes:
@@ -134,7 +134,7 @@ def _undeclared(obj: KubeObject, template: PodTemplate, path: DataPath, name: st
 
 def _unknown_request(obj: KubeObject, ctx: Context, template: PodTemplate, path: DataPath, claim: str, request: str, index: int) -> Finding | None:
     entry = template.spec["resourceClaims"][index]
-    resolved = resolve_pod_claim(ctx, obj.namespace, entry)
+    resolved = resolve_pod_claim(ctx, obj, entry)
     if resolved is None:
         return None
     target = resolved[2].target
