@@ -167,6 +167,9 @@ def unknown_field(target: Target) -> str | None:
     if "under `exactly:`" in hint:
         return _move_under_exactly(target, parent)
     if "has no `basic`" in hint:
+        if parent[name] and not isinstance(parent[name], MutableMapping):
+            # lift_keys walks the value as a mapping; a list or scalar there has no fields to lift
+            raise FixError(f"`{name}` is not a mapping, so there are no device fields to lift out of it; fix it by hand")
         lifted = convert.lift_keys(parent, name, indent=target.file.indent)
         return f"{', '.join(lifted)} lifted out of basic" if lifted else "empty basic removed"
     match = _DID_YOU_MEAN.search(hint)

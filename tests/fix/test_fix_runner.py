@@ -162,3 +162,33 @@ def test_a_finding_uncovered_by_a_fix_is_fixed_in_the_next_pass() -> None:
     outcome = fix_bytes("m.yaml", text.encode(), LintOptions(profile="strict"))
     assert [(r.rule, r.description) for r in outcome.applied] == [("API001", "Status renamed to status"), ("API016", "status removed")]
     assert outcome.fixed.decode() == text[: text.index("Status:")]
+
+
+def test_a_basic_that_is_not_a_mapping_is_reported_and_other_fixes_still_apply() -> None:
+    # lift_keys used to index a list or string `basic` as a mapping: the IndexError/TypeError
+    # became an internal error and no fix in the file was applied.
+    for value in ("[1]", "gpu", "[a, b]"):
+        text = f"""\
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {{name: s}}
+spec:
+  driver: d.example.com
+  pool: {{name: p, generation: 1, resourceSliceCount: 1}}
+  allNodes: true
+  devices:
+  - name: d0
+    basic: {value}
+---
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {{name: g}}
+spec:
+  extendedResouceName: example.com/gpu
+"""
+        outcome = fix_bytes("m.yaml", text.encode(), LintOptions(profile="strict"))
+        assert outcome.problem is None, value
+        assert [(r.rule, r.description) for r in outcome.applied] == [("API001", "extendedResouceName renamed to extendedResourceName")]
+        assert [(r.rule, r.line, r.reason) for r in outcome.rejected] == [
+            ("API001", 10, "`basic` is not a mapping, so there are no device fields to lift out of it; fix it by hand")]
+        assert f"    basic: {value}\n" in outcome.fixed.decode()
