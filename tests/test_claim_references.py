@@ -125,3 +125,24 @@ def test_config_scoped_to_a_request_of_its_driver_is_fine(tmp_path):
 
 def test_driver_name_case_is_ignored_like_the_api_server_does(tmp_path):
     assert not _rules(tmp_path, _claim(driver="GPU.vendor.example", config_requests="requests: [gpu]\n      "), "REF009")
+
+
+def test_a_snapshot_slice_whose_driver_is_not_a_string_is_skipped(tmp_path):
+    # `driver: {a: 1}` used to reach a set lookup: TypeError (unhashable dict), an internal error.
+    broken = SLICES + """\
+- apiVersion: resource.k8s.io/v1
+  kind: ResourceSlice
+  metadata: {name: broken}
+  spec:
+    driver: {a: 1}
+    nodeName: n1
+    pool: {name: n1, generation: 1, resourceSliceCount: 1}
+    devices:
+    - name: gpu-9
+      attributes:
+        numaNode: {int: 0}
+"""
+    result = lint_text(tmp_path, _claim(constraint_requests="[gpu, nic]", attribute="gpu.vendor.example/numaNode"), slices=broken)
+    assert not [d for d in result.diagnostics if d.rule == "INT001"]
+    (diag,) = [d for d in result.diagnostics if d.rule == "REF010"]
+    assert "none of the 2 devices" in diag.message

@@ -79,7 +79,7 @@ def _published(ctx: Context, drivers: set[str]) -> tuple[int, set[str], list[Kub
     count, names, slices = 0, set(), []
     for resource_slice in ctx.by_kind("ResourceSlice"):
         driver = resource_slice.get(("spec", "driver"))
-        if resource_slice.origin != "cluster" or driver not in drivers:
+        if resource_slice.origin != "cluster" or not isinstance(driver, str) or driver not in drivers:
             continue
         slices.append(resource_slice)
         for device in _list(resource_slice.get(("spec", "devices"))):
