@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from dralint.allocator import Features, Simulator, extended_resource_classes, pod_demand
+from dralint.allocator.pod import IMPLICIT_PREFIX
 from dralint.inventory import Inventory
 from allocator_fixtures import (
     DEFAULT_CLASSES,
@@ -156,6 +157,15 @@ class TestExtendedResources:
         assert extended_resource_classes(classes)["x.io/gpu"] == "new"
         same = {k: device_class(k, ext="x.io/gpu") for k in ("b", "a")}
         assert extended_resource_classes(same)["x.io/gpu"] == "a"
+
+    def test_a_name_that_is_not_a_string_maps_nothing(self):
+        # `extendedResourceName: [1]` used to reach a dict lookup: TypeError (unhashable list).
+        classes = {name: device_class(name) for name in ("odd", "num")}
+        classes["odd"]["spec"]["extendedResourceName"] = [1]
+        classes["num"]["spec"]["extendedResourceName"] = 5
+        classes["ok"] = device_class("ok", ext="x.io/gpu")
+        assert extended_resource_classes(classes) == {IMPLICIT_PREFIX + "num": "num", IMPLICIT_PREFIX + "odd": "odd",
+                                                      IMPLICIT_PREFIX + "ok": "ok", "x.io/gpu": "ok"}
 
 
 def test_fatal_cel_error_stops_every_node():

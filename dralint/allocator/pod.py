@@ -62,12 +62,12 @@ def extended_resource_classes(classes: Mapping[str, Mapping[str, Any]]) -> dict[
         data = classes[name]
         spec = as_mapping(data.get("spec"))
         explicit = spec.get("extendedResourceName")
-        if not explicit:
-            continue
+        if not isinstance(explicit, str) or not explicit:
+            continue  # the API server only takes a string; a list here is not even hashable
         meta = as_mapping(data.get("metadata"))
         stamp = str(meta.get("creationTimestamp") or "")
-        if explicit not in best or stamp > best[str(explicit)][0]:
-            best[str(explicit)] = (stamp, name)
+        if explicit not in best or stamp > best[explicit][0]:
+            best[explicit] = (stamp, name)
     for resource, (_, name) in best.items():
         mapping[resource] = name
     return mapping
