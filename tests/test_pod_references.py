@@ -174,6 +174,10 @@ spec:
     assert diag.severity.value == "info" and "runs 4 pods" in diag.message
     ganged = mpijob.replace("        spec:\n          containers:\n          - name: w", "        spec:\n          schedulerName: volcano\n          containers:\n          - name: w")
     assert not _of(lint_text(tmp_path, ganged), "REF007")
+    # A list is no scheduler name (it used to reach the set lookup: TypeError, unhashable list).
+    listed = lint_text(tmp_path, ganged.replace("schedulerName: volcano", "schedulerName: [volcano]"))
+    assert not _of(listed, "INT001")
+    assert len(_of(listed, "REF007")) == 1
 
 
 def test_admin_access_only_checked_when_namespace_is_known(tmp_path):

@@ -80,7 +80,8 @@ def _gang(obj: KubeObject, ctx: Context, templates: list[PodTemplate]) -> bool:
         return True
     for template in templates:
         spec = template.spec
-        if spec.get("schedulingGroup") or spec.get("workloadRef") or spec.get("schedulerName") in GANG_SCHEDULERS:
+        scheduler = spec.get("schedulerName")
+        if spec.get("schedulingGroup") or spec.get("workloadRef") or (isinstance(scheduler, str) and scheduler in GANG_SCHEDULERS):
             return True
         if _has_marker(template.metadata):
             return True
