@@ -213,6 +213,20 @@ subjects: [{kind: ServiceAccount, name: ctl, namespace: team-a}]
     assert fired(lint_manifest(pod(spec="  serviceAccountName: ctl\n")), "SEC014")
 
 
+def test_a_binding_subject_with_a_mapping_namespace_binds_nothing(lint_manifest):
+    # `namespace: {a: 1}` used to go into a set of (namespace, name): TypeError, unhashable dict.
+    binding = """apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: b}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: view}
+subjects: [{kind: ServiceAccount, name: ctl, namespace: {a: 1}}]
+---
+"""
+    result = lint_manifest(binding + pod(spec="  serviceAccountName: ctl\n"))
+    assert not fired(result, "INT001")
+    assert fired(result, "SEC014")
+
+
 def test_service_account_that_disables_automount_covers_the_pod(lint_manifest):
     sa = "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: ctl, namespace: team-a}\nautomountServiceAccountToken: false\n---\n"
     result = lint_manifest(sa + pod(spec="  serviceAccountName: ctl\n"))

@@ -34,8 +34,11 @@ def bound_accounts(ctx: Context) -> set[tuple[str | None, str]]:
             for binding in ctx.by_kind(kind):
                 subjects = binding.get(("subjects",))
                 for subject in subjects if isinstance(subjects, list) else []:
-                    if isinstance(subject, dict) and subject.get("kind") == "ServiceAccount":
-                        out.add((subject.get("namespace") or binding.namespace, str(subject.get("name"))))
+                    if not isinstance(subject, dict) or subject.get("kind") != "ServiceAccount":
+                        continue
+                    namespace = subject.get("namespace") or binding.namespace
+                    if namespace is None or isinstance(namespace, str):  # a mapping there binds no account
+                        out.add((namespace, str(subject.get("name"))))
         return out
 
     return ctx.memo((__name__, "bound"), build)
