@@ -14,6 +14,7 @@ from typing import Any, Iterator
 
 from dralint.context import Context
 from dralint.objects import KubeObject
+from dralint.plain import as_list
 from dralint.refs import Resolution, resolve
 from dralint.yamlload import DataPath
 
@@ -40,17 +41,13 @@ class DeviceRequest:
     admin_access: bool = False
 
 
-def _list(value: Any) -> list:
-    return value if isinstance(value, list) else []
-
-
 def device_requests(obj: KubeObject) -> Iterator[DeviceRequest]:
     """Every request and subrequest of a claim or template, v1 and v1beta1 shapes alike."""
     spec_path = claim_spec_path(obj)
     if spec_path is None:
         return
     requests_path = spec_path + ("devices", "requests")
-    for index, request in enumerate(_list(obj.get(requests_path))):
+    for index, request in enumerate(as_list(obj.get(requests_path))):
         if not isinstance(request, dict) or not isinstance(request.get("name"), str):
             continue
         path = requests_path + (index,)
@@ -75,12 +72,12 @@ def request_names(obj: KubeObject) -> list[str]:
     spec_path = claim_spec_path(obj)
     if spec_path is None:
         return []
-    return [r["name"] for r in _list(obj.get(spec_path + ("devices", "requests"))) if isinstance(r, dict) and isinstance(r.get("name"), str)]
+    return [r["name"] for r in as_list(obj.get(spec_path + ("devices", "requests"))) if isinstance(r, dict) and isinstance(r.get("name"), str)]
 
 
 def requests_in_scope(obj: KubeObject, names: Any) -> list[DeviceRequest]:
     """The requests a constraint or config applies to: the listed ones, or all when empty."""
-    wanted = {n for n in _list(names) if isinstance(n, str)}
+    wanted = {n for n in as_list(names) if isinstance(n, str)}
     every = list(device_requests(obj))
     if not wanted:
         return every
@@ -92,12 +89,12 @@ def class_drivers(device_class: KubeObject) -> frozenset[str] | None:
     from its opaque config; None when the class does not say (its selectors may still narrow
     devices in ways only CEL evaluation can tell)."""
     drivers: set[str] = set()
-    for selector in _list(device_class.get(("spec", "selectors"))):
+    for selector in as_list(device_class.get(("spec", "selectors"))):
         expression = selector.get("cel", {}).get("expression") if isinstance(selector, dict) and isinstance(selector.get("cel"), dict) else None
         if isinstance(expression, str):
             for match in _DRIVER_EQUALS.finditer(expression):
                 drivers.add(match.group(2) or match.group(4))
-    for config in _list(device_class.get(("spec", "config"))):
+    for config in as_list(device_class.get(("spec", "config"))):
         opaque = config.get("opaque") if isinstance(config, dict) else None
         if isinstance(opaque, dict) and isinstance(opaque.get("driver"), str):
             drivers.add(opaque["driver"])
@@ -106,7 +103,7 @@ def class_drivers(device_class: KubeObject) -> frozenset[str] | None:
 
 def pod_claim_entries(spec: dict[str, Any]) -> Iterator[tuple[int, dict[str, Any]]]:
     """The well-formed ``spec.resourceClaims[]`` entries of a pod spec, with their indexes."""
-    for index, entry in enumerate(_list(spec.get("resourceClaims"))):
+    for index, entry in enumerate(as_list(spec.get("resourceClaims"))):
         if isinstance(entry, dict):
             yield index, entry
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Iterable, Iterator, Mapping, NamedTuple, Sequence
 
+from dralint.plain import as_list, as_mapping
 from dralint.quantity import DECIMAL_SI, Quantity, QuantityError, parse_quantity
 
 Path = tuple[str | int, ...]
@@ -254,15 +255,6 @@ def _int(value: object, default: int) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else default
 
 
-def _mapping(value: object) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
-
-
-def items(value: object) -> list[Any]:
-    """A list field, or [] when the snapshot has anything else there (bad input never raises)."""
-    return value if isinstance(value, list) else []
-
-
 def _attribute(raw: object) -> tuple[str, Any]:
     """(type, value) of a DeviceAttribute; type "" when no supported value is set."""
     for kind in SCALAR_ATTRIBUTE_TYPES + LIST_ATTRIBUTE_TYPES:
@@ -275,7 +267,7 @@ def _attribute(raw: object) -> tuple[str, Any]:
 def _policy(raw: Mapping[str, Any]) -> RequestPolicy | None:
     if not raw:
         return None
-    rng = _mapping(raw.get("validRange"))
+    rng = as_mapping(raw.get("validRange"))
     values = raw.get("validValues")
     return RequestPolicy(
         default=amount(raw.get("default")),
@@ -330,18 +322,18 @@ class Inventory:
         claims: list[tuple[Mapping[str, Any], Any, Path]] = []
         for data, source, base in _flatten(items):
             kind = data.get("kind")
-            meta = _mapping(data.get("metadata"))
+            meta = as_mapping(data.get("metadata"))
             if kind == "ResourceSlice":
                 slices.append((data, source, base))
             elif kind == "DeviceClass" and meta.get("name"):
                 inv.device_classes[str(meta["name"])] = data
                 inv.class_sources[str(meta["name"])] = (source, base)
             elif kind == "Node" and meta.get("name"):
-                status = _mapping(data.get("status"))
+                status = as_mapping(data.get("status"))
                 inv.nodes[str(meta["name"])] = Node(
                     str(meta["name"]),
-                    {str(k): str(v) for k, v in _mapping(meta.get("labels")).items()},
-                    {str(k): str(v) for k, v in _mapping(status.get("allocatable")).items()},
+                    {str(k): str(v) for k, v in as_mapping(meta.get("labels")).items()},
+                    {str(k): str(v) for k, v in as_mapping(status.get("allocatable")).items()},
                     source,
                 )
             elif kind == "ResourceClaim":
@@ -357,14 +349,14 @@ class Inventory:
         return inv
 
     def _add_taint_rule(self, data: Mapping[str, Any]) -> None:
-        spec = _mapping(data.get("spec"))
-        taint = _mapping(spec.get("taint"))
+        spec = as_mapping(data.get("spec"))
+        taint = as_mapping(spec.get("taint"))
         if not taint.get("key") or not taint.get("effect"):
             return
         # At 1.37 an omitted deviceSelector matches every device (fixed to "none" in 1.38).
         self.taint_rules.append(
             (
-                _mapping(spec.get("deviceSelector")),
+                as_mapping(spec.get("deviceSelector")),
                 Taint(str(taint["key"]), str(taint.get("value") or ""), str(taint["effect"])),
             )
         )
@@ -378,9 +370,9 @@ class Inventory:
         return tuple(found)
 
     def _add_slice(self, data: Mapping[str, Any], source: Any, base: Path) -> None:
-        meta = _mapping(data.get("metadata"))
-        spec = _mapping(data.get("spec"))
-        pool = _mapping(spec.get("pool"))
+        meta = as_mapping(data.get("metadata"))
+        spec = as_mapping(data.get("spec"))
+        pool = as_mapping(spec.get("pool"))
         driver = str(spec.get("driver") or "")
         pool_name = str(pool.get("name") or "")
         name = str(meta.get("name") or meta.get("generateName") or "")
@@ -407,8 +399,8 @@ class Inventory:
             )
             return
         counter_sets: dict[str, dict[str, Fraction]] = {}
-        for i, cs in enumerate(items(spec.get("sharedCounters"))):
-            cs = _mapping(cs)
+        for i, cs in enumerate(as_list(spec.get("sharedCounters"))):
+            cs = as_mapping(cs)
             cs_name = str(cs.get("name") or "")
             if cs_name in counter_sets:
                 self.problems.append(
@@ -421,8 +413,8 @@ class Inventory:
                 )
                 continue
             counter_sets[cs_name] = {
-                str(k): amount(_mapping(v).get("value")) or Fraction(0)
-                for k, v in _mapping(cs.get("counters")).items()
+                str(k): amount(as_mapping(v).get("value")) or Fraction(0)
+                for k, v in as_mapping(cs.get("counters")).items()
             }
         sl = Slice(
             name=name,
@@ -436,7 +428,7 @@ class Inventory:
             source=source,
             base=base,
         )
-        for i, raw in enumerate(items(spec.get("devices"))):
+        for i, raw in enumerate(as_list(spec.get("devices"))):
             if isinstance(raw, Mapping) and raw.get("name"):
                 sl.devices.append(self._device(sl, i, raw))
         self.pools.setdefault((driver, pool_name), Pool(driver, pool_name)).slices.append(sl)
@@ -447,29 +439,29 @@ class Inventory:
 
     def _device(self, sl: Slice, index: int, raw: Mapping[str, Any]) -> Device:
         # v1beta1 nests the device properties under "basic".
-        merged = {**raw, **_mapping(raw.get("basic"))}
+        merged = {**raw, **as_mapping(raw.get("basic"))}
         attributes = {
-            qualify(str(k), sl.driver): _attribute(v) for k, v in _mapping(merged.get("attributes")).items()
+            qualify(str(k), sl.driver): _attribute(v) for k, v in as_mapping(merged.get("attributes")).items()
         }
         capacity: dict[str, Capacity] = {}
-        for key, value in _mapping(merged.get("capacity")).items():
+        for key, value in as_mapping(merged.get("capacity")).items():
             entry = value if isinstance(value, Mapping) else {"value": value}
             total = amount(entry.get("value"))
             if total is not None:
-                capacity[str(key)] = Capacity(total, str(entry.get("value")), _policy(_mapping(entry.get("requestPolicy"))))
+                capacity[str(key)] = Capacity(total, str(entry.get("value")), _policy(as_mapping(entry.get("requestPolicy"))))
         consumes = tuple(
             (
-                str(_mapping(c).get("counterSet") or ""),
+                str(as_mapping(c).get("counterSet") or ""),
                 tuple(
-                    (str(k), amount(_mapping(v).get("value")) or Fraction(0))
-                    for k, v in _mapping(_mapping(c).get("counters")).items()
+                    (str(k), amount(as_mapping(v).get("value")) or Fraction(0))
+                    for k, v in as_mapping(as_mapping(c).get("counters")).items()
                 ),
             )
-            for c in items(merged.get("consumesCounters"))
+            for c in as_list(merged.get("consumesCounters"))
         )
         own_taints = tuple(
             Taint(str(t.get("key") or ""), str(t.get("value") or ""), str(t.get("effect") or ""))
-            for t in (_mapping(t) for t in items(merged.get("taints")))
+            for t in (as_mapping(t) for t in as_list(merged.get("taints")))
         )
         name = str(merged["name"])
         return Device(
@@ -551,14 +543,14 @@ class Inventory:
                             )
 
     def _add_claim(self, data: Mapping[str, Any], source: Any, base: Path) -> None:
-        meta = _mapping(data.get("metadata"))
-        allocation = _mapping(_mapping(data.get("status")).get("allocation"))
+        meta = as_mapping(data.get("metadata"))
+        allocation = as_mapping(as_mapping(data.get("status")).get("allocation"))
         if not allocation:
             return
         claim_name = f"{meta.get('namespace') or 'default'}/{meta.get('name') or '?'}"
         ids = []
-        for result in items(_mapping(allocation.get("devices")).get("results")):
-            result = _mapping(result)
+        for result in as_list(as_mapping(allocation.get("devices")).get("results")):
+            result = as_mapping(result)
             dev_id = DeviceId(str(result.get("driver")), str(result.get("pool")), str(result.get("device")))
             ids.append(dev_id)
             if result.get("adminAccess") is True:
@@ -567,7 +559,7 @@ class Inventory:
             consumed = dict(before.consumed) if before else {}
             shared = bool(result.get("shareID"))
             if shared:
-                for key, value in _mapping(result.get("consumedCapacity")).items():
+                for key, value in as_mapping(result.get("consumedCapacity")).items():
                     consumed[str(key)] = consumed.get(str(key), Fraction(0)) + (amount(value) or Fraction(0))
             self.allocated[dev_id] = AllocatedDevice(
                 dedicated=(before.dedicated if before else False) or not shared,

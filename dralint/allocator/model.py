@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Callable, Mapping, Sequence
 
-from dralint.inventory import Device, amount, items
+from dralint.inventory import Device, amount
+from dralint.plain import as_list
 
 Path = tuple[str | int, ...]
 
@@ -185,7 +186,7 @@ def parse_claim(label: str, spec: Mapping[str, Any], *, source: Any = None, base
     if not isinstance(devices, Mapping):
         devices = {}
     requests = []
-    for i, raw in enumerate(items(devices.get("requests"))):
+    for i, raw in enumerate(as_list(devices.get("requests"))):
         if not isinstance(raw, Mapping) or not raw.get("name"):
             continue
         name = str(raw["name"])
@@ -203,13 +204,13 @@ def parse_claim(label: str, spec: Mapping[str, Any], *, source: Any = None, base
             body, bpath = (exact, rpath + ("exactly",)) if isinstance(exact, Mapping) else (raw, rpath)
             requests.append(Request(name, (_alternative(name, None, body, bpath),), False))
     constraints = []
-    for i, raw in enumerate(items(devices.get("constraints"))):
+    for i, raw in enumerate(as_list(devices.get("constraints"))):
         if not isinstance(raw, Mapping):
             continue
         kind = "matchAttribute" if raw.get("matchAttribute") else "distinctAttribute"
         attr = raw.get(kind)
         if attr:
-            constraints.append(Constraint(kind, str(attr), frozenset(str(r) for r in items(raw.get("requests"))), i))
+            constraints.append(Constraint(kind, str(attr), frozenset(str(r) for r in as_list(raw.get("requests"))), i))
     return Claim(label, tuple(requests), tuple(constraints), source=source, base=base)
 
 

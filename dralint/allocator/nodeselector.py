@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from dralint.inventory import items
+from dralint.plain import as_list
 
 
 class SelectorError(ValueError):
@@ -17,7 +17,7 @@ class SelectorError(ValueError):
 
 def _requirement(req: Mapping[str, Any], value: str | None) -> bool:
     op = req.get("operator")
-    values = [str(v) for v in items(req.get("values"))]
+    values = [str(v) for v in as_list(req.get("values"))]
     if op == "In":
         return value is not None and value in values
     if op == "NotIn":
@@ -39,11 +39,11 @@ def _requirement(req: Mapping[str, Any], value: str | None) -> bool:
 
 def node_matches(selector: Mapping[str, Any], name: str, labels: Mapping[str, str]) -> bool:
     """True when the node (name + labels) matches the NodeSelector; raises SelectorError."""
-    for term in items(selector.get("nodeSelectorTerms")):
+    for term in as_list(selector.get("nodeSelectorTerms")):
         if not isinstance(term, Mapping):
             continue
-        exprs = [r for r in items(term.get("matchExpressions")) if isinstance(r, Mapping)]
-        fields = [r for r in items(term.get("matchFields")) if isinstance(r, Mapping)]
+        exprs = [r for r in as_list(term.get("matchExpressions")) if isinstance(r, Mapping)]
+        fields = [r for r in as_list(term.get("matchFields")) if isinstance(r, Mapping)]
         if not exprs and not fields:
             continue
         ok = all(_requirement(r, labels.get(str(r.get("key")))) for r in exprs)

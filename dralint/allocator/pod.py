@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
 from dralint.allocator.model import Claim, extended_claim, parse_claim
-from dralint.inventory import AllocatedClaim, Inventory, Node, amount, items, object_data
-from dralint.plain import as_mapping
+from dralint.inventory import AllocatedClaim, Inventory, Node, amount, object_data
+from dralint.plain import as_list, as_mapping
 
 IMPLICIT_PREFIX = "deviceclass.resource.kubernetes.io/"
 #: The scheduler's reason for an extended resource neither DRA nor a device plugin serves.
@@ -77,10 +77,10 @@ def _containers(spec: Mapping[str, Any], ext: Mapping[str, str]) -> tuple[Contai
     out = []
     inits = [
         (c, c.get("restartPolicy") == "Always", ("initContainers", i))
-        for i, c in enumerate(items(spec.get("initContainers")))
+        for i, c in enumerate(as_list(spec.get("initContainers")))
         if isinstance(c, Mapping)
     ]
-    mains = [(c, True, ("containers", i)) for i, c in enumerate(items(spec.get("containers"))) if isinstance(c, Mapping)]
+    mains = [(c, True, ("containers", i)) for i, c in enumerate(as_list(spec.get("containers"))) if isinstance(c, Mapping)]
     for index, (container, long_lived, path) in enumerate(inits + mains):
         resources = as_mapping(container.get("resources"))
         limits = as_mapping(resources.get("limits"))
@@ -126,7 +126,7 @@ def pod_demand(
     shared: set[int] = set()
     allocated: list[AllocatedClaim] = []
     unresolved: list[str] = []
-    for i, entry in enumerate(items(spec.get("resourceClaims"))):
+    for i, entry in enumerate(as_list(spec.get("resourceClaims"))):
         if not isinstance(entry, Mapping):
             continue
         tmpl = entry.get("resourceClaimTemplateName")

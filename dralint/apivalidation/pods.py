@@ -13,23 +13,16 @@ from dralint.apivalidation import errors as E
 from dralint.apivalidation.errors import ApiError, Path
 from dralint.apivalidation.formats import dns_label, dns_subdomain, is_extended_resource
 from dralint.apivalidation.quantity import parse_quantity
+from dralint.plain import as_dict, as_list
 
 CONTAINER_LISTS = ("initContainers", "containers", "ephemeralContainers")
 CLAIM_SOURCES = ("resourceClaimName", "resourceClaimTemplateName")
 
 
-def _as_list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
-
-
-def _as_dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
 def _pod_claims(spec: dict[str, Any], base: Path) -> list[ApiError]:
     found: list[ApiError] = []
     names: list[str] = []
-    for i, claim in enumerate(_as_list(spec.get("resourceClaims"))):
+    for i, claim in enumerate(as_list(spec.get("resourceClaims"))):
         if not isinstance(claim, dict):
             continue
         path: Path = base + ("resourceClaims", i)
@@ -89,7 +82,7 @@ def _container_claims(path: Path, claims: list[Any]) -> list[ApiError]:
 
 def _extended_resources(path: Path, resources: dict[str, Any]) -> list[ApiError]:
     found: list[ApiError] = []
-    requests, limits = _as_dict(resources.get("requests")), _as_dict(resources.get("limits"))
+    requests, limits = as_dict(resources.get("requests")), as_dict(resources.get("limits"))
     for section, values in (("limits", limits), ("requests", requests)):
         for name, raw in values.items():
             if not is_extended_resource(name):
@@ -116,14 +109,14 @@ def check_pod_spec(spec: Any, base: Path = ()) -> list[ApiError]:
     if not isinstance(spec, dict):
         return []
     found = _pod_claims(spec, base)
-    if _as_dict(spec.get("resources")).get("claims") is not None:
+    if as_dict(spec.get("resources")).get("claims") is not None:
         path = base + ("resources", "claims")
         found.append(ApiError(path, E.INVALID_VALUE, E.forbidden(path, "claims cannot be set for Resources at pod-level"), key=True,
                               hint="list claims under each container's `resources.claims` instead"))
     for list_name in CONTAINER_LISTS:
-        for i, container in enumerate(_as_list(spec.get(list_name))):
-            resources = _as_dict(_as_dict(container).get("resources"))
+        for i, container in enumerate(as_list(spec.get(list_name))):
+            resources = as_dict(as_dict(container).get("resources"))
             where: Path = base + (list_name, i, "resources")
-            found += _container_claims(where + ("claims",), _as_list(resources.get("claims")))
+            found += _container_claims(where + ("claims",), as_list(resources.get("claims")))
             found += _extended_resources(where, resources)
     return found

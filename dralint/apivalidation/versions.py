@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass
-from typing import Any
 
 from dralint.apivalidation import errors as E
 from dralint.apivalidation.errors import ApiError

@@ -2,21 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from typing import Iterator
 
 from dralint.claims import CLAIM_KINDS, DeviceRequest, class_drivers, claim_spec_path, device_requests, requests_in_scope
 from dralint.context import Context
 from dralint.diagnostics import Finding
 from dralint.objects import KubeObject
+from dralint.plain import as_list
 from dralint.refs import reference_finding, resolve
 from dralint.registry import object_check
 
 NOT_IN_SCOPE = "REF001"
 ADMIN_ACCESS_LABEL = "resource.kubernetes.io/admin-access"
-
-
-def _list(value: Any) -> list:
-    return value if isinstance(value, list) else []
 
 
 @object_check("REF001", "REF008", kinds=CLAIM_KINDS)
@@ -51,7 +48,7 @@ def check_config_driver(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     """An opaque config is handed only to its driver; one no selected class uses is ignored."""
     spec_path = claim_spec_path(obj)
     assert spec_path is not None
-    for index, config in enumerate(_list(obj.get(spec_path + ("devices", "config")))):
+    for index, config in enumerate(as_list(obj.get(spec_path + ("devices", "config")))):
         opaque = config.get("opaque") if isinstance(config, dict) else None
         driver = opaque.get("driver") if isinstance(opaque, dict) else None
         if not isinstance(driver, str) or not driver:
@@ -82,7 +79,7 @@ def _published(ctx: Context, drivers: set[str]) -> tuple[int, set[str], list[Kub
         if resource_slice.origin != "cluster" or not isinstance(driver, str) or driver not in drivers:
             continue
         slices.append(resource_slice)
-        for device in _list(resource_slice.get(("spec", "devices"))):
+        for device in as_list(resource_slice.get(("spec", "devices"))):
             if not isinstance(device, dict):
                 continue
             count += 1
@@ -100,7 +97,7 @@ def check_match_attribute_published(obj: KubeObject, ctx: Context) -> Iterator[F
     tell when none of the candidate devices publishes it at all."""
     spec_path = claim_spec_path(obj)
     assert spec_path is not None
-    for index, constraint in enumerate(_list(obj.get(spec_path + ("devices", "constraints")))):
+    for index, constraint in enumerate(as_list(obj.get(spec_path + ("devices", "constraints")))):
         attribute = constraint.get("matchAttribute") if isinstance(constraint, dict) else None
         if not isinstance(attribute, str) or "/" not in attribute:
             continue

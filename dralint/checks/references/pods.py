@@ -7,13 +7,13 @@ typo in a JobSet's worker template is caught exactly like one in a bare Pod.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, Iterator
+from typing import Iterator
 
 from dralint.claims import class_drivers, device_requests, pod_claim_entries, request_names, resolve_pod_claim
 from dralint.context import Context
 from dralint.diagnostics import Finding, Related
 from dralint.objects import KubeObject, PodTemplate, pod_templates
-from dralint.plain import as_dict
+from dralint.plain import as_dict, as_list
 from dralint.refs import looks_like_typo, reference_finding
 from dralint.registry import object_check
 from dralint.yamlload import DataPath
@@ -23,10 +23,6 @@ OTHER_FIELD = {"resourceClaimTemplateName": "resourceClaimName", "resourceClaimN
 #: DRA drivers whose devices serve the whole pod (network interfaces moved into the pod's
 #: network namespace), so no container needs to list their claims.
 POD_LEVEL_DRIVERS = frozenset({"dra.net", "sriovnetwork.k8snetworkplumbingwg.io", "ovsdpdk.k8snetworkplumbingwg.io"})
-
-
-def _list(value: Any) -> list:
-    return value if isinstance(value, list) else []
 
 
 def _declared(template: PodTemplate) -> dict[str, int]:
@@ -45,7 +41,7 @@ def check_pod_claim_targets(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     for template in pod_templates(obj):
         entries += [(template.path + ("resourceClaims", i), e) for i, e in pod_claim_entries(template.spec)]
     if obj.kind == "PodGroup":
-        entries += [(("spec", "resourceClaims", i), e) for i, e in enumerate(_list(obj.get(("spec", "resourceClaims")))) if isinstance(e, dict)]
+        entries += [(("spec", "resourceClaims", i), e) for i, e in enumerate(as_list(obj.get(("spec", "resourceClaims")))) if isinstance(e, dict)]
     for path, entry in entries:
         resolved = resolve_pod_claim(ctx, obj, entry)
         if resolved is None:
@@ -70,7 +66,7 @@ def check_container_claims(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
         undeclared: list[str] = []
         for container_path, container in template.containers():
             resources = as_dict(container.get("resources"))
-            for index, claim in enumerate(_list(resources.get("claims"))):
+            for index, claim in enumerate(as_list(resources.get("claims"))):
                 if not isinstance(claim, dict) or not isinstance(claim.get("name"), str):
                     continue
                 path = container_path + ("resources", "claims", index)

@@ -16,6 +16,7 @@ from dralint.context import Context
 from dralint.diagnostics import Finding
 from dralint.migration import extended_requests
 from dralint.objects import KubeObject, PodTemplate, pod_templates
+from dralint.plain import as_list
 from dralint.registry import object_check
 
 #: Schedulers that place a group of pods all-or-nothing.
@@ -25,10 +26,6 @@ GANG_MARKERS = ("scheduling.k8s.io/group-name", "scheduling.x-k8s.io/pod-group",
                 "pod-group.scheduling.sigs.k8s.io/name", "kai.scheduler/podgroup")
 #: Kinds whose pods run together as one job.
 JOB_KINDS = frozenset({"Job", "JobSet", "MPIJob", "PyTorchJob", "TFJob", "XGBoostJob", "PaddleJob", "JAXJob", "TrainJob"})
-
-
-def _list(value: Any) -> list:
-    return value if isinstance(value, list) else []
 
 
 def pods_of(template: PodTemplate) -> str:
@@ -59,7 +56,7 @@ def check_shared_claim_in_workload(obj: KubeObject, ctx: Context) -> Iterator[Fi
 
 def needs_devices(template: PodTemplate) -> bool:
     """Whether the pods hold devices: DRA claims or device-plugin/DRA extended resources."""
-    if _list(template.spec.get("resourceClaims")):
+    if as_list(template.spec.get("resourceClaims")):
         return True
     return any(True for path, c in template.containers() for implicit in (False, True) for _ in extended_requests(path, c, implicit=implicit))
 
