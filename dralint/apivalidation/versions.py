@@ -69,7 +69,6 @@ class VersionVerdict:
 
     definition: str | None
     errors: tuple[ApiError, ...]
-    custom_resource: bool = False
 
 
 def _split(api_version: str) -> tuple[str, str]:
@@ -108,8 +107,7 @@ def check_version(api_version: str, kind: str, index: dict[str, object]) -> Vers
     if group not in groups:
         return VersionVerdict(None, (_at_api_version(
             E.NOT_VALIDATED, f"{kind} ({api_version}) is not a built-in Kubernetes v1.37 kind; dralint does not "
-            "validate its fields against a schema", "custom resources are checked only by the rules that know them"),),
-            custom_resource=True)
+            "validate its fields against a schema", "custom resources are checked only by the rules that know them"),))
     served = _served_versions(kinds, group, kind)
     if served:
         why = DRA_REWRITE_HINT.get(version, "") if group == RESOURCE_GROUP else ""

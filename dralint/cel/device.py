@@ -58,14 +58,6 @@ class Device:
         """``driver/pool/device`` as the scheduler prints it."""
         return "/".join(part for part in (self.driver, self.pool, self.name) if part)
 
-    def attribute_names(self, domain: str) -> set[str]:
-        """Names of attributes published under ``domain``."""
-        return set(self.attributes.get(domain, ()))
-
-    def capacity_names(self, domain: str) -> set[str]:
-        """Names of capacities published under ``domain``."""
-        return set(self.capacity.get(domain, ()))
-
     @classmethod
     def from_slice(cls, driver: str, entry: Mapping[str, Any], pool: str = "") -> Device:
         """Build from a ResourceSlice ``spec.devices[i]`` mapping; bad values go to ``problems``."""

@@ -1,10 +1,9 @@
 """CEL008, CEL010, CEL015: selectors evaluated against the ResourceSlices of ``--slices``.
 
-The inventory here is deliberately small: every device of every ResourceSlice of the cluster
-state (slices among the scanned manifests are examples, not the fleet),
-converted once per run (``ctx.memo``) into :class:`dralint.cel.Device`.  The allocator's
-snapshot model (pools, nodes, completeness) lives elsewhere; "does any device match at all"
-and "which device makes a selector fail" need only the devices.
+The devices are the allocator's view of the snapshot (``snapshot_cel_devices``: the newest
+generation of each pool of the cluster state; slices among the scanned manifests are examples,
+not the fleet), so these lints and the scheduling rules never disagree about what exists. This
+module only indexes them by the names each domain publishes.
 """
 
 from __future__ import annotations
@@ -18,6 +17,7 @@ from dataclasses import dataclass, field
 from dralint.cel import Device, Selection, check, matching_devices
 from dralint.cel.lints import STANDARD_DOMAINS, lookups
 from dralint.checks.cel.sites import SELECTOR_KINDS, SelectorGroup, class_expressions, selector_groups
+from dralint.checks.scheduling.simulation import snapshot_cel_devices
 from dralint.context import Context
 from dralint.diagnostics import Finding, Span
 from dralint.objects import KubeObject
@@ -55,33 +55,13 @@ def uses_snapshot(ctx: Context) -> bool:
 
 
 def inventory(ctx: Context) -> Inventory:
-    """Every device of every ResourceSlice in the run (cluster state and scanned files)."""
-    return ctx.memo(("dralint.checks.cel.snapshot", "inventory"), lambda: _build(ctx))
-
-
-def _build(ctx: Context) -> Inventory:
-    """Devices of the newest generation of each pool (the scheduler ignores older slices)."""
-    newest: dict[tuple[str, str], int] = {}
-    slices = []
-    for resource_slice in ctx.by_kind("ResourceSlice"):
-        if resource_slice.origin != "cluster":  # scanned slices are examples, not the fleet
-            continue
-        driver = resource_slice.get(("spec", "driver"))
-        devices = resource_slice.get(("spec", "devices"))
-        if not isinstance(driver, str) or not isinstance(devices, list):
-            continue
-        pool = str(resource_slice.get(("spec", "pool", "name"), ""))
-        generation = resource_slice.get(("spec", "pool", "generation"), 0)
-        generation = generation if isinstance(generation, int) else 0
-        newest[driver, pool] = max(newest.get((driver, pool), generation), generation)
-        slices.append((driver, pool, generation, devices))
-    result = Inventory()
-    for driver, pool, generation, devices in slices:
-        if generation == newest[driver, pool]:
-            for entry in devices:
-                if isinstance(entry, dict):
-                    result.add(Device.from_slice(driver, entry, pool=pool))
-    return result
+    """The snapshot's devices (the allocator's view of ``--slices``) indexed for the lints."""
+    def build() -> Inventory:
+        result = Inventory()
+        for device in snapshot_cel_devices(ctx):
+            result.add(device)
+        return result
+    return ctx.memo(("dralint.checks.cel.snapshot", "inventory"), build)
 
 
 def _selection(ctx: Context, expressions: tuple[str, ...], inherited: tuple[str, ...] = ()) -> Selection:
