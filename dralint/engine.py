@@ -193,8 +193,7 @@ def _load_sources(items: Iterable[SourceFile | FileIssue], origin: str, collect:
     for item in items:
         if isinstance(item, FileIssue):
             if report:
-                kind = "not-a-manifest" if item.kind in ("helm", "kustomization", "chart", "values") else item.kind
-                collect.engine(kind, item.message, _issue_span(item))
+                collect.engine(item.kind, item.message, _issue_span(item))
                 loaded.files.append(FileResult(item.path))
             continue
         source = SourceText(item.path, item.text)
