@@ -140,9 +140,9 @@ def workloads(count: int, per_node: int, seed: int = 11) -> list[dict[str, Any]]
 
 def direct(nodes: int, per_node: int, templates: int, allocated: float) -> None:
     """Inventory + simulator on plain dicts: the allocator's own cost, in both walk modes."""
-    from dralint.allocator import Simulator, extended_resource_classes, pod_demand
+    from dralint.k8s.allocator import Simulator, extended_resource_classes, pod_demand
     from dralint.checks.scheduling.simulation import cel_matcher
-    from dralint.inventory import Inventory
+    from dralint.k8s.inventory import Inventory
 
     snap = snapshot(nodes, per_node, allocated)
     work = workloads(templates, per_node)
@@ -174,8 +174,8 @@ def direct(nodes: int, per_node: int, templates: int, allocated: float) -> None:
 
 def pipeline(nodes: int, per_node: int, templates: int, allocated: float) -> None:
     """The same input through ``lint`` from files on disk (YAML parse and every check)."""
-    from dralint.engine import lint
-    from dralint.options import LintOptions
+    from dralint.lint.engine import lint
+    from dralint.lint.options import LintOptions
 
     with tempfile.TemporaryDirectory() as tmp:
         slices = Path(tmp) / "slices.yaml"

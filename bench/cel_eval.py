@@ -14,9 +14,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from dralint.cel import Device, check, matching_devices  # noqa: E402
-from dralint.quantity import parse_quantity  # noqa: E402
-from dralint.semver import parse_semver  # noqa: E402
+from dralint.k8s.cel import Device, check, matching_devices  # noqa: E402
+from dralint.k8s.quantity import parse_quantity  # noqa: E402
+from dralint.k8s.semver import parse_semver  # noqa: E402
 
 SELECTOR = (
     'device.driver == "gpu.example.com" && '

@@ -25,8 +25,8 @@ from bench.generate import generate  # noqa: E402
 
 STEPS = {
     "parse": "import yaml; list(yaml.load_all(open(PATH, encoding='utf-8'), Loader=yaml.CSafeLoader))",
-    "load": "from dralint.yamlload import load, SourceText; load(SourceText(PATH, open(PATH, encoding='utf-8').read()))",
-    "lint": "from dralint.engine import lint; from dralint.options import LintOptions; lint(LintOptions(paths=[PATH], profile=PROFILE))",
+    "load": "from dralint.yaml.loader import load, SourceText; load(SourceText(PATH, open(PATH, encoding='utf-8').read()))",
+    "lint": "from dralint.lint.engine import lint; from dralint.lint.options import LintOptions; lint(LintOptions(paths=[PATH], profile=PROFILE))",
 }
 RUNNER = """
 import resource, sys, time
@@ -40,8 +40,8 @@ print(elapsed, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 """
 SETUP = {
     "parse": "import yaml",
-    "load": "import dralint.yamlload",
-    "lint": "import dralint.engine, dralint.registry; dralint.registry.all_checks(); import dralint.catalog; dralint.catalog.load_catalog()",
+    "load": "import dralint.yaml.loader",
+    "lint": "import dralint.lint.engine, dralint.lint.registry; dralint.lint.registry.all_checks(); import dralint.lint.catalog; dralint.lint.catalog.load_catalog()",
 }
 
 

@@ -1,4 +1,4 @@
-"""Cost of the YAML 1.2 strictness pass (dralint.yamlstrict) next to the loader alone.
+"""Cost of the YAML 1.2 strictness pass (dralint.yaml.strict) next to the loader alone.
 
 Figures on the same generated stream, best CPU time of ``--repeat`` runs each (CPU time,
 not wall time, because these machines are shared and noisy):
@@ -23,8 +23,8 @@ from typing import Callable
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.generate import generate  # noqa: E402
-from dralint.yamlload import SourceText, load  # noqa: E402
-from dralint.yamlstrict import may_need_check, strict_problems  # noqa: E402
+from dralint.yaml.loader import SourceText, load  # noqa: E402
+from dralint.yaml.strict import may_need_check, strict_problems  # noqa: E402
 
 
 def best(function: Callable[[], object], repeat: int) -> float:

@@ -1,3 +1,3 @@
-from dralint.cli import main
+from dralint.cli.main import main
 
 main()

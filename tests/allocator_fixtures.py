@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from dralint.allocator import EvalError, Features, Search, Selection, Simulator, parse_claim
-from dralint.allocator.view import State, node_view
-from dralint.inventory import Device, Inventory
+from dralint.k8s.allocator import EvalError, Features, Search, Selection, Simulator, parse_claim
+from dralint.k8s.allocator.view import State, node_view
+from dralint.k8s.inventory import Device, Inventory
 
 DRIVER = "gpu.example.com"
 

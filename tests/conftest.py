@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 from hypothesis import settings
 
-from dralint.config import load_config
-from dralint.engine import RunResult
-from dralint.gate import lint_with_config
-from dralint.options import LintOptions
+from dralint.lint.config import load_config
+from dralint.lint.engine import RunResult
+from dralint.lint.gate import lint_with_config
+from dralint.lint.options import LintOptions
 
 def shared_dir(name: str) -> Path:
     """A folder of the team's shared material (``corpus``, ``yaml-test-suite``).

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dralint.diagnostics import Diagnostic
-from dralint.engine import RunResult
+from dralint.lint.engine import RunResult
 
 POD = """apiVersion: v1
 kind: Pod

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from dralint.allocator import BudgetExceeded, Fatal, Features
-from dralint.allocator.explain import explain
-from dralint.allocator.view import State
+from dralint.k8s.allocator import BudgetExceeded, Fatal, Features
+from dralint.k8s.allocator.explain import explain
+from dralint.k8s.allocator.view import State
 from allocator_fixtures import (
     allocate,
     allocated_claim,

@@ -109,8 +109,8 @@ node_st = st.tuples(
 def test_node_shape_answers_match_searching_every_node(nodes, claims, replicas, shared_nic):
     from allocator_fixtures import DEFAULT_CLASSES, allocated_claim, fake_matcher
 
-    from dralint.allocator import Simulator, pod_demand
-    from dralint.inventory import Inventory
+    from dralint.k8s.allocator import Simulator, pod_demand
+    from dralint.k8s.inventory import Inventory
 
     objs = []
     for n, (devs, busy) in enumerate(nodes):

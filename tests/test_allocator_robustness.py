@@ -6,8 +6,8 @@ from allocator_fixtures import DEFAULT_CLASSES, fake_matcher
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dralint.allocator import Fatal, Simulator, extended_resource_classes, pod_demand
-from dralint.inventory import Inventory
+from dralint.k8s.allocator import Fatal, Simulator, extended_resource_classes, pod_demand
+from dralint.k8s.inventory import Inventory
 
 junk = st.recursive(
     st.none() | st.booleans() | st.integers(-3, 3) | st.text(max_size=4) | st.sampled_from(["1Gi", "x", "-1"]),

@@ -10,8 +10,8 @@ import pytest
 
 from conftest import CORPUS
 from dralint.diagnostics import Severity
-from dralint.engine import lint
-from dralint.options import LintOptions
+from dralint.lint.engine import lint
+from dralint.lint.options import LintOptions
 
 pytestmark = pytest.mark.skipif(not (CORPUS / "INDEX.md").is_file(), reason="the shared corpus is not available")
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from click.testing import CliRunner
 
 from conftest import lint_text
-from dralint.cli import main
+from dralint.cli.main import main
 from dra_manifests import resource_claim
 
 

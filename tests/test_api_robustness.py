@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from dra_manifests import resource_claim
-from dralint.apivalidation import check_pod_spec, validate_object
+from dralint.k8s.apivalidation import check_pod_spec, validate_object
 
 MANIFESTS = resource_claim("""
 firstAvailable:

@@ -8,11 +8,11 @@ from typing import Any
 import pytest
 import yaml
 
-from dralint.apivalidation import check_pod_spec, validate_object, version_verdict
-from dralint.apivalidation import errors as E
-from dralint.apivalidation import formats
-from dralint.apivalidation.quantity import parse_quantity
-from dralint.apivalidation.schema import schema_set
+from dralint.k8s.apivalidation import check_pod_spec, validate_object, version_verdict
+from dralint.k8s.apivalidation import errors as E
+from dralint.k8s.apivalidation import formats
+from dralint.k8s.apivalidation.quantity import parse_quantity
+from dralint.k8s.apivalidation.schema import schema_set
 from dra_manifests import resource_claim
 
 

@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 
 from conftest import lint_text
-from dralint.catalog import load_catalog
-from dralint.docs import rules_markdown
-from dralint.engine import ENGINE_RULES
-from dralint.gate import STAGE_RULES
-from dralint.registry import implemented_rules, object_check
+from dralint.lint.catalog import load_catalog
+from dralint.lint.ruledocs import rules_markdown
+from dralint.lint.engine import ENGINE_RULES
+from dralint.lint.gate import STAGE_RULES
+from dralint.lint.registry import implemented_rules, object_check
 
 CATALOG = load_catalog()
 

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from dralint.catalog import CatalogError, load_catalog, parse_rule
-from dralint.docs import README_END, README_START, peer_table
+from dralint.lint.catalog import CatalogError, load_catalog, parse_rule
+from dralint.lint.ruledocs import README_END, README_START, peer_table
 
 BASE = {"id": "SEC999", "name": "x-rule", "severity": "warning", "category": "security", "summary": "s", "rationale": "r", "fix": "f"}
 

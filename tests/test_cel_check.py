@@ -1,10 +1,10 @@
-"""dralint.cel.check: what the API server says about a selector, at the exact character."""
+"""dralint.k8s.cel.check: what the API server says about a selector, at the exact character."""
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dralint.cel import MAX_LENGTH, Device, check, evaluate
+from dralint.k8s.cel import MAX_LENGTH, Device, check, evaluate
 
 
 def _only_error(expression: str):

@@ -1,6 +1,6 @@
-"""The static cost estimate (model documented in dralint/cel/cost.py)."""
+"""The static cost estimate (model documented in dralint/k8s/cel/cost.py)."""
 
-from dralint.cel import MAX_COST, check
+from dralint.k8s.cel import MAX_COST, check
 
 
 def test_simple_selector_is_cheap() -> None:

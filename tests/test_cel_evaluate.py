@@ -1,10 +1,10 @@
-"""dralint.cel.evaluate / matches / matching_devices: the scheduler's semantics."""
+"""dralint.k8s.cel.evaluate / matches / matching_devices: the scheduler's semantics."""
 
 import pytest
 
-from dralint.cel import Device, conjuncts, evaluate, matches, matching_devices
-from dralint.quantity import parse_quantity
-from dralint.semver import parse_semver
+from dralint.k8s.cel import Device, conjuncts, evaluate, matches, matching_devices
+from dralint.k8s.quantity import parse_quantity
+from dralint.k8s.semver import parse_semver
 
 GPU = "gpu.example.com"
 

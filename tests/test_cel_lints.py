@@ -1,7 +1,7 @@
-"""Static selector lints in dralint.cel.lints (offsets are into the expression)."""
+"""Static selector lints in dralint.k8s.cel.lints (offsets are into the expression)."""
 
-from dralint.cel import check
-from dralint.cel.lints import (constant_value, domain_mismatches, lookups, pinned_drivers,
+from dralint.k8s.cel import check
+from dralint.k8s.cel.lints import (constant_value, domain_mismatches, lookups, pinned_drivers,
                                quantity_string_comparisons, unguarded_lookups, version_string_comparisons)
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from dralint.cli import main
+from dralint.cli.main import main
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 GOOD = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  namespace: team-a\n"

@@ -10,9 +10,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from click.testing import CliRunner
 
-from dralint.cli import main
-from dralint.config import KEYS, config_key, find_config, load_config
-from dralint.options import LintOptions
+from dralint.cli.main import main
+from dralint.lint.config import KEYS, config_key, find_config, load_config
+from dralint.lint.options import LintOptions
 
 CM = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n"
 DUPLICATE = CM + "  name: again\n"

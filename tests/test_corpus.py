@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from conftest import CORPUS
-from dralint.cli import main
+from dralint.cli.main import main
 
 
 if not (CORPUS / "INDEX.md").is_file():

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from conftest import CORPUS
-from dralint.engine import lint
-from dralint.options import LintOptions
+from dralint.lint.engine import lint
+from dralint.lint.options import LintOptions
 
 pytestmark = pytest.mark.skipif(not (CORPUS / "INDEX.md").is_file(), reason="the shared corpus is not available")
 

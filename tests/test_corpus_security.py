@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from conftest import CORPUS
-from dralint.engine import lint
-from dralint.options import LintOptions
+from dralint.lint.engine import lint
+from dralint.lint.options import LintOptions
 
 DRIVER = CORPUS / "ffromani__dra-driver-memory" / "hack__ci__install.tmpl.yaml"
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import gc
 
-from dralint.engine import run
-from dralint.options import LintOptions
-from dralint.sources import SourceFile
+from dralint.lint.engine import run
+from dralint.lint.options import LintOptions
+from dralint.yaml.sources import SourceFile
 
 MANIFEST = SourceFile("m.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: team}\n")
 
@@ -24,8 +24,8 @@ def test_a_run_restores_the_garbage_collector_state():
 
 
 def test_profiles_nest_dra_within_recommended_within_strict():
-    from dralint.catalog import load_catalog
-    from dralint.engine import enabled_rules
+    from dralint.lint.catalog import load_catalog
+    from dralint.lint.engine import enabled_rules
 
     catalog = load_catalog()
     dra, recommended, strict = (set(enabled_rules(LintOptions(profile=p), catalog)) for p in ("dra", "recommended", "strict"))

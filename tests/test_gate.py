@@ -10,9 +10,9 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from dralint.cli import main, report_targets
-from dralint.engine import lint
-from dralint.options import LintOptions
+from dralint.cli.main import main, report_targets
+from dralint.lint.engine import lint
+from dralint.lint.options import LintOptions
 
 CM = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n"
 DUPLICATE = CM + "  name: again\n"

@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from conftest import CORPUS
-from dralint.inventory import DeviceId, Inventory
+from dralint.k8s.inventory import DeviceId, Inventory
 from allocator_fixtures import allocated_claim, device, resource_slice
 
 

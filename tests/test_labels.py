@@ -7,7 +7,7 @@ from itertools import product
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from dralint.labels import (
+from dralint.k8s.labels import (
     NodeSelection, NodeTerm, map_selector_matches, pod_node_selection, satisfiable, selector_matches,
     selector_requirements, Requirement,
 )

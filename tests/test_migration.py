@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from conftest import lint_text
-from dralint.engine import lint
-from dralint.options import LintOptions
+from dralint.lint.engine import lint
+from dralint.lint.options import LintOptions
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "migration"
 FAMILIES = ("REF", "EXT")
@@ -235,7 +235,7 @@ def test_command_line_with_cluster_state_and_closed_world():
     """What a platform team runs in CI: JSON out, exit 1 on the overlap, related locations kept."""
     from click.testing import CliRunner
 
-    from dralint.cli import main
+    from dralint.cli.main import main
 
     broken = CliRunner().invoke(main, ["lint", str(EXAMPLE / "broken"), "--slices", str(EXAMPLE / "cluster-state.yaml"),
                                        "--select", "EXT", "--format", "json"])

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from dralint.manifests import objects_from
-from dralint.objects import field_path, pod_templates
-from dralint.yamlload import SourceText, load
+from dralint.k8s.manifests import objects_from
+from dralint.k8s.objects import field_path, pod_templates
+from dralint.yaml.loader import SourceText, load
 
 
 def objects(text: str):

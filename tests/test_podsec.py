@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from dralint.objects import KubeObject, pod_templates
-from dralint.podsec import containers, run_as_root
-from dralint.yamlload import SourceText, load
+from dralint.k8s.objects import KubeObject, pod_templates
+from dralint.k8s.podsec import containers, run_as_root
+from dralint.yaml.loader import SourceText, load
 
 
 def _template(text: str):

@@ -4,7 +4,7 @@ from fractions import Fraction
 
 import pytest
 
-from dralint.quantity import Quantity, QuantityError, is_quantity, parse_quantity
+from dralint.k8s.quantity import Quantity, QuantityError, is_quantity, parse_quantity
 
 
 @pytest.mark.parametrize(("text", "value", "fmt"), [

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from conftest import lint_text
-from dralint.engine import lint
-from dralint.options import LintOptions
-from dralint.refs import Status, edit_distance, looks_like_typo, resolve
+from dralint.lint.engine import lint
+from dralint.lint.options import LintOptions
+from dralint.lint.refs import Status, edit_distance, looks_like_typo, resolve
 
 TEMPLATE = """\
 apiVersion: resource.k8s.io/v1
@@ -181,7 +181,7 @@ def test_deletion_index_finds_what_a_full_scan_finds():
     """The index is only a shortcut: on random names it agrees with comparing every pair."""
     import random
 
-    from dralint.refs import _deletions
+    from dralint.lint.refs import _deletions
 
     rng = random.Random(7)
     alphabet = "ab-1."
@@ -213,10 +213,10 @@ spec:
 
 
 def test_typo_suggestions_agree_before_and_after_the_variant_index_is_built():
-    from dralint.context import Context
-    from dralint.manifests import objects_from
-    from dralint.refs import _LINEAR_LOOKUPS, _index
-    from dralint.yamlload import SourceText, load
+    from dralint.lint.context import Context
+    from dralint.k8s.manifests import objects_from
+    from dralint.lint.refs import _LINEAR_LOOKUPS, _index
+    from dralint.yaml.loader import SourceText, load
 
     names = [f"{stem}-{n}" for stem in ("single-h100", "two-gpus-same-root", "mig-1g") for n in ("train", "serve", "eval")]
     text = "\n---\n".join(

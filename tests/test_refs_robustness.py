@@ -9,7 +9,7 @@ from pathlib import Path
 import yaml
 
 from conftest import lint_text
-from dralint.catalog import load_catalog
+from dralint.lint.catalog import load_catalog
 
 ROOT = Path(__file__).resolve().parent.parent
 ODD_VALUES = [None, 0, -3, True, "", "x/y", [], {}, [None], {"a": None}, "deviceclass.resource.kubernetes.io/", 1.5]

@@ -14,11 +14,11 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import dralint.sources
-from dralint.cli import main
-from dralint.sources import MAX_FILE_BYTES, SourceFile, decode
-from dralint.yamlload import MAX_DEPTH, SourceText, load
-from dralint.yamlstrict import strict_problems
+import dralint.yaml.sources
+from dralint.cli.main import main
+from dralint.yaml.sources import MAX_FILE_BYTES, SourceFile, decode
+from dralint.yaml.loader import MAX_DEPTH, SourceText, load
+from dralint.yaml.strict import strict_problems
 
 GOOD = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  namespace: team-a\n"
 #: Generous bound for one small hostile file; a hang or an exponential blow-up is far beyond it.
@@ -177,7 +177,7 @@ def test_read_error_is_reported_even_when_root_could_read_the_file(tmp_path, goo
             raise PermissionError(13, "Permission denied", str(path))
         return real_open(path, *args, **kwargs)
 
-    monkeypatch.setattr(dralint.sources, "open", deny, raising=False)
+    monkeypatch.setattr(dralint.yaml.sources, "open", deny, raising=False)
     report, _ = lint_json(bad, good)
     diag = only(report, bad)
     assert diag["rule"] == "YAML008" and diag["message"] == f"cannot read {bad}: Permission denied"

@@ -9,8 +9,8 @@ from typing import Any
 import jsonschema
 from click.testing import CliRunner
 
-from dralint.catalog import Rule
-from dralint.cli import main
+from dralint.lint.catalog import Rule
+from dralint.cli.main import main
 from dralint.diagnostics import Severity
 from dralint.reporters.sarif import rule_descriptor
 

@@ -8,9 +8,9 @@ import textwrap
 from click.testing import CliRunner
 
 from conftest import lint_text
-from dralint.allocator.examples import EXAMPLES, load_example
-from dralint.cli import main
-from dralint.inventory import Inventory
+from dralint.k8s.allocator.examples import EXAMPLES, load_example
+from dralint.cli.main import main
+from dralint.k8s.inventory import Inventory
 
 CLASS = """\
 apiVersion: resource.k8s.io/v1
@@ -266,8 +266,8 @@ def test_slices_in_the_linted_manifests_are_not_the_fleet(tmp_path):
 def test_shipped_scheduling_example_on_the_h100_snapshot():
     from pathlib import Path
 
-    from dralint.engine import lint
-    from dralint.options import LintOptions
+    from dralint.lint.engine import lint
+    from dralint.lint.options import LintOptions
 
     example = Path(__file__).resolve().parent.parent / "examples" / "scheduling"
     result = lint(LintOptions(paths=[str(example)], slices=["example:h100-mig"], profile="strict"))

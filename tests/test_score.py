@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dralint.score import score
+from dralint.lint.score import score
 
 counts = st.integers(min_value=0, max_value=10_000)
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from dralint.semver import SemverError, is_semver, parse_semver
+from dralint.k8s.semver import SemverError, is_semver, parse_semver
 
 
 @pytest.mark.parametrize(("text", "parts"), [

@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from dralint.allocator import Features, Simulator, extended_resource_classes, pod_demand
-from dralint.allocator.pod import IMPLICIT_PREFIX
-from dralint.inventory import Inventory
+from dralint.k8s.allocator import Features, Simulator, extended_resource_classes, pod_demand
+from dralint.k8s.allocator.pod import IMPLICIT_PREFIX
+from dralint.k8s.inventory import Inventory
 from allocator_fixtures import (
     DEFAULT_CLASSES,
     allocated_claim,
@@ -232,7 +232,7 @@ def test_extended_resource_gate_off_skips_the_special_claim():
 
 
 def test_packing_cap_is_not_a_shortfall():
-    from dralint.allocator.simulate import MAX_PACKED_REPLICAS
+    from dralint.k8s.allocator.simulate import MAX_PACKED_REPLICAS
 
     out = simulate(fleet({"a": 8}), POD, [FOUR], replicas=MAX_PACKED_REPLICAS + 10)
     assert out.placed == 2 and not out.all_placed

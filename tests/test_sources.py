@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from dralint.sources import FileIssue, SourceFile, decode, discover, not_a_manifest
+from dralint.yaml.sources import FileIssue, SourceFile, decode, discover, not_a_manifest
 
 
 def _paths(items):

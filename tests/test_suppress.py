@@ -6,9 +6,9 @@ from __future__ import annotations
 import datetime as dt
 
 from conftest import lint_text, rules_of
-from dralint.engine import lint
-from dralint.gate import finish
-from dralint.options import LintOptions
+from dralint.lint.engine import lint
+from dralint.lint.gate import finish
+from dralint.lint.options import LintOptions
 
 CM = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n"
 

@@ -16,10 +16,10 @@ import pytest
 from click.testing import CliRunner
 
 from conftest import YAML_TEST_SUITE
-from dralint.cli import main
-from dralint.engine import ENGINE_RULES
-from dralint.sources import SourceFile, decode
-from dralint.yamlload import SourceText, load
+from dralint.cli.main import main
+from dralint.lint.engine import ENGINE_RULES
+from dralint.yaml.sources import SourceFile, decode
+from dralint.yaml.loader import SourceText, load
 
 SUITE = YAML_TEST_SUITE
 

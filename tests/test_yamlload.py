@@ -13,8 +13,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dralint.sources import SourceFile, decode
-from dralint.yamlload import MAX_DEPTH, Document, LoadResult, SourceText, load
+from dralint.yaml.sources import SourceFile, decode
+from dralint.yaml.loader import MAX_DEPTH, Document, LoadResult, SourceText, load
 
 
 def parse(text: str) -> LoadResult:

@@ -9,8 +9,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import lint_text
-from dralint.yamlload import SourceText, load
-from dralint.yamlstrict import may_need_check, strict_problems
+from dralint.yaml.loader import SourceText, load
+from dralint.yaml.strict import may_need_check, strict_problems
 
 
 def syntax(text: str) -> list[tuple[int, int]]:

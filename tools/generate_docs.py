@@ -10,8 +10,8 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from dralint.catalog import load_catalog  # noqa: E402
-from dralint.docs import README_END, README_START, peer_table, replace_between, rules_markdown  # noqa: E402
+from dralint.lint.catalog import load_catalog  # noqa: E402
+from dralint.lint.ruledocs import README_END, README_START, peer_table, replace_between, rules_markdown  # noqa: E402
 
 TARGET = ROOT / "docs" / "rules.md"
 README = ROOT / "README.md"

@@ -9,7 +9,7 @@ Modules, from the bottom up:
 * :mod:`dralint.fix.fixers` - one fix per fixable catalog rule;
 * :mod:`dralint.fix.runner` - lint, fix, re-lint and keep or reject (``fix_bytes``), and the
   replacement regions for SARIF ``fixes[]`` (``fix_replacements``);
-* :mod:`dralint.fix.command` - the ``dralint fix`` command.
+* :mod:`dralint.cli.fix` - the ``dralint fix`` command.
 
 This package module imports nothing so that the submodules can import each other freely.
 """

@@ -24,7 +24,7 @@ from typing import Any
 
 from ruamel.yaml import YAML
 
-from dralint.yamlload import DataPath
+from dralint.yaml.loader import DataPath
 
 BOM = "\ufeff"
 
@@ -156,7 +156,7 @@ class EditableFile:
     """One manifest file loaded for editing: documents, format facts, and the printer.
 
     ``documents`` are ruamel.yaml round-trip nodes (or plain JSON data) in file order, indexed
-    like :class:`dralint.yamlload.Document.index`.
+    like :class:`dralint.yaml.loader.Document.index`.
     """
 
     def __init__(self, path: str, raw: bytes):

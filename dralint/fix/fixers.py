@@ -15,11 +15,11 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable, MutableMapping
 
-from dralint.apivalidation.schema import schema_set
+from dralint.k8s.apivalidation.schema import schema_set
 from dralint.diagnostics import Diagnostic
 from dralint.fix import convert
 from dralint.fix.document import EditableFile
-from dralint.yamlload import DataPath, Document
+from dralint.yaml.loader import DataPath, Document
 
 #: Rules whose fixes run first: renames leave every other data path where it was, while a
 #: version migration moves fields, so typo fixes go before it in one pass.

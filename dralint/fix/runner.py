@@ -17,14 +17,14 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from dralint.catalog import load_catalog
+from dralint.lint.catalog import load_catalog
 from dralint.diagnostics import Diagnostic, Replacement, Severity, Span
-from dralint.engine import RunResult, run
+from dralint.lint.engine import RunResult, run
 from dralint.fix.document import EditableFile, LineEdit, NotEditable
 from dralint.fix.fixers import FixError, Target, fixers, priority
-from dralint.options import LintOptions
-from dralint.sources import FileIssue, decode
-from dralint.yamlload import DataPath, Document, SourceText, iter_paths, load
+from dralint.lint.options import LintOptions
+from dralint.yaml.sources import FileIssue, decode
+from dralint.yaml.loader import DataPath, Document, SourceText, iter_paths, load
 
 MAX_PASSES = 4
 

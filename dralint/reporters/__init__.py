@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from dralint.engine import RunResult
+from dralint.lint.engine import RunResult
 
 Reporter = Callable[[RunResult, bool], str]
 

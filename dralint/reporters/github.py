@@ -9,8 +9,8 @@ dralint's exclusive end.
 from __future__ import annotations
 
 from dralint.diagnostics import Diagnostic, Severity
-from dralint.engine import RunResult
-from dralint.fingerprint import normal_path
+from dralint.lint.engine import RunResult
+from dralint.lint.fingerprint import normal_path
 from dralint.reporters.text import summary
 
 _COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}

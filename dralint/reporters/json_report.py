@@ -7,7 +7,7 @@ from typing import Any
 
 from dralint import __version__
 from dralint.diagnostics import Diagnostic, Severity
-from dralint.engine import RunResult
+from dralint.lint.engine import RunResult
 
 
 def diagnostic_dict(diag: Diagnostic) -> dict[str, Any]:

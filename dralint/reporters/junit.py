@@ -13,8 +13,8 @@ import xml.etree.ElementTree as ET
 from collections import defaultdict
 
 from dralint.diagnostics import Diagnostic
-from dralint.engine import FileResult, RunResult
-from dralint.objects import KubeObject
+from dralint.lint.engine import FileResult, RunResult
+from dralint.k8s.objects import KubeObject
 
 _NOT_XML = re.compile("[^\u0009\u000a\u000d\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 

@@ -17,10 +17,10 @@ from typing import Any
 from urllib.parse import quote
 
 from dralint import __version__
-from dralint.catalog import Rule, load_catalog
+from dralint.lint.catalog import Rule, load_catalog
 from dralint.diagnostics import Diagnostic, Replacement, Severity, Span, Suppressed
-from dralint.docs import explain
-from dralint.engine import RunResult
+from dralint.lint.ruledocs import explain
+from dralint.lint.engine import RunResult
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 #: The package page; change together with pyproject.toml when the project has a home page.

@@ -7,7 +7,7 @@ CI problem matchers can jump to it.
 from __future__ import annotations
 
 from dralint.diagnostics import Diagnostic, Severity
-from dralint.engine import RunResult
+from dralint.lint.engine import RunResult
 
 _COLORS = {Severity.ERROR: "\033[1;31m", Severity.WARNING: "\033[1;33m", Severity.INFO: "\033[1;36m"}
 _DIM, _BOLD, _RESET = "\033[2m", "\033[1m", "\033[0m"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from dralint.cli import main
+from dralint.cli.main import main
 
 OLD = """\
 # keep me

@@ -6,7 +6,7 @@ import copy
 
 import pytest
 
-from dralint.apivalidation.schema import schema_set
+from dralint.k8s.apivalidation.schema import schema_set
 from dralint.fix.convert import EXACT_FIELDS, ConversionError, convertible, to_v1
 
 

@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 
 from conftest import CORPUS
-from dralint.engine import run
+from dralint.lint.engine import run
 from dralint.fix.convert import KINDS
 from dralint.fix.runner import fix_bytes, new_errors
-from dralint.manifests import objects_from
-from dralint.options import LintOptions
-from dralint.sources import SourceFile, decode
-from dralint.yamlload import SourceText, load
+from dralint.k8s.manifests import objects_from
+from dralint.lint.options import LintOptions
+from dralint.yaml.sources import SourceFile, decode
+from dralint.yaml.loader import SourceText, load
 
 OPTIONS = LintOptions(profile="strict")
 #: Findings that mean "not (yet) in v1 shape"; none may survive the fix.

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from dralint.fix.runner import fix_bytes
-from dralint.options import LintOptions
+from dralint.lint.options import LintOptions
 
 GOLDEN = Path(__file__).parent / "golden"
 CASES = sorted(p for p in GOLDEN.iterdir() if p.is_dir())

@@ -5,15 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from conftest import lint_text
-from dralint.catalog import load_catalog
+from dralint.lint.catalog import load_catalog
 from dralint.diagnostics import Diagnostic, ObjectRef, Severity, Span
 import dralint.fix.fixers as fix_registry
 from dralint.fix.fixers import fixers, known_fields, single_suggestion
 from dralint.fix.runner import FixRecord, fix_bytes, fix_replacements, fixable_rules, new_errors, path_at
-from dralint.options import LintOptions
-from dralint.sources import SourceFile
-from dralint.engine import run
-from dralint.yamlload import SourceText, load
+from dralint.lint.options import LintOptions
+from dralint.yaml.sources import SourceFile
+from dralint.lint.engine import run
+from dralint.yaml.loader import SourceText, load
 
 MANIFEST = """\
 apiVersion: resource.k8s.io/v1beta1

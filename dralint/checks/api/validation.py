@@ -1,7 +1,7 @@
 """API001-API018: what a v1.37 API server (strict field validation, default feature gates)
 would say about each scanned object, at the key or value it would complain about.
 
-The work is done by :mod:`dralint.apivalidation`; this module only turns its data-path errors
+The work is done by :mod:`dralint.k8s.apivalidation`; this module only turns its data-path errors
 into positioned findings and adds the pod rules for every pod template an object carries.
 """
 
@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from dralint.apivalidation import ApiError, check_pod_spec, validate_object
-from dralint.apivalidation import errors as E
-from dralint.context import Context
+from dralint.k8s.apivalidation import ApiError, check_pod_spec, validate_object
+from dralint.k8s.apivalidation import errors as E
+from dralint.lint.context import Context
 from dralint.diagnostics import Finding
-from dralint.objects import KubeObject, pod_templates
-from dralint.registry import object_check
+from dralint.k8s.objects import KubeObject, pod_templates
+from dralint.lint.registry import object_check
 
 API_RULES = (
     E.UNKNOWN_FIELD, E.WRONG_TYPE, E.REQUIRED, E.UNSUPPORTED_VALUE, E.TOO_MANY, E.TOO_LONG,

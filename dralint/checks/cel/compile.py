@@ -2,20 +2,20 @@
 
 Every error points at the exact character inside the YAML scalar (block, folded, quoted),
 through ``KubeObject.scalar_span``.  Each distinct expression is compiled once per process
-(``dralint.cel.check`` caches), however many objects repeat it.
+(``dralint.k8s.cel.check`` caches), however many objects repeat it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-from dralint.cel import check
-from dralint.cel.lints import gated_uses
+from dralint.k8s.cel import check
+from dralint.k8s.cel.lints import gated_uses
 from dralint.checks.cel.sites import SELECTOR_KINDS, selector_groups
-from dralint.context import Context
+from dralint.lint.context import Context
 from dralint.diagnostics import Finding
-from dralint.objects import KubeObject
-from dralint.registry import object_check
+from dralint.k8s.objects import KubeObject
+from dralint.lint.registry import object_check
 
 _RULE_BY_KIND = {"compile": "CEL001", "capacity": "CEL012", "result-type": "CEL002", "length": "CEL003",
                  "cost": "CEL004"}

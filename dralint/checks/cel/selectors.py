@@ -9,15 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from dralint.cel import check
-from dralint.cel.lints import (SelectorNote, constant_value, domain_mismatches, pinned_drivers,
+from dralint.k8s.cel import check
+from dralint.k8s.cel.lints import (SelectorNote, constant_value, domain_mismatches, pinned_drivers,
                                quantity_string_comparisons, unguarded_lookups, version_string_comparisons)
 from dralint.checks.cel.sites import SELECTOR_KINDS, class_expressions, selector_groups
 from dralint.checks.cel.snapshot import inventory, uses_snapshot
-from dralint.context import Context
+from dralint.lint.context import Context
 from dralint.diagnostics import Finding, Severity
-from dralint.objects import KubeObject
-from dralint.registry import object_check
+from dralint.k8s.objects import KubeObject
+from dralint.lint.registry import object_check
 
 
 def _finding(obj: KubeObject, path: tuple, note: SelectorNote, rule: str, severity: Severity | None = None) -> Finding:

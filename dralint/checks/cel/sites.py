@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from dralint.objects import KubeObject
+from dralint.k8s.objects import KubeObject
 
 __all__ = ["SelectorGroup", "selector_groups", "class_expressions", "SELECTOR_KINDS"]
 

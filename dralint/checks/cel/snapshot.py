@@ -14,15 +14,15 @@ from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from dralint.cel import Device, Selection, check, matching_devices
-from dralint.cel.lints import STANDARD_DOMAINS, lookups
+from dralint.k8s.cel import Device, Selection, check, matching_devices
+from dralint.k8s.cel.lints import STANDARD_DOMAINS, lookups
 from dralint.checks.cel.sites import SELECTOR_KINDS, SelectorGroup, class_expressions, selector_groups
 from dralint.checks.scheduling.simulation import snapshot_cel_devices
-from dralint.context import Context
+from dralint.lint.context import Context
 from dralint.diagnostics import Finding, Span
-from dralint.objects import KubeObject
-from dralint.registry import object_check
-from dralint.semver import Semver
+from dralint.k8s.objects import KubeObject
+from dralint.lint.registry import object_check
+from dralint.k8s.semver import Semver
 
 __all__ = ["Inventory", "inventory", "uses_snapshot"]
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from dralint.context import Context
+from dralint.lint.context import Context
 from dralint.diagnostics import Finding
-from dralint.migration import extended_resource_classes, winning_class
-from dralint.registry import context_check
+from dralint.k8s.migration import extended_resource_classes, winning_class
+from dralint.lint.registry import context_check
 
 
 @context_check("EXT002")

@@ -11,12 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterator
 
-from dralint.context import Context
+from dralint.lint.context import Context
 from dralint.diagnostics import Finding
-from dralint.labels import NodeSelection, Requirement
-from dralint.migration import NodeAgent, device_plugins, dra_drivers, is_extended_resource_name, node_allocatable, provides, slice_selection
-from dralint.objects import KubeObject
-from dralint.registry import context_check
+from dralint.k8s.labels import NodeSelection, Requirement
+from dralint.k8s.migration import NodeAgent, device_plugins, dra_drivers, is_extended_resource_name, node_allocatable, provides, slice_selection
+from dralint.k8s.objects import KubeObject
+from dralint.lint.registry import context_check
 
 
 @dataclass

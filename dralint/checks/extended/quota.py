@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from dralint.claims import class_drivers, device_requests, pod_claim_entries, resolve_pod_claim
-from dralint.context import Context
+from dralint.k8s.claims import class_drivers, device_requests, pod_claim_entries, resolve_pod_claim
+from dralint.lint.context import Context
 from dralint.diagnostics import Finding
-from dralint.migration import extended_resource_classes, is_extended_resource_name, same_vendor
-from dralint.objects import KubeObject, pod_templates
-from dralint.registry import context_check
+from dralint.k8s.migration import extended_resource_classes, is_extended_resource_name, same_vendor
+from dralint.k8s.objects import KubeObject, pod_templates
+from dralint.lint.registry import context_check
 
 QUOTA_SUFFIX = ".deviceclass.resource.k8s.io/devices"
 

@@ -10,19 +10,19 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from dralint.claims import class_drivers, device_requests, pod_claim_entries, resolve_pod_claim
-from dralint.context import Context
+from dralint.k8s.claims import class_drivers, device_requests, pod_claim_entries, resolve_pod_claim
+from dralint.lint.context import Context
 from dralint.diagnostics import Finding, Severity
-from dralint.labels import NodeSelection, pod_node_selection
-from dralint.migration import (
+from dralint.k8s.labels import NodeSelection, pod_node_selection
+from dralint.k8s.migration import (
     IMPLICIT_PREFIX, ExtendedRequest, NodeAgent, device_plugins, dra_drivers, extended_requests,
     extended_resource_classes, mapped_class, node_allocatable, positive, provides, same_vendor,
 )
-from dralint.objects import KubeObject, PodTemplate, pod_templates
-from dralint.plain import as_dict
-from dralint.refs import reference_finding, resolve
-from dralint.registry import object_check
-from dralint.yamlload import DataPath
+from dralint.k8s.objects import KubeObject, PodTemplate, pod_templates
+from dralint.yaml.plain import as_dict
+from dralint.lint.refs import reference_finding, resolve
+from dralint.lint.registry import object_check
+from dralint.yaml.loader import DataPath
 
 
 def _plugin_coverage(ctx: Context, resource: str, selection: NodeSelection) -> tuple[bool, list[NodeAgent]]:

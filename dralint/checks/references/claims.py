@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from dralint.claims import CLAIM_KINDS, DeviceRequest, class_drivers, claim_spec_path, device_requests, requests_in_scope
-from dralint.context import Context
+from dralint.k8s.claims import CLAIM_KINDS, DeviceRequest, class_drivers, claim_spec_path, device_requests, requests_in_scope
+from dralint.lint.context import Context
 from dralint.diagnostics import Finding
-from dralint.objects import KubeObject
-from dralint.plain import as_list
-from dralint.refs import reference_finding, resolve
-from dralint.registry import object_check
+from dralint.k8s.objects import KubeObject
+from dralint.yaml.plain import as_list
+from dralint.lint.refs import reference_finding, resolve
+from dralint.lint.registry import object_check
 
 NOT_IN_SCOPE = "REF001"
 ADMIN_ACCESS_LABEL = "resource.kubernetes.io/admin-access"

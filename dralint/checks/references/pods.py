@@ -9,14 +9,14 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Iterator
 
-from dralint.claims import class_drivers, device_requests, pod_claim_entries, request_names, resolve_pod_claim
-from dralint.context import Context
+from dralint.k8s.claims import class_drivers, device_requests, pod_claim_entries, request_names, resolve_pod_claim
+from dralint.lint.context import Context
 from dralint.diagnostics import Finding, Related
-from dralint.objects import KubeObject, PodTemplate, pod_templates
-from dralint.plain import as_dict, as_list
-from dralint.refs import looks_like_typo, reference_finding
-from dralint.registry import object_check
-from dralint.yamlload import DataPath
+from dralint.k8s.objects import KubeObject, PodTemplate, pod_templates
+from dralint.yaml.plain import as_dict, as_list
+from dralint.lint.refs import looks_like_typo, reference_finding
+from dralint.lint.registry import object_check
+from dralint.yaml.loader import DataPath
 
 NOT_IN_SCOPE = "REF001"
 OTHER_FIELD = {"resourceClaimTemplateName": "resourceClaimName", "resourceClaimName": "resourceClaimTemplateName"}

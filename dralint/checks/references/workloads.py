@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from dralint.claims import pod_claim_entries
-from dralint.context import Context
+from dralint.k8s.claims import pod_claim_entries
+from dralint.lint.context import Context
 from dralint.diagnostics import Finding
-from dralint.migration import extended_requests
-from dralint.objects import KubeObject, PodTemplate, pod_templates
-from dralint.plain import as_list
-from dralint.registry import object_check
+from dralint.k8s.migration import extended_requests
+from dralint.k8s.objects import KubeObject, PodTemplate, pod_templates
+from dralint.yaml.plain import as_list
+from dralint.lint.registry import object_check
 
 #: Schedulers that place a group of pods all-or-nothing.
 GANG_SCHEDULERS = frozenset({"volcano", "kai-scheduler", "scheduler-plugins-scheduler", "yunikorn", "koord-scheduler", "coscheduling"})

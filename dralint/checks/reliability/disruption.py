@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from dralint.context import Context
+from dralint.lint.context import Context
 from dralint.diagnostics import Finding
-from dralint.labels import selector_matches
-from dralint.namespaces import by_namespace
-from dralint.objects import KubeObject, pod_templates
-from dralint.registry import object_check
+from dralint.k8s.labels import selector_matches
+from dralint.k8s.namespaces import by_namespace
+from dralint.k8s.objects import KubeObject, pod_templates
+from dralint.lint.registry import object_check
 
 _SCALED_KINDS = ("Deployment", "StatefulSet", "ReplicaSet")
 

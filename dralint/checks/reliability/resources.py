@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from dralint.context import Context
+from dralint.lint.context import Context
 from dralint.diagnostics import Finding
-from dralint.objects import KubeObject, PodTemplate, pod_templates
-from dralint.registry import object_check
-from dralint.workloads import running_containers
+from dralint.k8s.objects import KubeObject, PodTemplate, pod_templates
+from dralint.lint.registry import object_check
+from dralint.k8s.workloads import running_containers
 
 #: (rule, section, resource): what each rule wants set.
 _WANTED = (

@@ -2,7 +2,7 @@
 
 Probes and replica counts only make sense for pods that serve until stopped: Jobs, CronJobs,
 batch CRDs (JobSet, MPIJob, ...), Argo workflows and bare Pods with ``restartPolicy: Never``
-are skipped (``dralint.workloads``), and so are KubeRay kinds, whose operator injects its own
+are skipped (``dralint.k8s.workloads``), and so are KubeRay kinds, whose operator injects its own
 probes. A readiness probe is asked for only where traffic can arrive: a container that
 declares ports, or pods a Service of the run selects.
 """
@@ -11,14 +11,14 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from dralint.context import Context
+from dralint.lint.context import Context
 from dralint.diagnostics import Finding
-from dralint.labels import map_selector_matches
-from dralint.namespaces import by_namespace
-from dralint.objects import KubeObject, PodTemplate, pod_templates
-from dralint.plain import as_dict
-from dralint.registry import object_check
-from dralint.workloads import OPERATOR_PROBED_KINDS, running_containers, runs_to_completion
+from dralint.k8s.labels import map_selector_matches
+from dralint.k8s.namespaces import by_namespace
+from dralint.k8s.objects import KubeObject, PodTemplate, pod_templates
+from dralint.yaml.plain import as_dict
+from dralint.lint.registry import object_check
+from dralint.k8s.workloads import OPERATOR_PROBED_KINDS, running_containers, runs_to_completion
 
 REPLICATED_KINDS = frozenset({"Deployment", "StatefulSet", "Rollout"})
 

@@ -9,14 +9,14 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Iterator
 
-from dralint.allocator.pod import CANNOT_FIT, PodDemand, extended_requests
-from dralint.allocator.search import CelFailure
+from dralint.k8s.allocator.pod import CANNOT_FIT, PodDemand, extended_requests
+from dralint.k8s.allocator.search import CelFailure
 from dralint.checks.scheduling.simulation import MEMO, Simulation, simulation, snapshot_inventory
-from dralint.context import Context
+from dralint.lint.context import Context
 from dralint.diagnostics import Finding, Related
-from dralint.inventory import Node, amount
-from dralint.objects import KubeObject, PodTemplate, pod_templates
-from dralint.registry import context_check, object_check
+from dralint.k8s.inventory import Node, amount
+from dralint.k8s.objects import KubeObject, PodTemplate, pod_templates
+from dralint.lint.registry import context_check, object_check
 
 SIMULATE_HINT = "run `dralint simulate` with the same --slices to see every node's reason"
 

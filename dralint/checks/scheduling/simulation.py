@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from dralint.allocator import EvalError, Features, Matcher, Outcome, PodDemand, Simulator, extended_resource_classes, pod_demand
-from dralint.cel import Device as CelDevice
-from dralint.cel import matches as cel_matches
-from dralint.context import Context
-from dralint.inventory import Device, DeviceId, Inventory
-from dralint.objects import KubeObject, PodTemplate
+from dralint.k8s.allocator import EvalError, Features, Matcher, Outcome, PodDemand, Simulator, extended_resource_classes, pod_demand
+from dralint.k8s.cel import Device as CelDevice
+from dralint.k8s.cel import matches as cel_matches
+from dralint.lint.context import Context
+from dralint.k8s.inventory import Device, DeviceId, Inventory
+from dralint.k8s.objects import KubeObject, PodTemplate
 
 MEMO = "dralint.checks.scheduling"
 #: Kinds read from the snapshot (``--slices``).

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from dralint.context import Context
+from dralint.lint.context import Context
 from dralint.diagnostics import Finding
-from dralint.objects import KubeObject, PodTemplate, pod_templates
-from dralint.rbac import BINDING_KINDS
-from dralint.registry import object_check
+from dralint.k8s.objects import KubeObject, PodTemplate, pod_templates
+from dralint.k8s.rbac import BINDING_KINDS
+from dralint.lint.registry import object_check
 
 
 def service_account_name(template: PodTemplate) -> str:

@@ -2,7 +2,7 @@
 
 NetworkPolicy selection follows the API: a policy applies to pods of its own namespace only, a
 missing or empty ``podSelector`` selects every pod there, and ``matchExpressions`` count
-(``dralint.labels``). Host-network pods are skipped because policies do not apply to them.
+(``dralint.k8s.labels``). Host-network pods are skipped because policies do not apply to them.
 Policies may live outside the linted files, so the finding says where dralint looked.
 """
 
@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from dralint.context import Context
+from dralint.lint.context import Context
 from dralint.diagnostics import Finding
-from dralint.labels import selector_matches
-from dralint.namespaces import by_namespace
-from dralint.objects import CLUSTER_SCOPED_KINDS, KubeObject, PodTemplate, pod_templates
-from dralint.registry import context_check, object_check
+from dralint.k8s.labels import selector_matches
+from dralint.k8s.namespaces import by_namespace
+from dralint.k8s.objects import CLUSTER_SCOPED_KINDS, KubeObject, PodTemplate, pod_templates
+from dralint.lint.registry import context_check, object_check
 
 
 def policy_types(policy: KubeObject) -> set[str]:

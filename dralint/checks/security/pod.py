@@ -1,6 +1,6 @@
 """Pod and container hardening: privileges, host namespaces and paths, capabilities, seccomp.
 
-Every rule reads effective settings through ``dralint.podsec`` (pod-level fields inherited,
+Every rule reads effective settings through ``dralint.k8s.podsec`` (pod-level fields inherited,
 container-only fields read from the container), so a pod-level ``runAsNonRoot: true`` satisfies
 every container and a pod-level ``allowPrivilegeEscalation`` is recognised as a mistake rather
 than as protection. Findings about a setting that no level makes are grouped per pod template,
@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from typing import Callable, Iterator, Sequence
 
-from dralint.context import Context
+from dralint.lint.context import Context
 from dralint.diagnostics import Finding, Severity
-from dralint.exemptions import EXEMPTION_RULE, WAIVED_RULES, device_driver, enabled_rule_ids, exemption_enabled
-from dralint.objects import KubeObject, PodTemplate, pod_templates
-from dralint.podsec import ContainerSecurity, containers, is_windows, run_as_root
-from dralint.registry import object_check
-from dralint.yamlload import DataPath
+from dralint.lint.exemptions import EXEMPTION_RULE, WAIVED_RULES, device_driver, enabled_rule_ids, exemption_enabled
+from dralint.k8s.objects import KubeObject, PodTemplate, pod_templates
+from dralint.k8s.podsec import ContainerSecurity, containers, is_windows, run_as_root
+from dralint.lint.registry import object_check
+from dralint.yaml.loader import DataPath
 
 #: Added capabilities that amount to (near) root on the node.
 DANGEROUS_CAPABILITIES = frozenset(

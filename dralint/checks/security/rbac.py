@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from dralint.context import Context
+from dralint.lint.context import Context
 from dralint.diagnostics import Finding, Related
-from dralint.objects import KubeObject
-from dralint.rbac import BINDING_KINDS, ROLE_KINDS, PolicyRule, is_full_admin, policy_rules
-from dralint.registry import object_check
+from dralint.k8s.objects import KubeObject
+from dralint.k8s.rbac import BINDING_KINDS, ROLE_KINDS, PolicyRule, is_full_admin, policy_rules
+from dralint.lint.registry import object_check
 
 _READ = ("get", "list", "watch")
 #: (verbs, resource, group, why) grants that let a subject raise its own privileges.

@@ -10,10 +10,10 @@ from __future__ import annotations
 import re
 from typing import Iterator
 
-from dralint.context import Context
+from dralint.lint.context import Context
 from dralint.diagnostics import Finding, Severity
-from dralint.objects import KubeObject, pod_templates
-from dralint.registry import object_check
+from dralint.k8s.objects import KubeObject, pod_templates
+from dralint.lint.registry import object_check
 
 _SECRET_WORDS = frozenset({"PASSWORD", "PASSWD", "SECRET", "TOKEN", "CREDENTIAL", "CREDENTIALS", "APIKEY", "PASSPHRASE"})
 _SECRET_PAIRS = frozenset({("API", "KEY"), ("ACCESS", "KEY"), ("PRIVATE", "KEY"), ("SECRET", "KEY"), ("AUTH", "KEY")})

@@ -1,0 +1,100 @@
+"""``dralint fix``: apply the safe fixes in place, or show them as a diff.
+
+Exit codes: 0 when every fix was applied (or, with ``--diff``, when nothing would change), 1
+when a fix was held back because it would introduce an error, a file could not be edited, or
+(with ``--diff``) when there are changes to apply; 2 for usage errors.
+"""
+
+from __future__ import annotations
+
+import difflib
+import sys
+
+import click
+
+from dralint.lint.catalog import load_catalog
+from dralint.fix.runner import FileFix, fix_bytes, fixable_rules, write_atomically
+from dralint.lint.options import PROFILES, LintOptions
+from dralint.yaml.sources import FileIssue, discover
+
+
+def _rules(selected: tuple[str, ...]) -> set[str] | None:
+    """The ``--rule`` ids (or names), checked against the fixable rules."""
+    if not selected:
+        return None
+    available = fixable_rules()
+    by_name = {rule.name: rule.id for rule in load_catalog().values()}
+    chosen = set()
+    for item in selected:
+        rule = by_name.get(item, item.upper())
+        if rule not in available:
+            raise click.BadParameter(f"{item!r} has no automatic fix; fixable rules: {', '.join(sorted(available))}", param_hint="--rule")
+        chosen.add(rule)
+    return chosen
+
+
+def unified_diff(outcome: FileFix) -> str:
+    """A unified diff of one file's fix (text as decoded, line endings shown as LF)."""
+    before = outcome.original.decode("utf-8-sig").replace("\r\n", "\n").splitlines(keepends=True)
+    after = outcome.fixed.decode("utf-8-sig").replace("\r\n", "\n").splitlines(keepends=True)
+    lines = difflib.unified_diff(before, after, f"a/{outcome.path}", f"b/{outcome.path}")
+    return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
+
+
+def _report(outcome: FileFix, diff: bool) -> None:
+    verb = "would fix" if diff else "fixed"
+    for record in outcome.applied:
+        click.echo(f"{outcome.path}:{record.line}:{record.column}: {verb} {record.rule}: {record.description}", err=diff)
+    for record in outcome.rejected:
+        click.echo(f"{outcome.path}:{record.line}:{record.column}: {record.rule} not fixed ({record.description}): {record.reason}", err=True)
+    if outcome.problem:
+        click.echo(f"{outcome.path}: cannot be fixed automatically: {outcome.problem}", err=True)
+
+
+@click.command("fix")
+@click.argument("paths", nargs=-1, type=click.Path())
+@click.option("--diff", is_flag=True, help="Print a unified diff of the fixes and change nothing.")
+@click.option("--rule", "rules", multiple=True, metavar="RULE", help="Only apply the fixes of RULE (id or name; repeatable).")
+@click.option("--exclude", multiple=True, metavar="GLOB", help="Skip paths matching GLOB (repeatable).")
+@click.option("--profile", type=click.Choice(PROFILES), default="strict", show_default=True, help="Rules the re-lint after a fix compares.")
+def fix_command(paths: tuple[str, ...], diff: bool, rules: tuple[str, ...], exclude: tuple[str, ...], profile: str) -> None:
+    """Apply safe automatic fixes to manifests in PATHS (default: .), keeping comments and formatting.
+
+    Each file is re-linted after fixing; a fix that would introduce a new error is not applied
+    and is reported.
+    """
+    chosen = _rules(rules)
+    if "-" in paths:
+        raise click.BadParameter("fix edits files in place; it cannot read stdin", param_hint="PATHS")
+    options = LintOptions(paths=list(paths) or ["."], exclude=list(exclude), profile=profile)
+    troubled = changed = 0
+    for item in discover(options.paths, options.exclude):
+        if isinstance(item, FileIssue):
+            click.echo(f"{item.path}: {item.message}", err=True)
+            troubled += 1
+            continue
+        try:
+            with open(item, "rb") as handle:
+                raw = handle.read(options.max_file_bytes + 1)
+        except OSError as error:
+            click.echo(f"{item}: cannot read: {error.strerror or error}", err=True)
+            troubled += 1
+            continue
+        if len(raw) > options.max_file_bytes:
+            continue
+        outcome = fix_bytes(item, raw, options, chosen)
+        _report(outcome, diff)
+        troubled += bool(outcome.rejected or outcome.problem)
+        if outcome.changed:
+            changed += 1
+            if diff:
+                click.echo(unified_diff(outcome), nl=False)
+                continue
+            try:
+                write_atomically(item, outcome.fixed)
+            except OSError as error:
+                click.echo(f"{item}: cannot write the fixes: {error.strerror or error}", err=True)
+                troubled += 1
+                changed -= 1
+    click.echo(f"dralint fix: {changed} file(s) {'would change' if diff else 'changed'}", err=True)
+    sys.exit(1 if troubled or (diff and changed) else 0)

@@ -1,0 +1,243 @@
+"""Command line: ``dralint lint``, ``dralint rules``, ``dralint explain``.
+
+Exit codes: 0 when every gate passes (``--fail-on``, ``--min-score``), 1 when one fails, 2 for
+usage errors or when nothing could be read.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import sys
+
+import click
+
+from dralint import __version__
+from dralint.k8s.allocator.examples import EXAMPLES
+from dralint.lint.baseline import BaselineError, baseline_document
+from dralint.lint.catalog import load_catalog
+from dralint.lint.config import LoadedConfig, find_config, load_config
+from dralint.cli.config import config_command
+from dralint.lint.gate import lint_with_config
+from dralint.lint.options import FAIL_ON, PROFILES, LintOptions
+from dralint.reporters import FORMATS, reporter
+from dralint.reporters.text import summary
+
+
+def use_color(choice: str, stream: object) -> bool:
+    """Colour when asked, or when writing to a terminal that wants it (NO_COLOR wins)."""
+    if choice == "always":
+        return True
+    if choice == "never" or os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    return bool(getattr(stream, "isatty", lambda: False)()) and os.environ.get("TERM") != "dumb"
+
+
+def parse_feature_gates(value: str | None) -> dict[str, bool]:
+    """``Name=true,Other=false`` as Kubernetes components take it."""
+    gates: dict[str, bool] = {}
+    for item in filter(None, (part.strip() for part in (value or "").split(","))):
+        name, sep, flag = item.partition("=")
+        if not sep or flag.lower() not in ("true", "false"):
+            raise click.BadParameter(f"{item!r} is not Name=true or Name=false", param_hint="--feature-gates")
+        gates[name.strip()] = flag.lower() == "true"
+    return gates
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="dralint")
+def main() -> None:
+    """Lint Kubernetes manifests for Dynamic Resource Allocation, GPUs and production readiness."""
+
+
+class _LintCommand(click.Command):
+    """Keeps the raw arguments, because pairing ``--format`` with ``--output`` needs their order."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        ctx.meta["dralint.raw_args"] = list(args)
+        return super().parse_args(ctx, args)
+
+
+def _occurrences(raw: list[str]) -> list[tuple[str, str]]:
+    """(``format``|``output``, value) in command-line order."""
+    out: list[tuple[str, str]] = []
+    tokens = iter(raw)
+    for token in tokens:
+        if token == "--":
+            break
+        if token in ("--format", "--output", "-o"):
+            out.append(("format" if token == "--format" else "output", next(tokens, "")))
+        elif token.startswith(("--format=", "--output=")):
+            flag, _, value = token.partition("=")
+            out.append((flag[2:], value))
+        elif token.startswith("-o") and len(token) > 2:
+            out.append(("output", token[2:]))
+    return out
+
+
+def report_targets(raw: list[str]) -> list[tuple[str, str | None]]:
+    """Which format goes where: an ``--output`` belongs to the ``--format`` before it.
+
+    ``--output FORMAT=FILE`` names its format; an ``--output`` given before any ``--format``
+    goes to the first format still without a file (text when no format is given). At most
+    one report may go to standard output.
+    """
+    targets: list[list] = []
+    pending: list[str] = []
+    for kind, value in _occurrences(raw):
+        name, sep, path = value.partition("=")
+        if kind == "format":
+            targets.append([value, None])
+        elif sep and name in FORMATS:
+            match = next((t for t in targets if t[0] == name and t[1] is None), None)
+            if match is None:
+                targets.append([name, path])
+            else:
+                match[1] = path
+        elif targets and targets[-1][1] is None:
+            targets[-1][1] = value
+        else:
+            pending.append(value)
+    if not targets or (pending and all(t[1] is not None for t in targets)):
+        targets.append(["text", None])
+    for path in pending:
+        free = next((t for t in targets if t[1] is None), None)
+        if free is None:
+            raise click.UsageError(f"--output {path} has no --format left to write; say which as FORMAT={path}")
+        free[1] = path
+    if sum(1 for t in targets if t[1] is None) > 1:
+        raise click.UsageError("only one report can go to standard output; give --output FILE (or FORMAT=FILE) for the others")
+    return [(fmt, out) for fmt, out in targets]
+
+
+def _load_config(config_path: str | None, no_config: bool) -> LoadedConfig | None:
+    if no_config:
+        return None
+    if config_path is not None:
+        if not os.path.isfile(config_path):
+            raise click.BadParameter(f"no such file: {config_path}", param_hint="--config")
+        return load_config(config_path)
+    found = find_config(".")
+    return load_config(found) if found else None
+
+
+def _options(config: LoadedConfig | None, given: dict[str, object]) -> LintOptions:
+    """Config values first, then every option given on the command line over them."""
+    options = LintOptions()
+    if config is not None:
+        config.apply(options, keep=set(given))
+    for name, value in given.items():
+        setattr(options, name, value)
+    return options
+
+
+def _write(text: str, target: str | None) -> None:
+    if target is None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    try:
+        with open(target, "w", encoding="utf-8") as handle:
+            handle.write(text)
+    except OSError as error:
+        click.echo(f"dralint: cannot write {target}: {error.strerror or error}", err=True)
+        sys.exit(2)
+
+
+@main.command("lint", cls=_LintCommand)
+@click.argument("paths", nargs=-1, type=click.Path())
+@click.option("--format", "formats", type=click.Choice(FORMATS), multiple=True, help="Report format (repeatable; default text).")
+@click.option("--output", "-o", "outputs", multiple=True, metavar="[FORMAT=]FILE", help="Write the preceding --format's report to FILE (repeatable).")
+@click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True)
+@click.option("--fail-on", type=click.Choice(FAIL_ON), help="Lowest severity that makes the exit code 1.  [default: error]")
+@click.option("--min-score", type=click.IntRange(0, 100), help="Exit 1 when the run's score is below N.")
+@click.option("--config", "config_path", type=click.Path(dir_okay=False), help="Config file (default: nearest .dralint.yaml, or pyproject.toml with [tool.dralint]).")
+@click.option("--no-config", is_flag=True, help="Ignore config files.")
+@click.option("--baseline", type=click.Path(dir_okay=False), help="Report only findings not recorded in this baseline file.")
+@click.option("--write-baseline", type=click.Path(dir_okay=False), help="Record today's findings in this file (and exit 0).")
+@click.option("--sarif-root", type=click.Path(file_okay=False), help="Directory SARIF URIs are relative to.  [default: .]")
+@click.option("--exclude", multiple=True, metavar="GLOB", help="Skip paths matching GLOB (repeatable).")
+@click.option("--context", "context_paths", multiple=True, type=click.Path(), metavar="PATH", help="Load PATH for cross-references without reporting on it (repeatable).")
+@click.option("--slices", multiple=True, metavar="FILE",
+              help="Cluster state: `kubectl get resourceslices,deviceclasses,nodes,resourceclaims -o yaml` output, "
+                   f"or example:NAME for a bundled snapshot ({', '.join(sorted(EXAMPLES))}); repeatable.")
+@click.option("--feature-gates", metavar="GATES", help="Kubernetes feature gates as Name=true,Other=false.")
+@click.option("--closed-world", multiple=True, metavar="KIND", help="Treat the run as holding every object of KIND (repeatable).")
+@click.option("--profile", type=click.Choice(PROFILES), help="Which rules run.  [default: recommended]")
+@click.option("--select", multiple=True, metavar="RULE", help="Only these rules (id, family prefix, name, category or tag).")
+@click.option("--ignore", multiple=True, metavar="RULE", help="Skip these rules (id, family prefix, name, category or tag).")
+@click.option("--stdin-filename", help="Name to report for input read from '-'.  [default: <stdin>]")
+@click.pass_context
+def lint_command(ctx: click.Context, paths: tuple[str, ...], formats: tuple[str, ...], outputs: tuple[str, ...], color: str,
+                 fail_on: str | None, min_score: int | None, config_path: str | None, no_config: bool, baseline: str | None,
+                 write_baseline: str | None, sarif_root: str | None, exclude: tuple[str, ...], context_paths: tuple[str, ...],
+                 slices: tuple[str, ...], feature_gates: str | None, closed_world: tuple[str, ...], profile: str | None,
+                 select: tuple[str, ...], ignore: tuple[str, ...], stdin_filename: str | None) -> None:
+    """Lint manifests in PATHS (files, directories, or - for stdin; default: .)."""
+    # click has validated FORMATS and OUTPUTS; pairing them needs their order on the command line.
+    targets = report_targets(ctx.meta["dralint.raw_args"])
+    config = _load_config(config_path, no_config)
+    given: dict[str, object] = {
+        "paths": list(paths), "exclude": list(exclude), "context": list(context_paths), "slices": list(slices),
+        "closed_world": set(closed_world), "select": list(select), "ignore": list(ignore),
+        "feature_gates": parse_feature_gates(feature_gates) if feature_gates is not None else None,
+        "profile": profile, "stdin_name": stdin_filename, "fail_on": fail_on, "min_score": min_score,
+        "baseline": baseline, "sarif_root": sarif_root,
+    }
+    options = _options(config, {k: v for k, v in given.items() if v is not None and v != [] and v != set()})
+    try:
+        result = lint_with_config(options, config)
+    except BaselineError as error:
+        raise click.BadParameter(str(error), param_hint="--baseline") from error
+    if write_baseline:
+        recorded = sorted(result.diagnostics + result.known, key=lambda d: d.sort_key)
+        _write(json.dumps(baseline_document(recorded, result.fingerprints), indent=2) + "\n", write_baseline)
+        if not any(target is None and fmt not in ("text", "github") for fmt, target in targets):
+            click.echo(f"dralint: recorded {len(recorded)} findings in {write_baseline}", err=True)
+    if any(fmt == "sarif" for fmt, _ in targets):
+        result = dataclasses.replace(result, fixes=fix_replacements(result))
+    for fmt, target in targets:
+        colored = fmt == "text" and (use_color(color, sys.stdout) if target is None else color == "always")
+        _write(reporter(fmt)(result, colored), target)
+    if all(target is not None for _, target in targets):
+        # Every report went to a file: the summary line is the job log. When a machine report
+        # holds stdout nothing else is printed, not even on stderr, so `2>&1` cannot corrupt it.
+        click.echo(summary(result))
+    if not result.sources:
+        click.echo("dralint: nothing could be read from the given paths", err=True)
+        sys.exit(2)
+    sys.exit(0 if write_baseline or not result.failed_gates else 1)
+
+
+@main.command("rules")
+def rules_command() -> None:
+    """List every rule: id, default severity, category, name and summary."""
+    catalog = load_catalog()
+    width = max(len(r.name) for r in catalog.values())
+    for rule in sorted(catalog.values(), key=lambda r: r.id):
+        click.echo(f"{rule.id:<8} {rule.severity.value:<8} {rule.category:<19} {rule.name:<{width}}  {rule.summary}")
+
+
+@main.command("explain")
+@click.argument("rule_id")
+def explain_command(rule_id: str) -> None:
+    """Show the full description of a rule, with examples."""
+    catalog = load_catalog()
+    rule = catalog.get(rule_id.upper()) or next((r for r in catalog.values() if r.name == rule_id), None)
+    if rule is None:
+        raise click.BadParameter(f"no rule {rule_id!r}; `dralint rules` lists them", param_hint="RULE_ID")
+    from dralint.lint.ruledocs import explain
+
+    click.echo(explain(rule))
+
+
+from dralint.cli.fix import fix_command  # noqa: E402  (commands register after main exists)
+from dralint.fix.runner import fix_replacements  # noqa: E402
+from dralint.cli.simulate import simulate_command  # noqa: E402
+
+main.add_command(fix_command)
+main.add_command(config_command)
+main.add_command(simulate_command)

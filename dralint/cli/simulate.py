@@ -1,0 +1,145 @@
+"""``dralint simulate``: where each pod template would land on a snapshot, or why it cannot.
+
+It loads the manifests and the snapshot through the lint pipeline (same loader, same
+inventory, same outcomes as the SCH rules) and prints one block per pod template: replicas
+placed, feasible nodes, the devices chosen per request on the first feasible node, or the
+per-node reasons. Exit code 1 when some (resolved) template fits nowhere, 2 when there is no snapshot.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections import Counter
+from typing import Any, Iterator
+
+import click
+
+from dralint.k8s.allocator import Outcome, Pick, PodDemand
+from dralint.k8s.allocator.examples import EXAMPLES
+from dralint.checks.scheduling.simulation import Simulation, simulation
+from dralint.lint.engine import lint
+from dralint.k8s.inventory import format_amount
+from dralint.k8s.objects import pod_templates
+from dralint.lint.options import LintOptions
+
+
+def placements(sim: Simulation) -> Iterator[tuple[PodDemand, Outcome, int | None]]:
+    """(demand, outcome, replicas) for every pod template of the scanned objects that uses devices."""
+    for obj in sim.ctx.scanned:
+        for tpl in pod_templates(obj):
+            demand, outcome = sim.run(obj, tpl, every_node=True)
+            if demand.unresolved or sim.relevant(demand):
+                yield demand, outcome, tpl.replicas
+
+
+def _consumed(pick: Pick) -> dict[str, str]:
+    caps = pick.device.capacity
+    return {k: format_amount(v, caps[k].raw if k in caps else "") for k, v in pick.consumed.items()}
+
+
+def as_json(demand: PodDemand, outcome: Outcome, replicas: int | None) -> dict[str, Any]:
+    """One template's result as plain data."""
+    claims = [
+        {
+            "claim": result.claim.label,
+            "devices": [
+                {
+                    "request": p.request,
+                    "device": str(p.device.id),
+                    **({"consumedCapacity": _consumed(p)} if p.shared else {}),
+                    **({"adminAccess": True} if p.admin else {}),
+                }
+                for p in result.picks
+            ],
+        }
+        for result in outcome.first or ()
+    ]
+    return {
+        "template": demand.label,
+        "replicas": replicas,
+        "placed": outcome.placed,
+        "nodes": outcome.nodes,
+        "feasibleNodes": outcome.feasible,
+        "node": outcome.feasible[0] if outcome.feasible else None,
+        "claims": claims,
+        "replicaNodes": outcome.packing,
+        "reasons": {reason: nodes for reason, nodes in sorted(outcome.reasons.items())},
+        "error": outcome.fatal.message if outcome.fatal else None,
+        "unresolved": list(demand.unresolved),
+    }
+
+
+def _compact(devices: list[str]) -> str:
+    """``driver/pool/a, driver/pool/b`` -> ``driver/pool/{a, b}`` when they share the pool."""
+    prefixes = {d.rsplit("/", 1)[0] for d in devices}
+    if len(devices) == 1 or len(prefixes) != 1:
+        return ", ".join(devices)
+    return f"{prefixes.pop()}/{{{', '.join(d.rsplit('/', 1)[1] for d in devices)}}}"
+
+
+def as_text(rows: list[dict[str, Any]]) -> str:
+    """The human table: a header line per template, then devices or reasons indented."""
+    if not rows:
+        return "no pod template in the given paths asks for devices\n"
+    width = max(len(r["template"]) for r in rows)
+    lines = [f"{'TEMPLATE':<{width}}  {'REPLICAS':>8}  {'NODES':>7}  PLACEMENT"]
+    for r in rows:
+        wanted = r["replicas"] if r["replicas"] is not None else 1
+        fits = f"{r['placed']}/{wanted}" if not r["unresolved"] else "-"
+        nodes = f"{len(r['feasibleNodes'])}/{r['nodes']}" if not r["unresolved"] else "-"
+        if r["unresolved"]:
+            head = "not simulated: " + ", ".join(r["unresolved"]) + " not found"
+        elif r["error"]:
+            head = "ERROR on every node"
+        elif r["node"]:
+            counts = Counter(r["replicaNodes"])
+            head = ", ".join(f"{n} x{c}" if c > 1 else n for n, c in counts.items()) or r["node"]
+        else:
+            head = "does not fit"
+        lines.append(f"{r['template']:<{width}}  {fits:>8}  {nodes:>7}  {head}")
+        for claim in r["claims"]:
+            by_request: dict[str, list[str]] = {}
+            for dev in claim["devices"]:
+                used = dev.get("consumedCapacity")
+                extra = f" ({', '.join(f'{k}={v}' for k, v in used.items())})" if used else ""
+                by_request.setdefault(dev["request"], []).append(dev["device"] + extra)
+            for request, devices in by_request.items():
+                lines.append(f"    {claim['claim']} / {request}: {_compact(devices)}")
+        if r["error"]:
+            lines.append(f"    {r['error']}")
+        elif not r["node"]:
+            for reason, names in sorted(r["reasons"].items(), key=lambda kv: (-len(kv[1]), kv[0])):
+                shown = ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")
+                lines.append(f"    {len(names)} node(s) ({shown}): {reason}")
+    return "\n".join(lines) + "\n"
+
+
+@click.command("simulate")
+@click.argument("paths", nargs=-1, type=click.Path())
+@click.option(
+    "--slices",
+    multiple=True,
+    metavar="FILE",
+    help=f"Cluster snapshot file, or example:NAME ({', '.join(sorted(EXAMPLES))}); repeatable.",
+)
+@click.option("--context", "context_paths", multiple=True, type=click.Path(), metavar="PATH",
+              help="Load PATH for references (claim templates, classes) without simulating its pods.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def simulate_command(paths: tuple[str, ...], slices: tuple[str, ...], context_paths: tuple[str, ...], fmt: str) -> None:
+    """Show where the pod templates in PATHS would be allocated on the --slices snapshot."""
+    if not slices:
+        raise click.UsageError("give a snapshot with --slices FILE (or --slices example:NAME)")
+    options = LintOptions(paths=list(paths) or ["."], slices=list(slices), context=list(context_paths),
+                          profile="strict", select=["SCH005"])
+    result = lint(options)
+    sim = simulation(result.context)
+    if sim is None:
+        click.echo("dralint: the --slices input holds no ResourceSlice", err=True)
+        sys.exit(2)
+    rows = [as_json(d, o, r) for d, o, r in placements(sim)]
+    if fmt == "json":
+        click.echo(json.dumps({"nodes": len(sim.inv.nodes), "templates": rows}, indent=2))
+    else:
+        click.echo(as_text(rows), nl=False)
+    sys.exit(1 if any(not r["feasibleNodes"] and not r["unresolved"] for r in rows) else 0)

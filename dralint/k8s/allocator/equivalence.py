@@ -1,0 +1,82 @@
+"""Nodes that look the same to the allocator get the same answer, computed once.
+
+A fleet is mostly copies of a few node shapes. The allocator never sees node or device names
+(CEL sees driver, attributes and capacity; constraints see attribute values), so two nodes
+whose candidate devices match one for one in content, pool grouping, occupancy and free
+counters give the same search result, with devices mapped by position. Only the snapshot's
+own occupancy is keyed this way: packing states change with every placed pod.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Hashable
+
+from dralint.k8s.allocator.search import ClaimResult, Pick
+from dralint.k8s.allocator.view import NodeView, State
+from dralint.k8s.inventory import Device
+
+
+def _device_key(dev: Device) -> Hashable:
+    return (
+        dev.driver,
+        tuple(sorted(dev.attributes.items())),
+        tuple(sorted((name, cap.value, cap.policy) for name, cap in dev.capacity.items())),
+        dev.consumes,
+        dev.taints,
+        dev.allow_multiple,
+        dev.binding_conditions,
+        dev.binds_to_node,
+    )
+
+
+class NodeShapes:
+    """Shape keys of nodes under one fixed state, and position lookup for result mapping."""
+
+    def __init__(self, state: State) -> None:
+        self.state = state
+        self._devices: dict[int, Hashable] = {}
+        self._nodes: dict[int, int] = {}
+        self._shapes: dict[Hashable, int] = {}
+        self._positions: dict[int, dict[int, int]] = {}
+
+    def key(self, view: NodeView) -> int:
+        """A small number per distinct shape (hashing the full shape on every lookup would cost
+        more than the search it saves): devices in order, pools, occupancy, counters left."""
+        found = self._nodes.get(id(view))
+        if found is not None:
+            return found
+        pools: dict[tuple[str, str], int] = {}
+        items = []
+        for dev in view.candidates:
+            content = self._devices.get(id(dev))
+            if content is None:
+                content = self._devices[id(dev)] = _device_key(dev)
+            pool = pools.setdefault((dev.id.driver, dev.id.pool), len(pools))
+            used = tuple(sorted(self.state.shared_use(dev.id).items()))
+            items.append((content, pool, self.state.is_dedicated(dev.id), used))
+        counters = tuple(
+            tuple(sorted((k, total - self.state.counters_used(p).get(k, 0)) for k, total in view.counters.get(p, {}).items()))
+            for p in pools
+        )
+        incomplete = tuple(label.split("/", 1)[0] for label in view.incomplete)
+        shape = (tuple(items), counters, incomplete, bool(view.invalid))
+        found = self._nodes[id(view)] = self._shapes.setdefault(shape, len(self._shapes))
+        return found
+
+    def portable(self, view: NodeView, results: list[ClaimResult]) -> list[tuple[Any, list[tuple]]]:
+        """Results with devices replaced by their position among the view's candidates."""
+        positions = self._positions.get(id(view))
+        if positions is None:
+            positions = self._positions[id(view)] = {id(d): i for i, d in enumerate(view.candidates)}
+        return [
+            (r.claim, [(p.request, positions[id(p.device)], p.shared, p.consumed, p.admin) for p in r.picks])
+            for r in results
+        ]
+
+    @staticmethod
+    def restore(view: NodeView, portable: list[tuple[Any, list[tuple]]]) -> list[ClaimResult]:
+        """The same results on another node of the same shape."""
+        return [
+            ClaimResult(claim, tuple(Pick(req, view.candidates[i], shared, used, admin) for req, i, shared, used, admin in picks))
+            for claim, picks in portable
+        ]

@@ -1,0 +1,235 @@
+"""Placement of pod templates over every node of the snapshot, and greedy replica packing.
+
+For one template every node is tried from the same starting occupancy (what the scheduler's
+Filter does for one pod). Replicas are then packed greedily: each placed pod takes its devices
+out of the pool before the next one is tried, which answers "how many of my N replicas fit at
+once". Because removing devices never makes a node feasible again, packing walks the nodes once.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any, Hashable, Mapping, Sequence
+
+from dralint.k8s.allocator.equivalence import NodeShapes
+from dralint.k8s.allocator.explain import explain
+from dralint.k8s.allocator.model import Claim, Features, Matcher
+from dralint.k8s.allocator.nodeselector import SelectorError, labels_match, node_matches
+from dralint.k8s.allocator.pod import PodDemand, extended_requests
+from dralint.k8s.allocator.search import DEFAULT_BUDGET, BudgetExceeded, ClaimResult, Fatal, Search, Selection
+from dralint.k8s.allocator.view import NodeView, State, node_view
+from dralint.k8s.inventory import Inventory, Node
+
+#: Replicas beyond this are not packed one by one (the answer would be "M of N" anyway).
+MAX_PACKED_REPLICAS = 5_000
+
+AFFINITY_REASON = "node(s) didn't match Pod's node affinity/selector"
+
+
+@dataclass(slots=True)
+class Outcome:
+    """Per-template answer: feasible nodes with a concrete assignment, or grouped reasons."""
+
+    label: str
+    nodes: int = 0
+    feasible: list[str] = field(default_factory=list)  # all of them only with every_node
+    first: list[ClaimResult] | None = None
+    reasons: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
+    fatal: Fatal | None = None
+    replicas: int = 1
+    placed: int = 0
+    packing: list[str] = field(default_factory=list)
+
+    @property
+    def all_placed(self) -> bool:
+        """Every replica found room, or packing stopped at its cap with no failure yet."""
+        return self.placed >= min(self.replicas, MAX_PACKED_REPLICAS)
+
+    @property
+    def schedulable(self) -> bool:
+        """At least one node can take one pod."""
+        return bool(self.feasible)
+
+    def summary(self) -> str:
+        """Reasons grouped like the scheduler's "0/N nodes are available" histogram."""
+        if self.fatal is not None:
+            return self.fatal.message
+        if not self.nodes:
+            return "the snapshot names no node (add Node objects: kubectl get nodes -o yaml)"
+        parts = sorted(self.reasons.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+        return "; ".join(f"{len(nodes)} node{'s' if len(nodes) != 1 else ''}: {reason}" for reason, nodes in parts)
+
+
+class Simulator:
+    """Holds the per-run caches: node views, selector results, the snapshot's occupancy."""
+
+    def __init__(
+        self,
+        inv: Inventory,
+        classes: Mapping[str, Mapping[str, Any]],
+        matcher: Matcher,
+        ext: Mapping[str, str] | None = None,
+        budget: int = DEFAULT_BUDGET,
+        features: Features = Features(),
+        *,
+        same_shapes: bool = True,
+    ) -> None:
+        self.inv = inv
+        self.features = features
+        self.selection = Selection(classes, matcher, features)
+        self.ext = ext or {}
+        self.budget = budget
+        self.base = State.from_inventory(inv)
+        self._views: dict[str, NodeView] = {}
+        # Answers per node shape under the snapshot's occupancy, for the current place() call.
+        self._shapes = NodeShapes(self.base) if same_shapes else None
+        self._answers: dict[Hashable, tuple[bool, Any]] = {}
+
+    def view(self, node: Node) -> NodeView:
+        """The node's pools and candidates, built once."""
+        found = self._views.get(node.name)
+        if found is None:
+            found = self._views[node.name] = node_view(self.inv, node, self.features)
+        return found
+
+    # ------------------------------------------------------------------ one node
+
+    def _node_filter(self, demand: PodDemand, node: Node) -> str | None:
+        """Pod-level node constraints: nodeSelector, required node affinity, allocated claims."""
+        if node.source is not None:
+            try:
+                if not labels_match(demand.node_selector, node.labels) or (
+                    demand.affinity is not None and not node_matches(demand.affinity, node.name, node.labels)
+                ):
+                    return AFFINITY_REASON
+            except SelectorError:
+                return AFFINITY_REASON
+        for done in demand.allocated:
+            if done.node_selector is not None:
+                try:
+                    ok = node_matches(done.node_selector, node.name, node.labels)
+                except SelectorError:
+                    ok = False
+                if not ok:
+                    return "resourceclaim not available on the node"
+        return None
+
+    def try_node(
+        self, demand: PodDemand, claims: Sequence[Claim], node: Node, state: State, *, explain_failure: bool = True
+    ) -> tuple[list[ClaimResult] | None, str | None]:
+        """(results, None) when the pod fits on the node, else (None, reason); raises Fatal.
+
+        Without ``explain_failure`` a failed search returns (None, None): explaining costs a
+        second look at the node and is only needed when no node fits at all.
+        """
+        reason = self._node_filter(demand, node)
+        if reason:
+            return None, reason
+        special = None
+        if self.features.extended_resource:
+            special, reason = extended_requests(demand.containers, node, self.ext)
+            if reason:
+                return None, reason
+        todo = list(claims) + ([special] if special else [])
+        if not todo:
+            return [], None
+        view = self.view(node)
+        shapes = self._shapes if state is self.base else None
+        shape = None
+        if shapes is not None:
+            extra = tuple((r.name, r.alternatives[0].class_name, r.alternatives[0].count) for r in special.requests) if special else ()
+            shape = (tuple(map(id, claims)), extra, shapes.key(view))
+            hit = self._answers.get(shape)
+            if hit is not None:
+                fits, value = hit
+                if fits:
+                    return shapes.restore(view, value), None
+                if value is not None or not explain_failure:
+                    return None, value
+        results, reason = self._search(view, todo, state, explain_failure)
+        if shapes is not None and shape is not None:
+            self._answers[shape] = (True, shapes.portable(view, results)) if results is not None else (False, reason)
+        return results, reason
+
+    def _search(
+        self, view: NodeView, todo: list[Claim], state: State, explain_failure: bool
+    ) -> tuple[list[ClaimResult] | None, str | None]:
+        try:
+            results = Search(view, todo, self.selection, state, self.budget).run()
+        except BudgetExceeded:
+            return None, f"timed out trying to allocate devices (search budget of {self.budget} steps)"
+        if results is not None:
+            return results, None
+        if view.invalid:
+            return None, "invalid resource pools were encountered"
+        return None, explain(view, todo, self.selection, state) if explain_failure else None
+
+    # ------------------------------------------------------------------ templates
+
+    def place(self, demand: PodDemand, replicas: int = 1, *, every_node: bool = True) -> Outcome:
+        """Pack ``replicas`` pods greedily over the nodes in order; the first one answers "does
+        one pod fit at all".
+
+        One walk over the nodes is enough: taking devices never makes a node feasible again, and
+        until the first pod is placed the packing state is the snapshot's. ``every_node`` also
+        checks the nodes after the packing frontier (from the snapshot's state) so that
+        ``feasible`` lists every node one pod fits on; without it the walk stops as soon as all
+        replicas are placed, which is all the lint rules need.
+        """
+        out = Outcome(demand.label, nodes=len(self.inv.nodes), replicas=replicas)
+        self._answers.clear()
+        target = max(1, min(replicas, MAX_PACKED_REPLICAS))
+        state = self.base.fork()
+        claims = list(demand.claims)
+        pinned: list[set[str]] = []  # nodes allowed by shared claims allocated by earlier replicas
+        failed: list[str] = []
+        try:
+            for name in self.inv.node_names():
+                node = self.inv.nodes[name]
+                results, reason, placed_here = None, None, False
+                while out.placed < target and all(name in allowed for allowed in pinned):
+                    results, reason = self.try_node(demand, claims, node, state, explain_failure=False)
+                    if results is None:
+                        break
+                    if not placed_here:
+                        out.feasible.append(name)
+                        placed_here = True
+                    out.first = out.first or results
+                    state.take((p.device, p.shared, p.consumed) for r in results for p in r.picks if not p.admin)
+                    out.placed += 1
+                    out.packing.append(name)
+                    if demand.shared and not pinned:
+                        pinned = [self._nodes_for(results[i]) for i in sorted(demand.shared)]
+                        claims = [c for i, c in enumerate(claims) if i not in demand.shared]
+                if placed_here:
+                    continue
+                if not out.placed:
+                    if reason is not None:
+                        out.reasons[reason].append(name)
+                    else:
+                        failed.append(name)
+                elif not every_node and out.placed >= target:
+                    break
+                elif every_node and self.try_node(demand, demand.claims, node, self.base, explain_failure=False)[0]:
+                    out.feasible.append(name)
+            if not out.placed:
+                for name in failed:
+                    _, reason = self.try_node(demand, demand.claims, self.inv.nodes[name], self.base)
+                    out.reasons[reason or "cannot allocate all claims"].append(name)
+        except Fatal as exc:
+            out.fatal = exc
+            out.feasible.clear()
+            out.first = None
+            out.placed = 0
+            out.packing.clear()
+        return out
+
+    def _nodes_for(self, result: ClaimResult) -> set[str]:
+        """Nodes on which an allocated shared claim stays usable (its result node selector)."""
+        allowed = set()
+        for name, node in self.inv.nodes.items():
+            ids = {d.id for d in self.view(node).candidates}
+            if all(p.device.id in ids for p in result.picks):
+                allowed.add(name)
+        return allowed

@@ -1,0 +1,122 @@
+"""DRA rules of core pod validation (``pkg/apis/core/validation``), on any pod spec.
+
+These run on plain pod-spec dicts rather than through the schema because pod templates also live
+inside custom resources (JobSet, MPIJob, ...), which have no bundled schema but are still turned
+into Pods that the API server validates. Facts: dra-api.md §2.7 and §4.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dralint.k8s.apivalidation import errors as E
+from dralint.k8s.apivalidation.errors import ApiError, Path
+from dralint.k8s.apivalidation.formats import dns_label, dns_subdomain, is_extended_resource
+from dralint.k8s.apivalidation.quantity import parse_quantity
+from dralint.yaml.plain import as_dict, as_list
+
+CONTAINER_LISTS = ("initContainers", "containers", "ephemeralContainers")
+CLAIM_SOURCES = ("resourceClaimName", "resourceClaimTemplateName")
+
+
+def _pod_claims(spec: dict[str, Any], base: Path) -> list[ApiError]:
+    found: list[ApiError] = []
+    names: list[str] = []
+    for i, claim in enumerate(as_list(spec.get("resourceClaims"))):
+        if not isinstance(claim, dict):
+            continue
+        path: Path = base + ("resourceClaims", i)
+        name = claim.get("name")
+        if not name:
+            found.append(ApiError(path, E.REQUIRED, E.required(path + ("name",)), key=True))
+        elif isinstance(name, str):
+            for detail in dns_label(name):
+                found.append(ApiError(path + ("name",), E.INVALID_FORMAT, E.invalid(path + ("name",), name, detail)))
+            if name in names:
+                found.append(ApiError(path + ("name",), E.DUPLICATE, E.duplicate(path + ("name",), name)))
+            names.append(name)
+        sources = [s for s in CLAIM_SOURCES if claim.get(s)]
+        if len(sources) > 1:
+            found.append(ApiError(path, E.ONE_OF, E.invalid(path, {s: claim[s] for s in sources},
+                                  "at most one of `resourceClaimName` or `resourceClaimTemplateName` may be specified"),
+                                  hint="a pod claim either names an existing ResourceClaim or a template to stamp one from"))
+        elif not sources:
+            found.append(ApiError(path, E.ONE_OF, E.required(path, "must specify one of: `resourceClaimName`, `resourceClaimTemplateName`"),
+                                  key=True, hint="`source:` was the v1.30 shape; v1.31+ puts the two fields directly on the entry"
+                                  if "source" in claim else None))
+        for source in sources:
+            value = claim[source]
+            for detail in dns_subdomain(value) if isinstance(value, str) else []:
+                found.append(ApiError(path + (source,), E.INVALID_FORMAT, E.invalid(path + (source,), value, detail)))
+    return found
+
+
+def _container_claims(path: Path, claims: list[Any]) -> list[ApiError]:
+    """Container claim references: name given, request a DNS label, no reference twice.
+
+    Whether the name is one of the pod's claims is REF003's finding (the reference checks own
+    name resolution and point at the pod's declarations), so it is not repeated here.
+    """
+    found: list[ApiError] = []
+    seen: dict[str, set[str]] = {}
+    for j, ref in enumerate(claims):
+        if not isinstance(ref, dict):
+            continue
+        here = path + (j,)
+        name, request = ref.get("name"), ref.get("request") or ""
+        if not isinstance(request, str):
+            request = str(request)
+        if not name:
+            found.append(ApiError(here, E.REQUIRED, E.required(here + ("name",)), key=True))
+            continue
+        if request:
+            for detail in dns_label(request):
+                found.append(ApiError(here + ("request",), E.INVALID_FORMAT, E.invalid(here + ("request",), request, detail)))
+        previous = seen.setdefault(str(name), set())
+        if request in previous or ("" in previous) or (not request and previous):
+            found.append(ApiError(here, E.DUPLICATE, E.duplicate(here, f"{name}/{request}" if request else name),
+                                  hint="reference a claim once, either as a whole or by its requests"))
+        previous.add(request)
+    return found
+
+
+def _extended_resources(path: Path, resources: dict[str, Any]) -> list[ApiError]:
+    found: list[ApiError] = []
+    requests, limits = as_dict(resources.get("requests")), as_dict(resources.get("limits"))
+    for section, values in (("limits", limits), ("requests", requests)):
+        for name, raw in values.items():
+            if not is_extended_resource(name):
+                continue
+            here = path + (section, name)
+            quantity = parse_quantity(raw)
+            if quantity is not None and quantity.denominator != 1:
+                found.append(ApiError(here, E.EXTENDED_RESOURCE, E.invalid(here, raw, "must be an integer"),
+                                      hint="extended resources are counted in whole devices"))
+            if section != "requests":
+                continue
+            if name not in limits:
+                message = E.required(path + ("limits", name), "Limit must be set for non overcommitable resources")
+                found.append(ApiError(here, E.EXTENDED_RESOURCE, message, key=True,
+                                      hint=f"add `limits: {{{name}: {raw}}}` (or only set the limit)"))
+            elif quantity is not None and parse_quantity(limits[name]) != quantity:
+                found.append(ApiError(here, E.EXTENDED_RESOURCE, E.invalid(here, raw, f"must be equal to {name} limit of {limits[name]}"),
+                                      hint="extended resources cannot be overcommitted: requests must equal limits"))
+    return found
+
+
+def check_pod_spec(spec: Any, base: Path = ()) -> list[ApiError]:
+    """All DRA pod rules for one pod spec found at data path ``base`` of its object."""
+    if not isinstance(spec, dict):
+        return []
+    found = _pod_claims(spec, base)
+    if as_dict(spec.get("resources")).get("claims") is not None:
+        path = base + ("resources", "claims")
+        found.append(ApiError(path, E.INVALID_VALUE, E.forbidden(path, "claims cannot be set for Resources at pod-level"), key=True,
+                              hint="list claims under each container's `resources.claims` instead"))
+    for list_name in CONTAINER_LISTS:
+        for i, container in enumerate(as_list(spec.get(list_name))):
+            resources = as_dict(as_dict(container).get("resources"))
+            where: Path = base + (list_name, i, "resources")
+            found += _container_claims(where + ("claims",), as_list(resources.get("claims")))
+            found += _extended_resources(where, resources)
+    return found

@@ -1,0 +1,329 @@
+"""``check`` and ``evaluate``: the API server's and the scheduler's view of one selector."""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from dralint.k8s.cel import env as _env
+from dralint.k8s.cel.ast import Node, decode_checked_expr
+from dralint.k8s.cel.capacity import QUANTITY, capacity_type_errors, is_capacity_value
+from dralint.k8s.cel.cost import MAX_COST, CostEstimate, estimate_cost
+from dralint.k8s.cel.device import Device
+from dralint.k8s.semver import Semver
+
+__all__ = ["CelIssue", "CheckResult", "EvalResult", "MatchResult", "check", "evaluate", "matches",
+           "MAX_LENGTH", "MAX_COST"]
+
+MAX_LENGTH = 10_240
+
+_ERROR_LINE = re.compile(r"ERROR: <input>:(\d+):(\d+): (.*)")
+_OVERLOAD = re.compile(r"found no matching overload for '([^']+)' applied to '\((.*)\)'")
+_UNDECLARED = re.compile(r"undeclared reference to '([^']+)'")
+_QUOTED = re.compile(r"'([^']+)'")
+_NUMERIC = {"int", "uint", "double"}
+_ORDERING = {"_<_", "_<=_", "_>_", "_>=_", "_==_", "_!=_"}
+
+
+@dataclass(frozen=True)
+class CelIssue:
+    """One problem in an expression, at 0-based character offsets ``[start, end)``."""
+
+    message: str
+    start: int
+    end: int
+    kind: str = "compile"   # compile | capacity | result-type | length | cost
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """What the API server would say about an expression, plus what dralint learnt on the way.
+
+    ``errors`` are rejections at apply time; ``warnings`` are cost figures near the limit or an
+    unbounded estimate; ``not_checked`` explains why the library could not check it (syntax or
+    functions Kubernetes has and dralint does not), in which case ``errors`` holds only syntax
+    errors, which do not depend on declarations.
+    """
+
+    expression: str
+    errors: tuple[CelIssue, ...] = ()
+    warnings: tuple[CelIssue, ...] = ()
+    not_checked: str | None = None
+    result_type: str | None = None
+    cost: CostEstimate | None = None
+    ast: Node | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def ok(self) -> bool:
+        """Compiled and checked with no error."""
+        return not self.errors and self.not_checked is None
+
+
+@dataclass(frozen=True)
+class EvalResult:
+    """A selector's outcome on one device.
+
+    ``value`` is the boolean result; ``error`` is a runtime error (the scheduler aborts the
+    pod's allocation attempt, it does not treat the device as "no match"); ``unsupported``
+    says dralint could not evaluate the expression at all (not checked, or too costly).
+    """
+
+    value: bool | None = None
+    error: str | None = None
+    unsupported: str | None = None
+
+    @property
+    def matched(self) -> bool:
+        return self.value is True
+
+
+@dataclass(frozen=True)
+class MatchResult:
+    """All selectors of a class or request on one device, in the scheduler's order."""
+
+    matched: bool
+    error: str | None = None
+    selector: int | None = None   # index of the selector that was false or failed
+    unsupported: str | None = None
+
+
+def _offset(expression: str, line: int, column: int) -> int:
+    """CEL line:col (1-based, code points) -> 0-based offset, clamped past-EOF to the content."""
+    starts = [0]
+    for index, char in enumerate(expression):
+        if char == "\n":
+            starts.append(index + 1)
+    offset = starts[min(line, len(starts)) - 1] + column - 1
+    content_end = len(expression.rstrip())
+    if offset >= content_end:
+        offset = max(content_end - 1, 0)
+    return offset
+
+
+def _span(expression: str, offset: int, detail: str) -> tuple[int, int]:
+    """Extend a one-character position to the name the message talks about, when it is there."""
+    match = _QUOTED.search(detail)
+    if match:
+        name = match.group(1)
+        for start in (offset, offset + 1, offset - len(name)):   # at, after the ".", before the "("
+            if start >= 0 and expression.startswith(name, start):
+                return start, start + len(name)
+    return offset, min(offset + 1, max(len(expression), 1))
+
+
+def _library_gap(detail: str) -> str | None:
+    """Why an error is a gap of the CEL library or of dralint, not of the expression."""
+    match = _UNDECLARED.search(detail)
+    if match and match.group(1).split(".")[0] in _env.UNSUPPORTED_NAMES:
+        return f"uses '{match.group(1)}', a Kubernetes CEL function dralint does not implement"
+    match = _OVERLOAD.search(detail)
+    if match:
+        function, args = match.group(1), [a.strip() for a in match.group(2).split(",")]
+        if function in _ORDERING and len(args) == 2 and set(args) <= _NUMERIC:
+            return "compares numbers of different types, which Kubernetes allows and the checker does not"
+        if function in ("indexOf", "lastIndexOf") and args and args[0].startswith("list"):
+            return f"uses the Kubernetes list function '{function}', which dralint does not implement"
+    return None
+
+
+def _parse_errors(expression: str, text: str) -> list[tuple[str, int, int]]:
+    """(API-server style message, start, end) for each ``ERROR: <input>:L:C: ...`` line."""
+    found = []
+    for match in _ERROR_LINE.finditer(text):
+        detail = re.sub(r" \[[A-Z_]+\]$", "", match.group(3)).replace(" (in container '')", "")
+        line, column = int(match.group(1)), int(match.group(2))
+        start, end = _span(expression, _offset(expression, line, column), detail)
+        found.append((f"compilation failed: ERROR: <input>:{line}:{column}: {detail}", start, end))
+    return found
+
+
+@functools.lru_cache(maxsize=8192)
+def check(expression: str) -> CheckResult:
+    """Check an expression as the API server does at apply time (cached per distinct text)."""
+    if len(expression.encode("utf-8", "surrogatepass")) > MAX_LENGTH:
+        issue = CelIssue(f"Too long: may not be more than {MAX_LENGTH} bytes", 0, len(expression), "length")
+        return CheckResult(expression, errors=(issue,))
+    bad = next((i for i, c in enumerate(expression) if "\ud800" <= c <= "\udfff"), None)
+    if bad is not None:
+        # YAML's "\ud800" escape can produce a lone surrogate; it is not text the API server can read
+        issue = CelIssue(f"compilation failed: character U+{ord(expression[bad]):04X} at offset {bad} is not valid "
+                         "Unicode text (a lone surrogate)", bad, bad + 1)
+        return CheckResult(expression, errors=(issue,))
+    try:
+        compiled = _env.check_env().compile(expression)
+    except RuntimeError as exc:
+        return _failed(expression, str(exc))
+    ast = decode_checked_expr(compiled.serialize())
+    result_type = QUANTITY if is_capacity_value(ast) else ast.type
+    errors = [CelIssue(message, start, end, "capacity") for message, start, end in capacity_type_errors(expression, ast)]
+    if result_type not in ("bool", "dyn"):
+        end = len(expression.rstrip())
+        start = len(expression) - len(expression.lstrip())
+        errors.append(CelIssue(f"must evaluate to bool or the unknown type, not {result_type}",
+                               start, max(end, start + 1), "result-type"))
+    cost = estimate_cost(ast)
+    warnings: list[CelIssue] = []
+    whole = (0, max(len(expression.rstrip()), 1))
+    if cost.bounded and cost.max_cost > MAX_COST:
+        errors.append(CelIssue(f"too complex, exceeds cost limit: estimated cost {cost.max_cost} exceeds "
+                               f"the limit of {MAX_COST}", *whole, "cost"))
+    elif not cost.bounded:
+        warnings.append(CelIssue("the estimated cost cannot be bounded (a list of unknown size); the "
+                                 "API server rejects selectors whose cost it cannot bound", *whole, "cost"))
+    elif cost.max_cost > MAX_COST // 2:
+        warnings.append(CelIssue(f"estimated cost {cost.max_cost} is more than half of the limit of {MAX_COST}",
+                                 *whole, "cost"))
+    return CheckResult(expression, tuple(errors), tuple(warnings), None, result_type, cost, ast)
+
+
+def _failed(expression: str, text: str) -> CheckResult:
+    parsed = _parse_errors(expression, text)
+    if not parsed:
+        return CheckResult(expression, errors=(CelIssue(f"compilation failed: {text}", 0, 1),))
+    gaps = [reason for message, _s, _e in parsed if (reason := _library_gap(message))]
+    if gaps:
+        syntax = tuple(CelIssue(m, s, e) for m, s, e in parsed if ": Syntax error: " in m)
+        return CheckResult(expression, errors=syntax, not_checked=gaps[0])
+    issues = tuple(CelIssue(m, s, e) for m, s, e in parsed)
+    return CheckResult(expression, errors=issues)
+
+
+# --- evaluation ------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class _Program:
+    program: Any
+    attribute_domains: frozenset[str]
+    capacity_domains: frozenset[str]
+
+
+@functools.lru_cache(maxsize=8192)
+def _program(expression: str) -> _Program | str:
+    """Compile once for evaluation; a string is the reason it cannot be evaluated."""
+    result = check(expression)
+    if result.errors:
+        return "CEL compile error: " + result.errors[0].message
+    if result.not_checked:
+        return "not evaluated: " + result.not_checked
+    if result.cost is not None and result.cost.max_cost > MAX_COST:
+        return "not evaluated: the estimated cost exceeds the runtime limit"
+    try:
+        program = _env.eval_env().compile(expression)
+    except RuntimeError as exc:
+        return f"not evaluated: {exc}"
+    attributes, capacity = _defaulted_domains(result.ast) if result.ast else (frozenset(), frozenset())
+    return _Program(program, attributes, capacity)
+
+
+def _defaulted_domains(root: Node) -> tuple[frozenset[str], frozenset[str]]:
+    """Domains to fill with ``{}`` to mimic Kubernetes' default-empty domain maps.
+
+    Kubernetes returns an empty map for an unknown domain on lookup only; ``in``, ``has()``,
+    ``size()`` and iteration still see the real domains.  Pre-filling is exact when the
+    expression only looks domains up; when it also inspects the domain map itself we do not
+    pre-fill that map, so a guard like ``"d" in device.attributes`` keeps its meaning.
+    """
+    looked_up: dict[str, set[str]] = {"attributes": set(), "capacity": set()}
+    lookups: set[int] = set()
+    for node in root.walk():
+        container = _domain_map(node.target) if node.kind == "select" and not node.test_only else None
+        if container and node.target is not None:
+            looked_up[container].add(str(node.value))
+            lookups.add(node.target.id)
+        if node.kind == "call" and node.value in ("_[_]", "_[?_]") and len(node.args) == 2:
+            container = _domain_map(node.args[0])
+            if container and node.args[1].is_literal_string:
+                looked_up[container].add(str(node.args[1].value))
+                lookups.add(node.args[0].id)
+    inspected = {name for node in root.walk() if (name := _domain_map(node)) and node.id not in lookups}
+    return (frozenset(looked_up["attributes"]) if "attributes" not in inspected else frozenset(),
+            frozenset(looked_up["capacity"]) if "capacity" not in inspected else frozenset())
+
+
+def _domain_map(node: Node | None) -> str | None:
+    """'attributes' or 'capacity' if node is ``device.attributes`` / ``device.capacity``."""
+    if (node is not None and node.kind == "select" and node.value in ("attributes", "capacity")
+            and node.target is not None and node.target.kind == "ident" and node.target.value == "device"):
+        return str(node.value)
+    return None
+
+
+def _value(value: Any) -> Any:
+    if isinstance(value, Semver):
+        return _env.semver_tag(value)
+    if isinstance(value, list):
+        return [_value(item) for item in value]
+    return value
+
+
+def _device_data(device: Device) -> dict[str, Any]:
+    cached = device.cel_data
+    if cached is None:
+        cached = {
+            "driver": device.driver,
+            "attributes": {d: {n: _value(v) for n, v in names.items()} for d, names in device.attributes.items()},
+            "capacity": {d: {n: _env.quantity_tag(q) for n, q in names.items()} for d, names in device.capacity.items()},
+            "allowMultipleAllocations": device.allow_multiple_allocations,
+        }
+        device.cel_data = cached
+    return cached
+
+
+def _with_defaults(data: dict[str, Any], program: _Program) -> dict[str, Any]:
+    missing_attr = [d for d in program.attribute_domains if d not in data["attributes"]]
+    missing_cap = [d for d in program.capacity_domains if d not in data["capacity"]]
+    if not missing_attr and not missing_cap:
+        return data
+    data = dict(data)
+    if missing_attr:
+        data["attributes"] = {**data["attributes"], **{d: {} for d in missing_attr}}
+    if missing_cap:
+        data["capacity"] = {**data["capacity"], **{d: {} for d in missing_cap}}
+    return data
+
+
+_STATUS = re.compile(r"^[A-Z_]+: ")
+_MISSING_KEY = re.compile(r'^Key not found in map : "?(.*?)"?$')
+
+
+def _runtime_message(text: str) -> str:
+    text = _STATUS.sub("", str(text))
+    match = _MISSING_KEY.match(text)
+    if match:
+        return (f"no such key: {match.group(1)}. consider using CEL optional chaining (.? followed by "
+                "orValue()) or guarding the check with has() for optional fields")
+    return text
+
+
+def evaluate(expression: str, device: Device) -> EvalResult:
+    """Evaluate one selector on one device with the scheduler's semantics (see the package doc)."""
+    program = _program(expression)
+    if isinstance(program, str):
+        if program.startswith("CEL compile error"):
+            return EvalResult(error=program)
+        return EvalResult(unsupported=program)
+    if device.problems:
+        return EvalResult(error=device.problems[0])
+    data = _with_defaults(_device_data(device), program)
+    result = program.program.eval(data={"device": data})
+    kind = result.type().name()
+    if kind == "BOOL":
+        return EvalResult(value=bool(result.value()))
+    if kind == "ERROR":
+        return EvalResult(error=_runtime_message(result.value()))
+    return EvalResult(error=f"CEL result of type {kind.lower()} could not be converted to bool")
+
+
+def matches(selectors: Sequence[str], device: Device) -> MatchResult:
+    """All selectors true, in order; the first false stops, an error aborts (as the allocator)."""
+    for index, expression in enumerate(selectors):
+        result = evaluate(expression, device)
+        if result.unsupported:
+            return MatchResult(False, selector=index, unsupported=result.unsupported)
+        if result.error:
+            return MatchResult(False, error=result.error, selector=index)
+        if not result.value:
+            return MatchResult(False, selector=index)
+    return MatchResult(True)

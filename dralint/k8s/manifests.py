@@ -1,0 +1,76 @@
+"""From parsed documents to Kubernetes objects: List expansion, identity, defaults."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from dralint.k8s.objects import CLUSTER_SCOPED_KINDS, KubeObject
+from dralint.yaml.plain import as_dict
+from dralint.yaml.loader import DataPath, Document
+
+
+@dataclass(frozen=True)
+class ShapeProblem:
+    """A document or item that cannot become an object; ``kind`` names the rule's case."""
+
+    kind: str  # not-mapping | missing-identity | no-identity
+    document: Document
+    path: DataPath
+    message: str
+    hint: str | None = None
+
+
+def _object(doc: Document, data: dict[str, Any], base: DataPath, origin: str) -> KubeObject:
+    api_version = data.get("apiVersion")
+    kind = data.get("kind")
+    meta = as_dict(data.get("metadata"))
+    name = meta.get("name")
+    if not isinstance(name, str):
+        generated = meta.get("generateName")
+        name = generated if isinstance(generated, str) else ""
+    namespace = meta.get("namespace") if isinstance(meta.get("namespace"), str) else None
+    if kind in CLUSTER_SCOPED_KINDS:
+        namespace = None
+    elif not namespace:
+        namespace = "default"
+    return KubeObject(str(api_version), str(kind), name, namespace, data, doc, base, origin)
+
+
+def _is_list(data: dict[str, Any]) -> bool:
+    kind = data.get("kind")
+    return isinstance(kind, str) and kind.endswith("List") and isinstance(data.get("items"), list)
+
+
+def _missing_identity(doc: Document, data: dict[str, Any], base: DataPath, missing: str) -> ShapeProblem:
+    """Point at a miscased key (``apiversion``) when there is one: that is the usual cause."""
+    miscased = next((k for k in data if isinstance(k, str) and k.lower() == missing.lower()), None)
+    if miscased is not None:
+        return ShapeProblem("missing-identity", doc, base + (miscased,), f"'{miscased}' should be spelled '{missing}'; without it the API server cannot tell what the object is", f"rename '{miscased}' to '{missing}'")
+    return ShapeProblem("missing-identity", doc, base, f"the object has no {missing}; the API server cannot tell what it is", f"add {missing} (for example `apiVersion: v1` and `kind: ConfigMap`)")
+
+
+def objects_from(doc: Document, origin: str) -> tuple[list[KubeObject], list[ShapeProblem]]:
+    """The objects one document holds (a List holds several) and what kept others out."""
+    objects: list[KubeObject] = []
+    problems: list[ShapeProblem] = []
+    if doc.data is None:
+        return objects, problems
+    candidates: list[tuple[Any, DataPath]] = [(doc.data, ())]
+    if isinstance(doc.data, dict) and _is_list(doc.data):
+        candidates = [(item, ("items", i)) for i, item in enumerate(doc.data["items"])]
+    for data, base in candidates:
+        if not isinstance(data, dict):
+            what = "a list" if isinstance(data, list) else f"a {type(data).__name__} value"
+            problems.append(ShapeProblem("not-mapping", doc, base, f"the document is {what}, not a mapping; a Kubernetes object is a mapping with apiVersion and kind"))
+            continue
+        has_version = isinstance(data.get("apiVersion"), str) and data["apiVersion"]
+        has_kind = isinstance(data.get("kind"), str) and data["kind"]
+        if not has_version and not has_kind:
+            problems.append(ShapeProblem("no-identity", doc, base, "no apiVersion and no kind"))
+            continue
+        if not has_version or not has_kind:
+            problems.append(_missing_identity(doc, data, base, "apiVersion" if not has_version else "kind"))
+            continue
+        objects.append(_object(doc, data, base, origin))
+    return objects, problems

@@ -1,0 +1,164 @@
+"""The rule catalog: one YAML file per rule under ``rules/``, the single source of rule facts.
+
+The same entry feeds ``dralint rules``, ``dralint explain``, SARIF rule descriptors, the
+generated docs and the catalog tests, so a rule's wording lives in exactly one place.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from dralint import bundled_dir
+from dralint.diagnostics import Severity
+
+CATEGORIES = (
+    "yaml", "api", "cel", "reference", "extended-resources", "scheduling",
+    "security", "reliability", "efficiency", "general", "internal",
+)
+#: Categories the ``dra`` profile keeps: DRA correctness and the API checks it rests on.
+DRA_CATEGORIES = frozenset({"yaml", "api", "cel", "reference", "extended-resources", "scheduling", "internal"})
+_ID_RE = re.compile(r"^[A-Z]{2,5}\d{3}$")
+_NAME_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+_REQUIRED = ("id", "name", "severity", "category", "summary", "rationale", "fix")
+#: Tools whose check ids a rule may list under ``peers:``, so users can migrate ignore lists.
+PEER_TOOLS = ("kube-linter", "kube-score", "polaris", "checkov", "kubescape", "trivy")
+
+
+@dataclass(frozen=True)
+class Example:
+    """A manifest that shows a rule firing (bad) or not (good), with what it needs to run."""
+
+    manifest: str
+    slices: str | None = None
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Rule:
+    """Everything users and reporters need to know about one rule."""
+
+    id: str
+    name: str
+    severity: Severity
+    category: str
+    summary: str
+    rationale: str
+    fix: str
+    tags: tuple[str, ...] = ()
+    bad: tuple[Example, ...] = ()
+    good: tuple[Example, ...] = ()
+    recommended: bool = True
+    security_severity: str | None = None
+    fixable: bool = False
+    source: str = ""
+    #: (tool, ids) pairs in PEER_TOOLS order: the peers' checks this rule covers.
+    peers: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+    @property
+    def family(self) -> str:
+        return self.id.rstrip("0123456789")
+
+
+class CatalogError(ValueError):
+    """A malformed catalog entry: a packaging bug, reported with the file it came from."""
+
+
+def rules_dir() -> Path:
+    """Where the catalog lives: inside the wheel, or at the repository root in a checkout."""
+    found = bundled_dir("rules")
+    if found is not None:
+        return found
+    raise CatalogError("the rule catalog (rules/) is missing from this installation")
+
+
+def _examples(raw: Any, where: str) -> tuple[Example, ...]:
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        raise CatalogError(f"{where}: examples must be a list")
+    out = []
+    for item in raw:
+        if isinstance(item, str):
+            out.append(Example(item))
+        elif isinstance(item, dict) and isinstance(item.get("manifest"), str):
+            out.append(Example(item["manifest"], item.get("slices"), dict(item.get("options") or {})))
+        else:
+            raise CatalogError(f"{where}: an example is a string or a mapping with 'manifest'")
+    return tuple(out)
+
+
+def _peers(raw: Any, where: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """``peers: {kube-linter: [id, ...], ...}`` as ordered pairs; unknown tools are an error."""
+    if raw is None:
+        return ()
+    if not isinstance(raw, dict):
+        raise CatalogError(f"{where}: peers must map a tool name to a list of its check ids")
+    unknown = sorted(set(map(str, raw)) - set(PEER_TOOLS))
+    if unknown:
+        raise CatalogError(f"{where}: unknown peer tool(s) {', '.join(unknown)}; known: {', '.join(PEER_TOOLS)}")
+    out = []
+    for tool in PEER_TOOLS:
+        ids = raw.get(tool)
+        if ids is None:
+            continue
+        ids = [ids] if isinstance(ids, str) else ids
+        if not isinstance(ids, list) or not ids or not all(isinstance(i, str) and i for i in ids):
+            raise CatalogError(f"{where}: peers.{tool} must be a non-empty list of check ids")
+        out.append((tool, tuple(ids)))
+    return tuple(out)
+
+
+def parse_rule(raw: Any, source: str) -> Rule:
+    """Build a Rule from one catalog file's data, rejecting anything malformed."""
+    if not isinstance(raw, dict):
+        raise CatalogError(f"{source}: a rule file holds one mapping")
+    missing = [k for k in _REQUIRED if not raw.get(k)]
+    if missing:
+        raise CatalogError(f"{source}: missing {', '.join(missing)}")
+    if not _ID_RE.match(str(raw["id"])):
+        raise CatalogError(f"{source}: id {raw['id']!r} is not like API001")
+    if not _NAME_RE.match(str(raw["name"])):
+        raise CatalogError(f"{source}: name {raw['name']!r} is not kebab-case")
+    if raw["category"] not in CATEGORIES:
+        raise CatalogError(f"{source}: category {raw['category']!r} is not one of {', '.join(CATEGORIES)}")
+    examples = raw.get("examples") or {}
+    return Rule(
+        id=raw["id"],
+        name=raw["name"],
+        severity=Severity(raw["severity"]),
+        category=raw["category"],
+        summary=str(raw["summary"]).strip(),
+        rationale=str(raw["rationale"]).strip(),
+        fix=str(raw["fix"]).strip(),
+        tags=tuple(raw.get("tags") or ()),
+        bad=_examples(examples.get("bad"), source),
+        good=_examples(examples.get("good"), source),
+        recommended=bool(raw.get("recommended", True)),
+        security_severity=str(raw["security_severity"]) if raw.get("security_severity") else None,
+        fixable=bool(raw.get("fixable", False)),
+        source=source,
+        peers=_peers(raw.get("peers"), source),
+    )
+
+
+@functools.cache
+def load_catalog() -> dict[str, Rule]:
+    """All rules by id, loaded once per process."""
+    rules: dict[str, Rule] = {}
+    names: set[str] = set()
+    for path in sorted(rules_dir().glob("*.y*ml")):
+        with path.open(encoding="utf-8") as handle:
+            rule = parse_rule(yaml.load(handle, Loader=yaml.CSafeLoader), path.name)
+        if rule.id in rules:
+            raise CatalogError(f"{path.name}: duplicate rule id {rule.id}")
+        if rule.name in names:
+            raise CatalogError(f"{path.name}: duplicate rule name {rule.name}")
+        rules[rule.id] = rule
+        names.add(rule.name)
+    return rules

@@ -1,0 +1,342 @@
+"""The lint run: sources -> documents -> objects -> context -> checks -> diagnostics.
+
+Data flows one way. Reporting, suppression and exit codes happen after ``run`` returns and
+never feed back into it.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import traceback
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import BinaryIO, Iterable, Iterator
+
+from dralint.k8s.allocator.examples import PREFIX as EXAMPLE_PREFIX, example_sources
+from dralint.lint.catalog import DRA_CATEGORIES, Rule, load_catalog
+from dralint.lint.context import Context
+from dralint.diagnostics import Diagnostic, Finding, Related, Replacement, Severity, Span, Suppressed
+from dralint.k8s.manifests import ShapeProblem, objects_from
+from dralint.k8s.objects import KubeObject
+from dralint.lint.options import LintOptions
+from dralint.lint.registry import Check, all_checks
+from dralint.lint.score import score
+from dralint.yaml.sources import FileIssue, SourceFile, discover, not_a_manifest, read
+from dralint.yaml.loader import Document, SourceText, YamlProblem, load
+
+#: Rules the engine itself reports (parsing and robustness), not any check.
+ENGINE_RULES = {
+    "syntax": "YAML001",
+    "yaml-1.2": "YAML012",
+    "duplicate-key": "YAML002",
+    "tab": "YAML003",
+    "not-mapping": "YAML004",
+    "missing-identity": "YAML005",
+    "alias-bomb": "YAML006",
+    "depth": "YAML007",
+    "unreadable": "YAML008",
+    "too-large": "YAML008",
+    "symlink-loop": "YAML008",
+    "binary": "YAML009",
+    "encoding": "YAML009",
+    "not-a-manifest": "YAML010",
+    "complex-key": "YAML011",
+    "internal": "INT001",
+}
+
+
+@dataclass
+class FileResult:
+    """Per-file figures for the report."""
+
+    path: str
+    objects: int = 0
+    counts: dict[Severity, int] = field(default_factory=lambda: {s: 0 for s in Severity})
+
+    @property
+    def score(self) -> int:
+        return score(self.objects, self.counts[Severity.ERROR], self.counts[Severity.WARNING])
+
+
+@dataclass
+class RunResult:
+    """Everything a reporter needs; reporters compute nothing themselves."""
+
+    diagnostics: list[Diagnostic]
+    files: list[FileResult]
+    sources: dict[str, SourceText]
+    context: Context
+    # Filled by the stages after the run (dralint.lint.gate): what was silenced, how each finding
+    # is identified across runs, and which exit-code gates failed.
+    suppressed: list[Suppressed] = field(default_factory=list)
+    known: list[Diagnostic] = field(default_factory=list)
+    fingerprints: dict[Diagnostic, str] = field(default_factory=dict)
+    failed_gates: list[str] = field(default_factory=list)
+    # The edits `dralint fix` would make, per diagnostic; computed only for reports that show them.
+    fixes: dict[Diagnostic, tuple[Replacement, ...]] = field(default_factory=dict)
+
+    @property
+    def objects(self) -> int:
+        return sum(f.objects for f in self.files)
+
+    def count(self, severity: Severity) -> int:
+        return sum(1 for d in self.diagnostics if d.severity is severity)
+
+    @property
+    def score(self) -> int:
+        return score(self.objects, self.count(Severity.ERROR), self.count(Severity.WARNING))
+
+
+def rule_matches(rule: Rule, selector: str) -> bool:
+    """A selector names a rule by id, id prefix (family), kebab name, category or tag."""
+    return (
+        rule.id == selector
+        or (selector.isupper() and rule.id.startswith(selector))
+        or rule.name == selector
+        or rule.category == selector
+        or selector in rule.tags
+    )
+
+
+def enabled_rules(options: LintOptions, catalog: dict[str, Rule]) -> dict[str, Rule]:
+    """The rules this run reports, after profile, select and ignore."""
+    out = {}
+    for rule in catalog.values():
+        if options.profile != "strict" and not rule.recommended:
+            continue
+        if options.profile == "dra" and rule.category not in DRA_CATEGORIES:
+            continue
+        if options.select and not any(rule_matches(rule, s) for s in options.select):
+            continue
+        if any(rule_matches(rule, s) for s in options.ignore):
+            continue
+        out[rule.id] = rule
+    return out
+
+
+def to_diagnostics(findings: Iterable[Finding], options: LintOptions) -> list[Diagnostic]:
+    """Findings made outside the checks (config, suppressions) as diagnostics, under the
+    same profile, select, ignore and severity overrides as the run's own findings."""
+    collect = _Collector(options, load_catalog())
+    for finding in findings:
+        collect.add(finding)
+    return collect.diagnostics
+
+
+class _Collector:
+    """Turns findings into diagnostics against the catalog and the enabled rules."""
+
+    def __init__(self, options: LintOptions, catalog: dict[str, Rule]):
+        self.catalog = catalog
+        self.enabled = enabled_rules(options, catalog)
+        self.overrides = {k: Severity(v) for k, v in options.severity_overrides.items()}
+        self.diagnostics: list[Diagnostic] = []
+
+    def add(self, finding: Finding, default_rule: str | None = None) -> None:
+        rule_id = finding.rule or default_rule
+        if rule_id is None or rule_id not in self.enabled:
+            return
+        rule = self.enabled[rule_id]
+        severity = self.overrides.get(rule_id) or finding.severity or rule.severity
+        self.diagnostics.append(
+            Diagnostic(
+                rule=rule_id, name=rule.name, severity=severity, message=finding.message,
+                span=finding.span, hint=finding.hint, object=finding.object,
+                field=finding.field, related=finding.related,
+            )
+        )
+
+    def engine(self, kind: str, message: str, span: Span, hint: str | None = None, related: tuple = ()) -> None:
+        self.add(Finding(message, span, hint=hint, rule=ENGINE_RULES[kind], related=related))
+
+
+_YAML_HINTS = {
+    "tab": "replace the tab characters at the start of the line with spaces",
+    "duplicate-key": "keep one of the two keys",
+    "alias-bomb": "expand the aliases by hand or remove the recursive reference",
+    "depth": "flatten the document; no Kubernetes object needs this depth",
+    "complex-key": "use a plain string as the key",
+}
+
+
+def _point(path: str, line: int, column: int, end_line: int | None = None, end_column: int | None = None) -> Span:
+    """A 1-based span from 0-based coordinates, at least one character wide."""
+    end_line = line if end_line is None else end_line
+    end_column = column + 1 if end_column is None or (end_line, end_column) <= (line, column) else end_column
+    return Span(path, line + 1, column + 1, end_line + 1, end_column + 1)
+
+
+def _yaml_problem(problem: YamlProblem, source: SourceText, collect: _Collector) -> None:
+    span = _point(source.path, problem.line, problem.column, problem.end_line, problem.end_column)
+    related = tuple(Related(_point(source.path, line, col), msg) for line, col, msg in problem.related)
+    collect.engine(problem.kind, problem.message, span, _YAML_HINTS.get(problem.kind), related)
+
+
+def _shape_problem(problem: ShapeProblem, collect: _Collector) -> None:
+    collect.engine(problem.kind, problem.message, problem.document.locate(problem.path, key=True), problem.hint)
+
+
+def _issue_span(issue: FileIssue) -> Span:
+    return _point(issue.path, issue.line - 1, issue.column - 1)
+
+
+@dataclass
+class _Loaded:
+    objects: list[KubeObject]
+    sources: dict[str, SourceText]
+    files: list[FileResult]
+
+
+def _load_sources(items: Iterable[SourceFile | FileIssue], origin: str, collect: _Collector, report: bool) -> _Loaded:
+    loaded = _Loaded([], {}, [])
+    for item in items:
+        if isinstance(item, FileIssue):
+            if report:
+                collect.engine(item.kind, item.message, _issue_span(item))
+                loaded.files.append(FileResult(item.path))
+            continue
+        source = SourceText(item.path, item.text)
+        loaded.sources[item.path] = source
+        file_result = FileResult(item.path)
+        skip = not_a_manifest(item)
+        if skip is not None:
+            if report:
+                collect.engine("not-a-manifest", skip.message, _issue_span(skip))
+                loaded.files.append(file_result)
+            continue
+        result = load(source)
+        shape_problems: list[ShapeProblem] = []
+        file_objects: list[KubeObject] = []
+        for doc in result.documents:
+            objects, problems = objects_from(doc, origin)
+            file_objects.extend(objects)
+            shape_problems.extend(problems)
+        if report:
+            for problem in result.problems:
+                _yaml_problem(problem, source, collect)
+            if not result.documents and not result.problems:
+                # Otherwise an empty file would pass silently, as if it had been linted.
+                collect.engine("not-a-manifest", "the file holds no YAML document (it is empty or only comments); nothing was linted", _point(item.path, 0, 0))
+            _report_shapes(item.path, file_objects, shape_problems, result.documents, collect)
+            file_result.objects = len(file_objects)
+            loaded.files.append(file_result)
+        loaded.objects.extend(file_objects)
+    return loaded
+
+
+def _report_shapes(path: str, objects: list[KubeObject], problems: list[ShapeProblem], documents: list[Document], collect: _Collector) -> None:
+    """Shape problems; a file with no manifest at all gets one info instead of many errors."""
+    if not objects and not any(p.kind == "missing-identity" for p in problems):
+        if documents:
+            collect.engine("not-a-manifest", "no document in this file has apiVersion and kind; it is not a Kubernetes manifest", _point(path, 0, 0))
+        return
+    identityless = [p for p in problems if p.kind == "no-identity"]
+    if identityless:
+        first = identityless[0]
+        collect.engine("not-a-manifest", f"{len(identityless)} document(s) in this file have no apiVersion and no kind and were not linted", first.document.locate(first.path))
+    for problem in problems:
+        if problem.kind != "no-identity":
+            _shape_problem(problem, collect)
+
+
+def _run_check(check: Check, ctx: Context, collect: _Collector, obj: KubeObject | None) -> None:
+    default = check.rules[0] if len(check.rules) == 1 else None
+    try:
+        results = check.function(obj, ctx) if obj is not None else check.function(ctx)
+        for finding in results or ():
+            collect.add(finding, default)
+    except Exception as error:  # one broken check must not stop the others
+        where = traceback.extract_tb(error.__traceback__)[-1]
+        message = f"internal error in check {check.name}: {type(error).__name__}: {error} (at {where.filename.rsplit('/', 1)[-1]}:{where.lineno}); other checks still ran"
+        if obj is not None:
+            span = obj.span(("metadata",), key=True) if obj.get(("metadata",)) is not None else obj.span(())
+        else:
+            first = ctx.scanned[0] if ctx.scanned else None
+            span = first.span(()) if first else _point("<dralint>", 0, 0)
+        collect.add(Finding(message, span, hint="please report this with the manifest that triggers it", rule="INT001", object=obj.ref if obj else None))
+
+
+@contextmanager
+def _without_cyclic_gc() -> Iterator[None]:
+    """Suspend Python's cyclic garbage collector for one run.
+
+    Parsed manifests are trees of dicts and lists with no reference cycles, so the collector
+    finds nothing in them, yet each of its full passes walks every container of every
+    document: on 10,000 documents that was a third of the run. Reference counting still frees
+    everything; cycles created meanwhile (rare: exception tracebacks) are collected once the
+    collector is back on.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def run(
+    scan: Iterable[SourceFile | FileIssue],
+    options: LintOptions,
+    context: Iterable[SourceFile | FileIssue] = (),
+    cluster: Iterable[SourceFile | FileIssue] = (),
+) -> RunResult:
+    """Lint already-read sources; ``lint`` is the same with files read from disk."""
+    with _without_cyclic_gc():
+        return _run(scan, options, context, cluster)
+
+
+def _run(
+    scan: Iterable[SourceFile | FileIssue],
+    options: LintOptions,
+    context: Iterable[SourceFile | FileIssue],
+    cluster: Iterable[SourceFile | FileIssue],
+) -> RunResult:
+    catalog = load_catalog()
+    collect = _Collector(options, catalog)
+    scanned = _load_sources(scan, "scan", collect, report=True)
+    extra = _load_sources(context, "context", collect, report=False)
+    snapshot = _load_sources(cluster, "cluster", collect, report=True)
+    ctx = Context(scanned.objects + extra.objects + snapshot.objects, options)
+    wanted = set(collect.enabled)
+    for check in all_checks():
+        if not wanted.intersection(check.rules):
+            continue
+        if check.per_object:
+            for obj in scanned.objects:
+                if check.kinds is None or obj.kind in check.kinds:
+                    _run_check(check, ctx, collect, obj)
+        else:
+            _run_check(check, ctx, collect, None)
+    reported = {f.path for f in scanned.files} | {f.path for f in snapshot.files}
+    diagnostics = sorted({d for d in collect.diagnostics if d.span.path in reported}, key=lambda d: d.sort_key)
+    files = scanned.files + [f for f in snapshot.files if any(d.span.path == f.path for d in diagnostics)]
+    by_path = {f.path: f for f in files}
+    for diag in diagnostics:
+        if diag.span.path in by_path:
+            by_path[diag.span.path].counts[diag.severity] += 1
+    sources = {**scanned.sources, **snapshot.sources}
+    return RunResult(diagnostics, files, sources, ctx)
+
+
+def read_all(paths: list[str], options: LintOptions, stdin: BinaryIO | None = None) -> list[SourceFile | FileIssue]:
+    """Discover and read every file under ``paths``."""
+    out: list[SourceFile | FileIssue] = []
+    for item in discover(paths, options.exclude):
+        out.append(item if isinstance(item, FileIssue) else read(item, stdin, options.stdin_name, options.max_file_bytes))
+    return out
+
+
+def lint(options: LintOptions, stdin: BinaryIO | None = None) -> RunResult:
+    """Lint the paths in ``options`` (with context and snapshot files) from disk.
+
+    A context directory usually contains the files being linted (pre-commit passes the changed
+    files, the config names the whole tree as context); those files are read once, as scanned,
+    so no object appears twice. ``--slices example:NAME`` names a built-in snapshot.
+    """
+    scan = read_all(options.paths, options, stdin)
+    scanned = {os.path.realpath(item.path) for item in scan if isinstance(item, SourceFile)}
+    context = [item for item in read_all(options.context, options) if os.path.realpath(item.path) not in scanned]
+    cluster = read_all([p for p in options.slices if not p.startswith(EXAMPLE_PREFIX)], options)
+    return run(scan, options, context=context, cluster=cluster + example_sources(options.slices))

@@ -1,0 +1,865 @@
+"""YAML documents with exact source positions, built from libyaml's event stream.
+
+Why events instead of ``yaml.load``: composing from events with an explicit stack gives every
+key, value and item its position at almost the cost of a plain load, catches duplicate keys (which
+PyYAML silently drops and the API server rejects), and bounds alias expansion and nesting depth
+without recursion, so hostile input cannot exhaust the stack or memory.
+
+Scalars resolve the way Kubernetes' decoder (go-yaml v2 inside sigs.k8s.io/yaml) does:
+``yes``/``on``/``y`` are booleans, ``0755`` is octal, and base-60 numbers and timestamps stay
+strings.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any, Iterator
+
+import yaml
+from yaml.events import (
+    AliasEvent,
+    DocumentEndEvent,
+    DocumentStartEvent,
+    MappingEndEvent,
+    MappingStartEvent,
+    ScalarEvent,
+    SequenceEndEvent,
+    SequenceStartEvent,
+)
+
+try:
+    from yaml import CSafeLoader as LOADER
+except ImportError:  # pragma: no cover - libyaml missing: correct, only slower
+    from yaml import SafeLoader as LOADER  # type: ignore[assignment]
+
+from dralint.diagnostics import Span
+from dralint.yaml.strict import may_need_check, strict_problems
+
+#: Nodes a document may expand to through aliases before it counts as an alias bomb.
+MAX_EXPANDED_NODES = 1_000_000
+#: Nesting levels a document may have; Kubernetes objects rarely pass 30.
+MAX_DEPTH = 256
+
+PathKey = str | int
+DataPath = tuple[PathKey, ...]
+# (line, column, end_line, end_column, style): 0-based, as libyaml reports them.
+Pos = tuple[int, int, int, int, str | None]
+
+
+@dataclass(frozen=True)
+class YamlProblem:
+    """A problem found while reading YAML, before any object exists."""
+
+    kind: str  # syntax | yaml-1.2 | tab | duplicate-key | complex-key | alias-bomb | depth | not-mapping
+    message: str
+    line: int  # 0-based
+    column: int  # 0-based
+    end_line: int
+    end_column: int
+    related: tuple[tuple[int, int, str], ...] = ()
+
+
+@dataclass
+class SourceText:
+    """The decoded text of one file plus a line index, shared by all its documents."""
+
+    path: str
+    text: str
+    _line_starts: list[int] | None = field(default=None, repr=False)
+
+    @property
+    def line_starts(self) -> list[int]:
+        if self._line_starts is None:
+            self._line_starts = [0] + [m.end() for m in re.finditer("\n", self.text)]
+        return self._line_starts
+
+    def offset(self, line: int, column: int) -> int:
+        """Character offset of a 0-based line/column pair."""
+        starts = self.line_starts
+        line = min(max(line, 0), len(starts) - 1)
+        return starts[line] + column
+
+    def line_col(self, offset: int) -> tuple[int, int]:
+        """0-based line/column of a character offset."""
+        line = bisect.bisect_right(self.line_starts, offset) - 1
+        return line, offset - self.line_starts[line]
+
+    def line_text(self, line: int) -> str:
+        """The text of a 1-based line, without its line break."""
+        starts = self.line_starts
+        if not 1 <= line <= len(starts):
+            return ""
+        end = starts[line] - 1 if line < len(starts) else len(self.text)
+        return self.text[starts[line - 1] : end].rstrip("\r")
+
+
+class Document:
+    """One YAML document: its plain data plus a side table of positions.
+
+    Positions live in a table keyed by container identity rather than in wrapper objects, so
+    checks and the schema validator work on plain dicts and lists.
+    """
+
+    def __init__(self, source: SourceText, index: int, data: Any, root: Pos, table: dict[int, Any]):
+        self.source = source
+        self.index = index
+        self.data = data
+        self._root = root
+        self._table = table
+
+    @property
+    def path(self) -> str:
+        return self.source.path
+
+    def _walk(self, path: DataPath) -> tuple[Pos, Pos | None, int]:
+        """Follow ``path``; return (value pos, key pos, how many elements matched)."""
+        node: Any = self.data
+        value_pos: Pos = self._root
+        key_pos: Pos | None = None
+        for depth, step in enumerate(path):
+            entry = self._table.get(id(node))
+            if entry is None:
+                return value_pos, key_pos, depth
+            if isinstance(node, dict):
+                if step not in node or step not in entry:
+                    return value_pos, key_pos, depth
+                key_pos, value_pos = entry[step]
+            elif isinstance(node, list):
+                if not isinstance(step, int) or not -len(node) <= step < len(node):
+                    return value_pos, key_pos, depth
+                value_pos = entry[step]
+                key_pos = None
+            else:
+                return value_pos, key_pos, depth
+            node = node[step]
+        return value_pos, key_pos, len(path)
+
+    def has_path(self, path: DataPath) -> bool:
+        return self._walk(path)[2] == len(path)
+
+    def locate(self, path: DataPath, key: bool = False) -> Span:
+        """Span of the key or value at ``path``.
+
+        A path that does not exist (a missing field) resolves to the deepest existing
+        ancestor's key, which is where a user adds the missing field.
+        """
+        value_pos, key_pos, matched = self._walk(path)
+        if matched < len(path) or key:
+            pos = key_pos if key_pos is not None else value_pos
+        else:
+            pos = value_pos
+        return self._span(pos)
+
+    def value_style(self, path: DataPath) -> str | None:
+        """The YAML style of the scalar at ``path`` ('' plain, '|', '>', "'", '"')."""
+        value_pos, _, matched = self._walk(path)
+        return value_pos[4] if matched == len(path) else None
+
+    def _span(self, pos: Pos) -> Span:
+        line, col, end_line, end_col, _ = pos
+        if (end_line, end_col) <= (line, col):
+            end_line, end_col = line, col + 1
+        return Span(self.source.path, line + 1, col + 1, end_line + 1, end_col + 1)
+
+    def scalar_offset_span(self, path: DataPath, start: int, end: int | None = None) -> Span:
+        """Map 0-based offsets inside a string scalar's value to the file.
+
+        Used to point at the exact character of a CEL error inside ``expression: |``. When the
+        scalar cannot be mapped faithfully the whole value is returned rather than a wrong spot.
+        """
+        value_pos, _, matched = self._walk(path)
+        value: Any = self.data
+        for step in path[:matched]:
+            value = value[step]
+        if matched < len(path) or not isinstance(value, str):
+            return self.locate(path)
+        table = scalar_source_map(self.source, value_pos, value)
+        if table is None:
+            return self._span(value_pos)
+        if end is None or end <= start:
+            end = start + 1
+        last = len(table) - 1
+        if last < 0:
+            return self._span(value_pos)
+        src_start = table[min(max(start, 0), last)]
+        src_last = table[min(max(end - 1, start, 0), last)]
+        line, col = self.source.line_col(src_start)
+        end_line, end_col = self.source.line_col(src_last)
+        # The end is the column after the last character, on that character's line (also when
+        # the last character is a line break), so a reporter underlines a single line.
+        return Span(self.source.path, line + 1, col + 1, end_line + 1, end_col + 2)
+
+
+@dataclass
+class LoadResult:
+    """The documents of one file and the problems met while reading it."""
+
+    source: SourceText
+    documents: list[Document]
+    problems: list[YamlProblem]
+
+
+# --- scalar resolution (YAML 1.1, as Kubernetes' decoder) -------------------------------
+#
+# Kubernetes turns YAML into JSON with sigs.k8s.io/yaml, which resolves plain scalars with its
+# fork of go-yaml v2. Its rules, followed here: the table below (where y/n are booleans, as in
+# YAML 1.1), then for text starting with a digit or sign, a Go integer with underscores removed
+# (0755 octal, 0x1F, 0o17, 0b101), then a simple float (1e3, 08 -> 8.0, -.5). Base-60 numbers
+# (12:30) are deliberately not supported there, so they stay strings; so do timestamps, which
+# the JSON conversion writes back as strings anyway.
+
+_TABLE: dict[str, Any] = {
+    **dict.fromkeys(("y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"), True),
+    **dict.fromkeys(("n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF"), False),
+    **dict.fromkeys(("", "~", "null", "Null", "NULL"), None),
+    **dict.fromkeys((".nan", ".NaN", ".NAN"), math.nan),
+    **dict.fromkeys((".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF"), math.inf),
+    **dict.fromkeys(("-.inf", "-.Inf", "-.INF"), -math.inf),
+}
+_BOOLS = {k: v for k, v in _TABLE.items() if isinstance(v, bool)}
+#: Go's integer literal syntax (strconv.ParseInt with base 0), underscores already removed.
+_GO_INT = re.compile(r"[-+]?(?:0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)")
+_GO_FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?")
+_GO_DOT_FLOAT = re.compile(r"\.[0-9]+(?:[eE][-+]?[0-9]+)?")
+_INT_BASES = {"x": 16, "X": 16, "o": 8, "O": 8, "b": 2, "B": 2}
+_INT_MIN, _UINT_MAX = -(2**63), 2**64 - 1
+_NUMERIC_START = set("0123456789-+")
+_MAYBE_SPECIAL = _NUMERIC_START | set(".~yYnNtTfFoO")
+
+
+def _go_int(plain: str) -> int | None:
+    """The value of ``plain`` as Go's ParseInt(plain, 0, 64) (or ParseUint) reads it, or None."""
+    if not _GO_INT.fullmatch(plain):
+        return None
+    sign = -1 if plain[0] == "-" else 1
+    digits = plain.lstrip("+-")
+    if digits[0] == "0" and len(digits) > 1:
+        base = _INT_BASES.get(digits[1])
+        value = int(digits[2:], base) if base else int(digits[1:], 8)  # a bare leading 0: octal
+    else:
+        value = int(digits)
+    value *= sign
+    return value if _INT_MIN <= value <= _UINT_MAX else None
+
+
+def _number(text: str) -> int | float | None:
+    """An int or float for text starting with a digit or a sign, as go-yaml resolves it."""
+    plain = text.replace("_", "")
+    value = _go_int(plain)
+    if value is not None:
+        return value
+    if _GO_FLOAT.fullmatch(plain):
+        return float(plain)
+    return None
+
+
+def resolve_plain(text: str) -> Any:
+    """Resolve an untagged plain scalar the way Kubernetes' YAML decoder does."""
+    if not text:
+        return None
+    first = text[0]
+    if first not in _MAYBE_SPECIAL:
+        return text
+    if text in _TABLE:
+        return _TABLE[text]
+    if first in _NUMERIC_START:
+        number = _number(text)
+        return text if number is None else number
+    if first == "." and _GO_DOT_FLOAT.fullmatch(text):
+        return float(text)
+    return text
+
+
+def _resolve_tagged(text: str, tag: str) -> Any:
+    """Honour the explicit core tags; keep anything else (or what does not fit) as written."""
+    short = tag.rsplit(":", 1)[-1] if tag.startswith("tag:yaml.org,2002:") else tag.lstrip("!")
+    value = resolve_plain(text) if short in ("int", "float", "bool", "null") else text
+    if short == "int" and type(value) is int:
+        return value
+    if short == "float" and type(value) in (int, float):
+        return float(value)
+    if short == "bool" and text in _BOOLS:
+        return _BOOLS[text]
+    if short == "null":
+        return None
+    return text
+
+
+# --- the event-driven builder ---------------------------------------------------------
+
+
+class _Abort(Exception):
+    """Stops building one document; the reason is already recorded as a problem."""
+
+
+class _Frame:
+    __slots__ = ("container", "positions", "key", "key_pos", "anchor", "size", "merges", "start", "flow")
+
+    def __init__(self, container: Any, positions: Any, anchor: str | None, start: Any, flow: bool):
+        self.container = container
+        self.flow = flow
+        self.positions = positions
+        self.key: Any = _NO_KEY
+        self.key_pos: Pos | None = None
+        self.anchor = anchor
+        self.size = 1
+        self.merges: list[tuple[Any, Pos]] = []
+        self.start = start
+
+
+_NO_KEY = object()
+
+
+def _pos(event: Any) -> Pos:
+    start, end = event.start_mark, event.end_mark
+    return (start.line, start.column, end.line, end.column, getattr(event, "style", None))
+
+
+class _Builder:
+    """Turns one document's events into data plus a position table."""
+
+    def __init__(self, problems: list[YamlProblem]):
+        self.problems = problems
+        self.table: dict[int, Any] = {}
+        self.anchors: dict[str, tuple[Any, int, Pos | None]] = {}
+        self.incomplete: set[str] = set()
+        self.stack: list[_Frame] = []
+        self.root: Any = None
+        self.root_pos: Pos = (0, 0, 0, 1, None)
+        self.done = False
+        #: Set when the document has a shape whose YAML 1.2 rules libyaml does not check: a
+        #: multi-line quoted scalar or flow collection inside a block collection, or a block
+        #: scalar that starts with an empty line (see dralint.yaml.strict).
+        self.needs_strict = False
+
+    def _problem(self, kind: str, message: str, pos: Pos, related: tuple = ()) -> None:
+        self.problems.append(
+            YamlProblem(kind, message, pos[0], pos[1], pos[2], pos[3], related)
+        )
+
+    def _add(self, value: Any, pos: Pos, size: int, node_is_key_ok: bool) -> None:
+        """Attach a finished node to its parent (or make it the root)."""
+        if not self.stack:
+            self.root, self.root_pos, self.done = value, pos, True
+            if size > MAX_EXPANDED_NODES:
+                self._bomb(pos, size)
+            return
+        frame = self.stack[-1]
+        frame.size += size
+        if frame.size > MAX_EXPANDED_NODES:
+            self._bomb(pos, frame.size)
+        container = frame.container
+        if isinstance(container, list):
+            container.append(value)
+            frame.positions.append(pos)
+            return
+        if frame.key is _NO_KEY:
+            if not node_is_key_ok:
+                self._problem(
+                    "complex-key",
+                    "a mapping or list used as a key cannot be represented in a Kubernetes object",
+                    pos,
+                )
+                frame.key, frame.key_pos = _SKIP_ENTRY, pos
+                return
+            frame.key, frame.key_pos = value, pos
+            return
+        key, key_pos = frame.key, frame.key_pos
+        frame.key = _NO_KEY
+        if key is _SKIP_ENTRY:
+            return
+        if key == "<<" and key_pos is not None and key_pos[4] in (None, ""):
+            frame.merges.append((value, pos))
+            return
+        if not isinstance(key, str):
+            key = _key_text(key)
+        if key in container:
+            first = frame.positions[key][0]
+            self._problem(
+                "duplicate-key",
+                f"duplicate key '{key}': the API server rejects it under strict field validation; "
+                "without that only the last value would take effect",
+                key_pos,  # type: ignore[arg-type]
+                ((first[0], first[1], "first defined here"),),
+            )
+        container[key] = value
+        frame.positions[key] = (key_pos, pos)
+
+    def _bomb(self, pos: Pos, size: int) -> None:
+        self._problem(
+            "alias-bomb",
+            f"this document expands to more than {MAX_EXPANDED_NODES:,} nodes through aliases "
+            "(a 'billion laughs' pattern); it was skipped",
+            pos,
+        )
+        raise _Abort()
+
+    def event(self, ev: Any) -> None:
+        cls = type(ev)
+        if cls is ScalarEvent:
+            value = ev.value
+            tag = ev.tag
+            if tag and tag != "!":
+                value = _resolve_tagged(value, tag)
+            elif not ev.style and ev.implicit[0]:
+                value = resolve_plain(value)
+            pos = _pos(ev)
+            if pos[0] != pos[2]:
+                style = ev.style
+                if style in ('"', "'") and self.stack and not self.stack[-1].flow:
+                    self.needs_strict = True
+                elif style in ("|", ">") and ev.value[:1] in ("", "\n"):
+                    self.needs_strict = True
+            if ev.anchor:
+                self.anchors[ev.anchor] = (value, 1, pos)
+            self._add(value, pos, 1, True)
+        elif cls is MappingStartEvent or cls is SequenceStartEvent:
+            if len(self.stack) >= MAX_DEPTH:
+                pos = _pos(ev)
+                self._problem(
+                    "depth",
+                    f"the document nests deeper than {MAX_DEPTH} levels; it was skipped",
+                    pos,
+                )
+                raise _Abort()
+            container: Any = {} if cls is MappingStartEvent else []
+            positions: Any = {} if cls is MappingStartEvent else []
+            self.table[id(container)] = positions
+            if ev.anchor:
+                self.incomplete.add(ev.anchor)
+                self.anchors[ev.anchor] = (container, 0, None)
+            self.stack.append(_Frame(container, positions, ev.anchor, ev.start_mark, bool(ev.flow_style)))
+        elif cls is MappingEndEvent or cls is SequenceEndEvent:
+            frame = self.stack.pop()
+            if frame.merges:
+                self._merge(frame)
+            start = frame.start
+            pos = (start.line, start.column, ev.end_mark.line, ev.end_mark.column, None)
+            if frame.flow and pos[0] != pos[2] and self.stack and not self.stack[-1].flow:
+                self.needs_strict = True
+            if frame.anchor:
+                self.incomplete.discard(frame.anchor)
+                self.anchors[frame.anchor] = (frame.container, frame.size, pos)
+            self._add(frame.container, pos, frame.size, False)
+        elif cls is AliasEvent:
+            pos = _pos(ev)
+            if ev.anchor in self.incomplete:
+                self._problem(
+                    "alias-bomb",
+                    f"alias *{ev.anchor} refers to a node that contains it (a recursive "
+                    "structure no Kubernetes object can hold); the document was skipped",
+                    pos,
+                )
+                raise _Abort()
+            if ev.anchor not in self.anchors:
+                self._problem("syntax", f"found undefined alias *{ev.anchor}", pos)
+                raise _Abort()
+            value, size, _ = self.anchors[ev.anchor]
+            self._add(value, pos, max(size, 1), not isinstance(value, (dict, list)))
+
+    def _merge(self, frame: _Frame) -> None:
+        """Apply ``<<`` merge keys: explicit keys win, earlier sources win over later ones."""
+        container, positions = frame.container, frame.positions
+        sources: list[Any] = []
+        for value, pos in frame.merges:
+            items = value if isinstance(value, list) else [value]
+            for item in items:
+                if not isinstance(item, dict):
+                    self._problem("syntax", "a merge key '<<' must refer to a mapping", pos)
+                    continue
+                sources.append(item)
+        for source in sources:
+            source_positions = self.table.get(id(source), {})
+            for key, value in source.items():
+                if key not in container:
+                    container[key] = value
+                    if key in source_positions:
+                        positions[key] = source_positions[key]
+
+
+_SKIP_ENTRY = object()
+
+
+def _key_text(key: Any) -> str:
+    if key is None:
+        return "null"
+    if isinstance(key, bool):
+        return "true" if key else "false"
+    return str(key)
+
+
+# --- reading a whole stream, with recovery after syntax errors ---------------------------
+
+def _plain_reason(error: yaml.MarkedYAMLError, at_char: str) -> tuple[str, str]:
+    """Return (kind, message) for a libyaml error in words a manifest author knows."""
+    problem = (error.problem or str(error)).strip()
+    context = (error.context or "").strip()
+    if at_char == "\t" or "tab" in problem:
+        return "tab", "a tab character is used for indentation; YAML allows only spaces there"
+    if problem.startswith("exceeded maximum nesting depth"):  # libyaml's own bound, while scanning
+        return "depth", "the document nests deeper than the parser allows; it was skipped"
+    hints = {
+        "mapping values are not allowed": "a ':' appears where no mapping can start "
+        "(check the indentation, or quote a value that contains ': ')",
+        "could not find expected ':'": "a key is missing its ':' (or the previous line is "
+        "indented wrongly)",
+        "did not find expected key": "this line is not indented like its siblings",
+        "did not find expected '-' indicator": "a list item is not indented like the others",
+        "found unexpected end of stream": "the file ends inside an unfinished value (an "
+        "unclosed quote or bracket)",
+        "found undefined alias": "an alias refers to an anchor that was never defined",
+        "did not find expected <document start>": "the document has already ended here (its "
+        "one root value is complete), so more content must start a new document with '---'",
+    }
+    for needle, text in hints.items():
+        if problem.startswith(needle):
+            detail = f"{problem}" + (f" ({context})" if context else "")
+            return "syntax", f"{text}: {detail}"
+    return "syntax", problem + (f" ({context})" if context else "")
+
+
+def _after_end_marker(source: SourceText, error: yaml.MarkedYAMLError, line: int, column: int) -> YamlProblem | None:
+    """Content after a '...' line (often meant as an ellipsis): say so and point at the marker."""
+    problem = (error.problem or "").strip()
+    if not problem.startswith("did not find expected <document start>"):
+        return None
+    for number in range(line - 1, -1, -1):
+        marker = re.match(r"(\.\.\.|---)(?:[ \t]|$)", source.line_text(number + 1))
+        if marker:  # the nearest marker: '...' ended the document, '---' means something else did
+            if marker.group(1) == "---":
+                return None
+            message = (
+                "content after a document end marker ('...' ends a YAML document; it is not an "
+                f"ellipsis) must start a new document with '---': {problem}"
+            )
+            return YamlProblem("syntax", message, line, column, line, column + 1, ((number, 0, "the previous document ends here"),))
+    return None
+
+
+_DOCUMENT_START = re.compile(r"(?m)^---(?=[ \t\r\n]|$)")
+
+
+def _next_document_start(text: str, offset: int) -> int | None:
+    """Offset of the first "---" marker line that starts at or after ``offset``."""
+    match = _DOCUMENT_START.search(text, offset)
+    return match.start() if match else None
+
+
+#: A lone CR: with NEL, LS and PS, the line breaks libyaml counts besides LF and CRLF.
+_LONE_CR = re.compile("\r(?!\n)")
+_LIBYAML_BREAKS = re.compile("\r\n|[\n\r\x85\u2028\u2029]")
+
+
+class _Relocate:
+    """Turns libyaml's (line, column) inside a parsed stretch of the file into file positions.
+
+    Usually that only adds the lines before the stretch. But libyaml also breaks lines at a
+    lone CR, NEL, LS and PS, where SourceText (like editors, grep and the reporters) breaks only
+    at LF; in a file with such a character every later line number would drift, so positions
+    there are translated through character offsets instead.
+    """
+
+    def __init__(self, source: SourceText, base_offset: int, end_offset: int, odd_breaks: bool):
+        self.source = source
+        self.lines = source.line_col(base_offset)[0] if base_offset else 0
+        self.starts: list[int] | None = None
+        if odd_breaks:
+            breaks = _LIBYAML_BREAKS.finditer(source.text, base_offset, end_offset)
+            self.starts = [base_offset] + [m.end() for m in breaks]
+
+    @property
+    def identity(self) -> bool:
+        return self.starts is None and not self.lines
+
+    def point(self, line: int, column: int) -> tuple[int, int]:
+        if self.starts is None:
+            return line + self.lines, column
+        line = min(max(line, 0), len(self.starts) - 1)
+        return self.source.line_col(min(self.starts[line] + column, len(self.source.text)))
+
+    def pos(self, pos: Pos) -> Pos:
+        line, column = self.point(pos[0], pos[1])
+        end_line, end_column = self.point(pos[2], pos[3])
+        return (line, column, end_line, end_column, pos[4])
+
+    def problem(self, problem: YamlProblem) -> YamlProblem:
+        line, column, end_line, end_column, _ = self.pos(
+            (problem.line, problem.column, problem.end_line, problem.end_column, None)
+        )
+        related = tuple((*self.point(r_line, r_column), message) for r_line, r_column, message in problem.related)
+        return YamlProblem(problem.kind, problem.message, line, column, end_line, end_column, related)
+
+
+def load(source: SourceText) -> LoadResult:
+    """Parse every document of ``source``; keep going after a broken document when possible.
+
+    The file is parsed in one go. After a syntax error, parsing resumes at the next "---" line,
+    one document at a time from then on, so that a file of many broken documents costs linear
+    time (each restart would otherwise re-read the whole rest of the file).
+
+    Each parsed stretch also gets the YAML 1.2 strictness pass when its cheap precondition
+    holds (see dralint.yaml.strict): libyaml alone accepts a few invalid inputs.
+    """
+    problems: list[YamlProblem] = []
+    documents: list[Document] = []
+    text = source.text
+    prefiltered = may_need_check(text)
+    odd_breaks = "\x85" in text or "\u2028" in text or "\u2029" in text or ("\r" in text and _LONE_CR.search(text) is not None)
+    base, end = 0, len(text)
+    while True:
+        error, needs_strict = _parse_segment(source, base, end, documents, problems, odd_breaks)
+        if prefiltered or needs_strict:
+            stop = None if error is None else source.offset(error, 0) - base
+            for offset, message in strict_problems(text[base:end], stop):
+                line, column = source.line_col(base + offset)
+                problems.append(YamlProblem("yaml-1.2", message, line, column, line, column + 1))
+        if error is None:
+            restart = end if end < len(text) else None
+        else:
+            restart = _next_document_start(text, source.offset(error, 0))
+            if restart is not None and restart <= base:  # the error is on the "---" line itself
+                restart = _next_document_start(text, base + 1)
+        if restart is None:
+            break
+        base = restart
+        end = _next_document_start(text, base + 1) or len(text)
+    return LoadResult(source, documents, problems)
+
+
+def _parse_segment(
+    source: SourceText,
+    base_offset: int,
+    end_offset: int,
+    documents: list[Document],
+    problems: list[YamlProblem],
+    odd_breaks: bool,
+) -> tuple[int | None, bool]:
+    """Parse the file from ``base_offset`` to ``end_offset``.
+
+    Returns the 0-based file line of a fatal error (None when the text parsed to the end) and
+    whether a builder saw a shape that needs the strictness pass.
+    """
+    text = source.text[base_offset:end_offset]
+    where = _Relocate(source, base_offset, end_offset, odd_breaks)
+    loader = LOADER(text)
+    builder: _Builder | None = None
+    skipping = False
+    needs_strict = False
+    builder_problems: list[YamlProblem] = []  # in libyaml's coordinates of this stretch
+    try:
+        while loader.check_event():
+            ev = loader.get_event()
+            cls = type(ev)
+            if cls is DocumentStartEvent:
+                builder, skipping = _Builder(builder_problems), False
+            elif cls is DocumentEndEvent:
+                if builder is not None:
+                    needs_strict = needs_strict or builder.needs_strict
+                    if builder.done and not skipping:
+                        documents.append(_finish(source, builder, where, len(documents)))
+                builder = None
+            elif builder is not None and not skipping:
+                try:
+                    builder.event(ev)
+                except _Abort:
+                    skipping = True
+        return None, needs_strict
+    except yaml.MarkedYAMLError as error:
+        mark = error.problem_mark or error.context_mark
+        line, column = where.point(mark.line, mark.column) if mark else where.point(0, 0)
+        offset = mark.index if mark else 0
+        kind, message = _plain_reason(error, text[offset : offset + 1])
+        problems.append(_after_end_marker(source, error, line, column) or YamlProblem(kind, message, line, column, line, column + 1))
+        return line, needs_strict or (builder is not None and builder.needs_strict)
+    except yaml.YAMLError as error:  # reader errors: control characters and the like
+        # libyaml reads UTF-8, so the reader reports a byte offset: count characters instead.
+        position = len(text.encode("utf-8", "surrogatepass")[: getattr(error, "position", 0) or 0].decode("utf-8", "ignore"))
+        line, column = source.line_col(base_offset + position)
+        problems.append(YamlProblem("syntax", str(error).splitlines()[0], line, column, line, column + 1))
+        return line, needs_strict or (builder is not None and builder.needs_strict)
+    finally:
+        loader.dispose()
+        problems.extend(where.problem(p) for p in builder_problems)
+
+
+def _finish(source: SourceText, builder: _Builder, where: _Relocate, index: int) -> Document:
+    """Make a Document, moving positions from libyaml's coordinates to file positions."""
+    table = builder.table
+    if not where.identity:
+        for positions in table.values():
+            if isinstance(positions, dict):
+                for key, (kpos, vpos) in positions.items():
+                    positions[key] = (where.pos(kpos), where.pos(vpos))
+            else:
+                positions[:] = [where.pos(p) for p in positions]
+    root = builder.root_pos if where.identity else where.pos(builder.root_pos)
+    return Document(source, index, builder.root, root, table)
+
+
+def iter_paths(data: Any, prefix: DataPath = ()) -> Iterator[tuple[DataPath, Any]]:
+    """Every (path, value) pair below ``data``, depth first, without recursion."""
+    stack: list[tuple[DataPath, Any]] = [(prefix, data)]
+    while stack:
+        path, value = stack.pop()
+        yield path, value
+        if isinstance(value, dict):
+            stack.extend((path + (k,), v) for k, v in reversed(list(value.items())))
+        elif isinstance(value, list):
+            stack.extend((path + (i,), v) for i, v in reversed(list(enumerate(value))))
+
+
+# --- mapping offsets inside a scalar back to the file ------------------------------------
+
+
+def scalar_source_map(source: SourceText, pos: Pos, value: str) -> list[int] | None:
+    """For each character of ``value``, the file offset it was read from.
+
+    Returns None when the reconstruction does not reproduce the parsed value, so a caller
+    never reports a position that might be wrong.
+    """
+    start = source.offset(pos[0], pos[1])
+    end = source.offset(pos[2], pos[3])
+    raw = source.text[start:end]
+    style = pos[4]
+    if style in ("|", ">"):
+        chars, offsets = _block_scalar(raw, start, folded=style == ">")
+    elif style == "'":
+        chars, offsets = _flow_scalar(raw[1:-1] if raw.endswith("'") else raw[1:], start + 1, "'")
+    elif style == '"':
+        chars, offsets = _flow_scalar(raw[1:-1] if raw.endswith('"') else raw[1:], start + 1, '"')
+    else:
+        chars, offsets = _flow_scalar(raw, start, "")
+    rebuilt = "".join(chars)
+    if rebuilt.rstrip("\n") != value.rstrip("\n"):
+        return None
+    # Trailing line breaks a block scalar keeps (clip: one, keep: all) map to the breaks.
+    return offsets[: len(value)] or offsets[:1]
+
+
+def _block_scalar(raw: str, base: int, folded: bool) -> tuple[list[str], list[int]]:
+    """Rebuild a literal (``|``) or folded (``>``) scalar's content with source offsets."""
+    header_end = raw.find("\n")
+    if header_end < 0:
+        return [], []
+    header = raw[:header_end].split("#", 1)[0]
+    explicit = next((int(c) for c in header if c.isdigit()), None)
+    lines: list[tuple[str, int]] = []
+    offset = base + header_end + 1
+    for line in raw[header_end + 1 :].split("\n"):
+        lines.append((line.rstrip("\r"), offset))
+        offset += len(line) + 1
+    indent = explicit
+    if indent is None:
+        indent = next((len(t) - len(t.lstrip(" ")) for t, _ in lines if t.strip()), 0)
+    chars: list[str] = []
+    offsets: list[int] = []
+    pending: list[int] = []  # offsets of line breaks not yet emitted
+    previous_normal: bool | None = None
+    for text, start in lines:
+        content = text[indent:] if len(text) > indent else ""
+        line_break = start + len(text)
+        if not content:
+            pending.append(line_break)
+            continue
+        normal = content[0] not in " \t"
+        if folded and previous_normal and normal:
+            if len(pending) > 1:
+                chars.extend("\n" * (len(pending) - 1))
+                offsets.extend(pending[1:])
+            else:
+                chars.append(" ")
+                offsets.append(pending[0])
+        else:
+            chars.extend("\n" * len(pending))
+            offsets.extend(pending)
+        chars.extend(content)
+        offsets.extend(range(start + indent, start + indent + len(content)))
+        pending = [line_break]
+        previous_normal = normal
+    chars.extend("\n" * len(pending))
+    offsets.extend(pending)
+    return chars, offsets
+
+
+_ESCAPES = {
+    "0": "\0", "a": "\a", "b": "\b", "t": "\t", "\t": "\t", "n": "\n", "v": "\v", "f": "\f",
+    "r": "\r", "e": "\x1b", " ": " ", '"': '"', "/": "/", "\\": "\\", "N": "\x85",
+    "_": "\xa0", "L": "\u2028", "P": "\u2029",
+}
+_HEX_LEN = {"x": 2, "u": 4, "U": 8}
+
+
+def _escapes_next(text: str, index: int) -> bool:
+    """Whether the character at ``index`` is escaped: an odd run of backslashes precedes it."""
+    run = len(text[:index]) - len(text[:index].rstrip("\\"))
+    return run % 2 == 1
+
+
+def _flow_scalar(raw: str, base: int, quote: str) -> tuple[list[str], list[int]]:
+    """Unfold a plain or quoted scalar, remembering where each character came from."""
+    chars: list[str] = []
+    offsets: list[int] = []
+    lines = raw.split("\n")
+    offset = 0
+    continued = False
+    empty_breaks: list[int] = []
+    for number, line in enumerate(lines):
+        line_base = offset
+        offset += len(line) + 1
+        text = line.rstrip("\r")
+        lead = 0
+        if number:
+            lead = len(text) - len(text.lstrip(" \t"))
+        body_end = len(text)
+        if number < len(lines) - 1:
+            body_end = len(text.rstrip(" \t"))
+            if quote == '"' and body_end < len(text) and _escapes_next(text, body_end):
+                body_end += 1  # "\ " or "\<tab>" before the break is content, not trailing space
+        body = text[lead:body_end]
+        if number and not body and number < len(lines) - 1:
+            empty_breaks.append(base + line_base + len(text))  # the empty line's own break
+            continue
+        if number:
+            if empty_breaks:
+                chars.extend("\n" * len(empty_breaks))
+                offsets.extend(empty_breaks)
+            elif not continued:
+                chars.append(" ")
+                offsets.append(base + line_base - 1)
+            empty_breaks = []
+        continued = False
+        i = 0
+        while i < len(body):
+            ch = body[i]
+            src = base + line_base + lead + i
+            if quote == "'" and ch == "'" and body[i + 1 : i + 2] == "'":
+                chars.append("'")
+                offsets.append(src)
+                i += 2
+                continue
+            if quote == '"' and ch == "\\":
+                if i + 1 >= len(body):
+                    continued = True
+                    i += 1
+                    continue
+                code = body[i + 1]
+                if code in _HEX_LEN:
+                    width = _HEX_LEN[code]
+                    try:
+                        chars.append(chr(int(body[i + 2 : i + 2 + width], 16)))
+                    except ValueError:
+                        chars.append("?")
+                    offsets.append(src)
+                    i += 2 + width
+                    continue
+                chars.append(_ESCAPES.get(code, code))
+                offsets.append(src)
+                i += 2
+                continue
+            chars.append(ch)
+            offsets.append(src)
+            i += 1
+    return chars, offsets
