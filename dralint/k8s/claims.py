@@ -12,10 +12,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterator
 
-from dralint.lint.context import Context
 from dralint.k8s.objects import KubeObject
 from dralint.yaml.plain import as_list
-from dralint.lint.refs import Resolution, resolve
 from dralint.yaml.loader import DataPath
 
 CLAIM_KINDS = ("ResourceClaim", "ResourceClaimTemplate")
@@ -107,15 +105,3 @@ def pod_claim_entries(spec: dict[str, Any]) -> Iterator[tuple[int, dict[str, Any
         if isinstance(entry, dict):
             yield index, entry
 
-
-def resolve_pod_claim(ctx: Context, referrer: KubeObject, entry: dict[str, Any]) -> tuple[str, str, Resolution] | None:
-    """Resolve one ``spec.resourceClaims[]`` entry of ``referrer``'s pods: (field, name,
-    resolution), or None when the entry names nothing."""
-    for field_name, kind, sibling in (
-        ("resourceClaimTemplateName", "ResourceClaimTemplate", "ResourceClaim"),
-        ("resourceClaimName", "ResourceClaim", "ResourceClaimTemplate"),
-    ):
-        name = entry.get(field_name)
-        if isinstance(name, str) and name:
-            return field_name, name, resolve(ctx, kind, referrer.namespace, name, sibling_kinds=(sibling,), referrer=referrer)
-    return None

@@ -16,9 +16,8 @@ from datetime import datetime
 from typing import Any, Callable, Iterator
 
 from dralint.k8s.claims import class_drivers
-from dralint.lint.context import Context
 from dralint.k8s.labels import NodeSelection, node_selector_terms, pod_node_selection
-from dralint.k8s.objects import KubeObject, PodTemplate, pod_templates
+from dralint.k8s.objects import KubeObject, ObjectIndex, PodTemplate, pod_templates
 from dralint.yaml.plain import as_dict, as_list
 from dralint.yaml.loader import DataPath
 
@@ -107,7 +106,7 @@ def winning_class(classes: list[KubeObject]) -> tuple[KubeObject, bool]:
     return min(classes, key=lambda c: c.name), False
 
 
-def extended_resource_classes(ctx: Context) -> dict[str, list[KubeObject]]:
+def extended_resource_classes(ctx: ObjectIndex) -> dict[str, list[KubeObject]]:
     """Explicit ``extendedResourceName`` -> DeviceClasses that declare it (every origin)."""
 
     def build() -> dict[str, list[KubeObject]]:
@@ -121,7 +120,7 @@ def extended_resource_classes(ctx: Context) -> dict[str, list[KubeObject]]:
     return ctx.memo(("migration", "extended-resource-classes"), build)
 
 
-def mapped_class(ctx: Context, resource: str) -> KubeObject | None:
+def mapped_class(ctx: ObjectIndex, resource: str) -> KubeObject | None:
     """The DeviceClass that serves ``resource`` through DRA, explicit or implicit."""
     if resource.startswith(IMPLICIT_PREFIX):
         return ctx.find("DeviceClass", None, resource[len(IMPLICIT_PREFIX):])
@@ -228,17 +227,17 @@ def _dra_driver(obj: KubeObject, template: PodTemplate) -> NodeAgent | None:
     return NodeAgent(obj, template, frozenset(drivers)) if drivers and (registers or by_image) else None
 
 
-def device_plugins(ctx: Context) -> list[NodeAgent]:
+def device_plugins(ctx: ObjectIndex) -> list[NodeAgent]:
     """Device-plugin DaemonSets of the run (recognised by image, or by the socket directory)."""
     return ctx.memo(("migration", "device-plugins"), lambda: _agents(ctx, _device_plugin))
 
 
-def dra_drivers(ctx: Context) -> list[NodeAgent]:
+def dra_drivers(ctx: ObjectIndex) -> list[NodeAgent]:
     """DRA kubelet-plugin DaemonSets of the run, with the driver names they register."""
     return ctx.memo(("migration", "dra-drivers"), lambda: _agents(ctx, _dra_driver))
 
 
-def _agents(ctx: Context, recognise: Callable[[KubeObject, PodTemplate], NodeAgent | None]) -> list[NodeAgent]:
+def _agents(ctx: ObjectIndex, recognise: Callable[[KubeObject, PodTemplate], NodeAgent | None]) -> list[NodeAgent]:
     out = []
     for obj in ctx.by_kind("DaemonSet"):
         for template in pod_templates(obj):
@@ -259,7 +258,7 @@ def slice_selection(resource_slice: KubeObject) -> NodeSelection | None:
     return None
 
 
-def provides(ctx: Context, resource: str, driver: str) -> bool:
+def provides(ctx: ObjectIndex, resource: str, driver: str) -> bool:
     """Whether DRA driver ``driver`` serves the devices behind extended resource ``resource``:
     a DeviceClass maps the name to that driver, or the names share vendor and device kind."""
     for device_class in extended_resource_classes(ctx).get(resource, []):

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from dralint.lint.context import Context
-from dralint.k8s.objects import KubeObject
+from dralint.k8s.objects import KubeObject, ObjectIndex
 
 
-def by_namespace(ctx: Context, kind: str) -> dict[str | None, list[KubeObject]]:
+def by_namespace(ctx: ObjectIndex, kind: str) -> dict[str | None, list[KubeObject]]:
     """Objects of ``kind`` in the run (scanned, context or cluster), grouped by namespace.
 
     Built once per run and kind, so a check that asks for every workload stays linear.

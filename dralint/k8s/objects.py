@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator, Protocol, TypeVar
 
 from dralint.diagnostics import Finding, ObjectRef, Related, Severity, Span
 from dralint.yaml.loader import DataPath, Document
@@ -29,6 +29,23 @@ CLUSTER_SCOPED_KINDS = frozenset(
         "ValidatingWebhookConfiguration", "VolumeAttachment", "VolumeAttributesClass",
     }
 )
+
+
+T = TypeVar("T")
+
+
+class ObjectIndex(Protocol):
+    """The lookups Kubernetes knowledge needs over a set of objects.
+
+    ``dralint.lint.context.Context`` is the run's index and satisfies this protocol; k8s/
+    code is typed against the protocol so that it never depends on the lint machinery.
+    """
+
+    def by_kind(self, kind: str) -> list[KubeObject]: ...
+
+    def find(self, kind: str, namespace: str | None, name: str) -> KubeObject | None: ...
+
+    def memo(self, key: Any, factory: Callable[[], T]) -> T: ...
 
 
 @functools.lru_cache(maxsize=8192)

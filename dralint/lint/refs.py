@@ -18,6 +18,7 @@ from __future__ import annotations
 import enum
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from dralint.lint.context import Context
 from dralint.diagnostics import Finding, Related
@@ -318,3 +319,16 @@ def edit_distance(a: str, b: str) -> int:
                 current[j] = min(current[j], previous2[j - 2] + 1)
         previous2, previous = previous, current
     return previous[-1]
+
+
+def resolve_pod_claim(ctx: Context, referrer: KubeObject, entry: dict[str, Any]) -> tuple[str, str, Resolution] | None:
+    """Resolve one ``spec.resourceClaims[]`` entry of ``referrer``'s pods: (field, name,
+    resolution), or None when the entry names nothing."""
+    for field_name, kind, sibling in (
+        ("resourceClaimTemplateName", "ResourceClaimTemplate", "ResourceClaim"),
+        ("resourceClaimName", "ResourceClaim", "ResourceClaimTemplate"),
+    ):
+        name = entry.get(field_name)
+        if isinstance(name, str) and name:
+            return field_name, name, resolve(ctx, kind, referrer.namespace, name, sibling_kinds=(sibling,), referrer=referrer)
+    return None

@@ -30,12 +30,8 @@ from yaml.events import (
     SequenceStartEvent,
 )
 
-try:
-    from yaml import CSafeLoader as LOADER
-except ImportError:  # pragma: no cover - libyaml missing: correct, only slower
-    from yaml import SafeLoader as LOADER  # type: ignore[assignment]
-
 from dralint.diagnostics import Span
+from dralint.yaml.libyaml import LOADER
 from dralint.yaml.strict import may_need_check, strict_problems
 
 #: Nodes a document may expand to through aliases before it counts as an alias bomb.

@@ -48,6 +48,8 @@ from yaml.tokens import (
     Token,
 )
 
+from dralint.yaml.libyaml import LOADER
+
 #: A '#' glued to a quote, a flow indicator or a block scalar header (with its indicators).
 _GLUED_COMMENT = re.compile(r"""["'\[\]{},|>][-+0-9]*#""")
 #: A plain '-' right before a flow indicator.
@@ -203,8 +205,6 @@ def strict_problems(text: str, stop: int | None = None) -> list[StrictProblem]:
     Nothing at or after offset ``stop`` (the start of the line where libyaml itself failed) is
     examined. A scanner error ends the pass quietly: the loader already reports it.
     """
-    from dralint.yaml.loader import LOADER  # here: yamlload imports this module
-
     walk = _Pass(text)
     loader = LOADER(text)
     try:

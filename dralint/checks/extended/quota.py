@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from dralint.k8s.claims import class_drivers, device_requests, pod_claim_entries, resolve_pod_claim
+from dralint.lint.refs import resolve_pod_claim
+from dralint.k8s.claims import class_drivers, device_requests, pod_claim_entries
 from dralint.lint.context import Context
 from dralint.diagnostics import Finding
 from dralint.k8s.migration import extended_resource_classes, is_extended_resource_name, same_vendor

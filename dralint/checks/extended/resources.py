@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from dralint.k8s.claims import class_drivers, device_requests, pod_claim_entries, resolve_pod_claim
+from dralint.k8s.claims import class_drivers, device_requests, pod_claim_entries
 from dralint.lint.context import Context
 from dralint.diagnostics import Finding, Severity
 from dralint.k8s.labels import NodeSelection, pod_node_selection
@@ -20,7 +20,7 @@ from dralint.k8s.migration import (
 )
 from dralint.k8s.objects import KubeObject, PodTemplate, pod_templates
 from dralint.yaml.plain import as_dict
-from dralint.lint.refs import reference_finding, resolve
+from dralint.lint.refs import reference_finding, resolve, resolve_pod_claim
 from dralint.lint.registry import object_check
 from dralint.yaml.loader import DataPath
 

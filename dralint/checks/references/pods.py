@@ -9,12 +9,12 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Iterator
 
-from dralint.k8s.claims import class_drivers, device_requests, pod_claim_entries, request_names, resolve_pod_claim
+from dralint.k8s.claims import class_drivers, device_requests, pod_claim_entries, request_names
 from dralint.lint.context import Context
 from dralint.diagnostics import Finding, Related
 from dralint.k8s.objects import KubeObject, PodTemplate, pod_templates
 from dralint.yaml.plain import as_dict, as_list
-from dralint.lint.refs import looks_like_typo, reference_finding
+from dralint.lint.refs import looks_like_typo, reference_finding, resolve_pod_claim
 from dralint.lint.registry import object_check
 from dralint.yaml.loader import DataPath
 
