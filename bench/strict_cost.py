@@ -3,7 +3,7 @@
 Figures on the same generated stream, best CPU time of ``--repeat`` runs each (CPU time,
 not wall time, because these machines are shared and noisy):
 
-* ``load``: ``yamlload.load`` as dralint runs it (prefilter + builder hint; the pass runs only
+* ``load``: ``dralint.yaml.loader.load`` as dralint runs it (prefilter + builder hint; the pass runs only
   when one of them fires),
 * ``precondition``: the text prefilter alone, the price every file pays,
 * ``pass``: the token pass forced on the whole file, the price a file pays when it fires,

@@ -4,7 +4,7 @@ from fractions import Fraction
 
 import pytest
 
-from dralint.k8s.quantity import Quantity, QuantityError, is_quantity, parse_quantity
+from dralint.k8s.quantity import Quantity, QuantityError, is_quantity, parse_quantity, quantity_value
 
 
 @pytest.mark.parametrize(("text", "value", "fmt"), [
@@ -142,3 +142,12 @@ def test_approximate_float() -> None:
 def test_from_int_is_decimal_exponent() -> None:
     q = Quantity.from_int(1000)
     assert (q.format, str(q), q.is_integer()) == ("DecimalExponent", "1e3", True)
+
+
+def test_quantity_value_reads_numbers_by_their_text_and_rejects_non_quantities() -> None:
+    assert quantity_value(2) == 2
+    assert quantity_value(1.5) == Fraction(3, 2)
+    assert quantity_value(1e20) == 10**20
+    assert quantity_value("1500m") == Fraction(3, 2)
+    for bad in (True, None, [], float("inf"), float("-inf"), float("nan"), "1K", ""):
+        assert quantity_value(bad) is None, bad

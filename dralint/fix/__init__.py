@@ -8,8 +8,11 @@ Modules, from the bottom up:
   whose untouched lines keep their exact bytes;
 * :mod:`dralint.fix.fixers` - one fix per fixable catalog rule;
 * :mod:`dralint.fix.runner` - lint, fix, re-lint and keep or reject (``fix_bytes``), and the
-  replacement regions for SARIF ``fixes[]`` (``fix_replacements``);
-* :mod:`dralint.cli.fix` - the ``dralint fix`` command.
+  replacement regions for SARIF ``fixes[]`` (``fix_replacements``).
+
+The ``dralint fix`` command itself (options, diff output) is :mod:`dralint.cli.fix`. This
+package imports the layers below it (``lint``, ``k8s``, ``yaml``), never ``checks`` or
+``reporters``.
 
 This package module imports nothing so that the submodules can import each other freely.
 """

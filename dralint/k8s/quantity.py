@@ -28,8 +28,9 @@ from __future__ import annotations
 import functools
 import re
 from fractions import Fraction
+from typing import Any
 
-__all__ = ["Quantity", "QuantityError", "parse_quantity", "is_quantity"]
+__all__ = ["Quantity", "QuantityError", "is_quantity", "parse_quantity", "quantity_errors", "quantity_value"]
 
 DECIMAL_SI = "DecimalSI"
 BINARY_SI = "BinarySI"
@@ -288,3 +289,33 @@ def is_quantity(text: str) -> bool:
     except QuantityError:
         return False
     return True
+
+
+def quantity_value(value: Any) -> Fraction | None:
+    """The exact value of a manifest field that holds a quantity, or None when it is not one.
+
+    YAML lets a quantity be written as a number (``count: 2``, ``memory: 1.5``). The API server
+    reads a JSON number by its text, so a number is parsed from its decimal form; booleans and
+    non-finite floats are not quantities.
+    """
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return Fraction(value)
+    if isinstance(value, float):
+        value = repr(value)
+    if not isinstance(value, str):
+        return None
+    try:
+        return parse_quantity(value).value
+    except QuantityError:
+        return None
+
+
+def quantity_errors(value: str) -> list[str]:
+    """Why ``resource.ParseQuantity`` rejects ``value`` (empty when it parses)."""
+    try:
+        parse_quantity(value)
+    except QuantityError as error:
+        return [f"{error} (e.g. '1Gi', '500m', '2')"]
+    return []

@@ -13,7 +13,7 @@ import re
 from dralint.k8s.semver import is_semver
 from collections.abc import Callable
 
-from dralint.k8s.apivalidation.quantity import quantity_errors
+from dralint.k8s.quantity import quantity_errors
 
 DNS_LABEL_MAX = 63
 DNS_SUBDOMAIN_MAX = 253

@@ -12,7 +12,7 @@ from typing import Any
 from dralint.k8s.apivalidation import errors as E
 from dralint.k8s.apivalidation.errors import ApiError, Path
 from dralint.k8s.apivalidation.formats import dns_label, dns_subdomain, is_extended_resource
-from dralint.k8s.apivalidation.quantity import parse_quantity
+from dralint.k8s.quantity import quantity_value
 from dralint.yaml.plain import as_dict, as_list
 
 CONTAINER_LISTS = ("initContainers", "containers", "ephemeralContainers")
@@ -88,7 +88,7 @@ def _extended_resources(path: Path, resources: dict[str, Any]) -> list[ApiError]
             if not is_extended_resource(name):
                 continue
             here = path + (section, name)
-            quantity = parse_quantity(raw)
+            quantity = quantity_value(raw)
             if quantity is not None and quantity.denominator != 1:
                 found.append(ApiError(here, E.EXTENDED_RESOURCE, E.invalid(here, raw, "must be an integer"),
                                       hint="extended resources are counted in whole devices"))
@@ -98,7 +98,7 @@ def _extended_resources(path: Path, resources: dict[str, Any]) -> list[ApiError]
                 message = E.required(path + ("limits", name), "Limit must be set for non overcommitable resources")
                 found.append(ApiError(here, E.EXTENDED_RESOURCE, message, key=True,
                                       hint=f"add `limits: {{{name}: {raw}}}` (or only set the limit)"))
-            elif quantity is not None and parse_quantity(limits[name]) != quantity:
+            elif quantity is not None and quantity_value(limits[name]) != quantity:
                 found.append(ApiError(here, E.EXTENDED_RESOURCE, E.invalid(here, raw, f"must be equal to {name} limit of {limits[name]}"),
                                       hint="extended resources cannot be overcommitted: requests must equal limits"))
     return found

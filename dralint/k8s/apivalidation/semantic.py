@@ -15,7 +15,7 @@ from typing import Any
 
 from dralint.k8s.apivalidation import errors as E
 from dralint.k8s.apivalidation.formats import dns_label, is_extended_resource, semver
-from dralint.k8s.apivalidation.quantity import parse_quantity
+from dralint.k8s.quantity import quantity_value
 from dralint.yaml.plain import as_dict
 
 MAX_DEVICES_PER_SLICE = 128
@@ -318,7 +318,7 @@ class _Policy:
 
 def _valid_values(policy: _Policy, options: list[Any]) -> list[Issue]:
     issues = policy.default_required("validValues")
-    parsed = [parse_quantity(o) for o in options]
+    parsed = [quantity_value(o) for o in options]
     for k, (raw, q) in enumerate(zip(options, parsed)):
         if q is None:
             continue
@@ -334,7 +334,7 @@ def _valid_values(policy: _Policy, options: list[Any]) -> list[Issue]:
 
 def _valid_range(policy: _Policy, valid_range: dict[str, Any]) -> list[Issue]:
     issues = policy.default_required("validRange")
-    low, high, step = (parse_quantity(valid_range.get(k)) for k in ("min", "max", "step"))
+    low, high, step = (quantity_value(valid_range.get(k)) for k in ("min", "max", "step"))
     default, raw_default = policy.default, policy.raw.get("default")
     checks = [
         (low is not None and low > policy.capacity, ("validRange", "min"), valid_range.get("min"), "min is larger than capacity value"),
@@ -359,10 +359,10 @@ def _valid_range(policy: _Policy, valid_range: dict[str, Any]) -> list[Issue]:
 def _capacity_policy(path: tuple[str | int, ...], capacity: dict[str, Any]) -> list[Issue]:
     """``requestPolicy`` of a shareable capacity: validValues or validRange, consistent with the
     capacity value and the default."""
-    raw, value = capacity.get("requestPolicy"), parse_quantity(capacity.get("value"))
+    raw, value = capacity.get("requestPolicy"), quantity_value(capacity.get("value"))
     if not isinstance(raw, dict) or value is None:
         return []
-    policy = _Policy(path + ("requestPolicy",), raw, value, parse_quantity(raw.get("default")))
+    policy = _Policy(path + ("requestPolicy",), raw, value, quantity_value(raw.get("default")))
     issues: list[Issue] = []
     if isinstance(raw.get("validValues"), list):
         issues += _valid_values(policy, raw["validValues"])
@@ -392,14 +392,14 @@ def _node_allocatable(body: dict[str, Any], capacity: dict[str, Any]) -> list[Is
             if isinstance(key, str) and key not in capacity:
                 issues.append(Issue(base + ("mapping", "capacityKey"), E.UNDEFINED_REFERENCE, "invalid", (key, "must name an entry of the device's capacity")))
             for field_name in ("capacityMultiplier", "deviceMultiplier"):
-                value = parse_quantity(mapping.get(field_name))
+                value = quantity_value(mapping.get(field_name))
                 if value is not None and value <= 0:
                     issues.append(Issue(base + ("mapping", field_name), E.INVALID_VALUE, "invalid", (mapping[field_name], "must be positive")))
         if isinstance(overhead, dict):
             if overhead.get("perPod") is None and overhead.get("perContainer") is None:
                 issues.append(Issue(base + ("overhead",), E.REQUIRED, "required", ("`perPod` or `perContainer` is required",), key=True))
             for field_name in ("perPod", "perContainer"):
-                value = parse_quantity(overhead.get(field_name))
+                value = quantity_value(overhead.get(field_name))
                 if value is not None and value < 0:
                     issues.append(Issue(base + ("overhead", field_name), E.INVALID_VALUE, "invalid", (overhead[field_name], "must be non-negative")))
     return issues
