@@ -20,6 +20,7 @@ from dralint.k8s.allocator.pod import PodDemand, extended_requests
 from dralint.k8s.allocator.search import DEFAULT_BUDGET, BudgetExceeded, ClaimResult, Fatal, Search, Selection
 from dralint.k8s.allocator.view import NodeView, State, node_view
 from dralint.k8s.inventory import Inventory, Node
+from dralint.k8s.kubelet import describe, too_old
 
 #: Replicas beyond this are not packed one by one (the answer would be "M of N" anyway).
 MAX_PACKED_REPLICAS = 5_000
@@ -59,6 +60,20 @@ class Outcome:
             return "the snapshot names no node (add Node objects: kubectl get nodes -o yaml)"
         parts = sorted(self.reasons.items(), key=lambda kv: (-len(kv[1]), kv[0]))
         return "; ".join(f"{len(nodes)} node{'s' if len(nodes) != 1 else ''}: {reason}" for reason, nodes in parts)
+
+
+def kubelet_features(results: Sequence[ClaimResult]) -> set[str]:
+    """Keys of :data:`dralint.k8s.kubelet.FEATURES` an allocation makes the node's kubelet use."""
+    used = {"dra"}
+    for result in results:
+        if result.claim.extended:
+            used.add("extended-resource")
+        for pick in result.picks:
+            if pick.device.consumes:
+                used.add("partitionable")
+            if pick.shared:
+                used.add("consumable-capacity")
+    return used
 
 
 class Simulator:
@@ -121,8 +136,19 @@ class Simulator:
         """(results, None) when the pod fits on the node, else (None, reason); raises Fatal.
 
         Without ``explain_failure`` a failed search returns (None, None): explaining costs a
-        second look at the node and is only needed when no node fits at all.
+        second look at the node and is only needed when no node fits at all. A node whose
+        kubelet predates a feature the allocation uses is no place for the pod.
         """
+        results, reason = self._allocate_on(demand, claims, node, state, explain_failure)
+        if results and node.kubelet:
+            old = too_old(node.kubelet, kubelet_features(results))
+            if old is not None:
+                return None, describe(old, node.kubelet)
+        return results, reason
+
+    def _allocate_on(
+        self, demand: PodDemand, claims: Sequence[Claim], node: Node, state: State, explain_failure: bool
+    ) -> tuple[list[ClaimResult] | None, str | None]:
         reason = self._node_filter(demand, node)
         if reason:
             return None, reason
