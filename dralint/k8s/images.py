@@ -61,9 +61,9 @@ def image_problem(ref: str) -> ImageProblem | None:
                             f"'{placeholder.group()}' is an unrendered template placeholder")
     if ref != ref.strip():
         edge = 0 if ref[0].isspace() else len(ref.rstrip())
-        return ImageProblem(edge, edge + 1, "has leading or trailing white space")
+        return ImageProblem(edge, edge + 1, "leading or trailing white space")
     if _IDENTIFIER.fullmatch(ref):
-        return ImageProblem(0, len(ref), "is a bare 64-hex-digit image ID, which is not a pullable repository name")
+        return ImageProblem(0, len(ref), "a bare 64-hex-digit image ID, which is not a pullable repository name")
     name_end = ref.find("@")
     digest = None
     if name_end >= 0:
@@ -83,7 +83,7 @@ def image_problem(ref: str) -> ImageProblem | None:
 def _name_problem(ref: str, end: int) -> ImageProblem | None:
     """Domain and repository path of ``ref[:end]``."""
     if end == 0:
-        return ImageProblem(0, 1, "has no repository name")
+        return ImageProblem(0, 1, "no repository name")
     first = ref.find("/", 0, end)
     start = 0
     if first >= 0 and _is_domain(ref[:first]):
@@ -166,7 +166,7 @@ def _path_problem(component: str, offset: int, ref: str) -> ImageProblem | None:
 def _tag_problem(ref: str, start: int, end: int) -> ImageProblem | None:
     tag = ref[start:end]
     if not tag:
-        return ImageProblem(start - 1, start, "has an empty tag after ':'")
+        return ImageProblem(start - 1, start, "empty tag after ':'")
     match = _TAG.match(tag)
     if not match or tag[0] in ".-":
         return ImageProblem(start, start + 1, f"tag must start with a letter, digit or '_', not '{tag[0]}'")

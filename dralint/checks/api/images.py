@@ -31,7 +31,7 @@ def check_image_reference(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
             name = container.get("name") if isinstance(container.get("name"), str) else "?"
             yield obj.finding(
                 where,
-                f"{template.label}: container {name}: image {image!r} {problem.message}; the kubelet "
+                f"{template.label}: container {name}: image {image!r}: {problem.message}; the kubelet "
                 f"refuses to start the container ({KUBELET_REASON})",
                 hint="use a complete reference such as registry.example.com/team/app:1.2.3 (lower-case "
                 "repository path, tag of letters, digits, '_', '.', '-') or render the template first",
