@@ -55,8 +55,17 @@ def too_old(kubelet: str, keys: tuple[str, ...] | list[str] | set[str]) -> Kubel
     return None
 
 
+#: The words that mark a node reason as a kubelet-version reason (see :func:`describe`).
+_REASON_MARK = ", the first release with "
+
+
 def describe(feature: KubeletFeature, kubelet: str) -> str:
     """The reason a node is ruled out, in the scheduler's style of short node reasons."""
     major, minor = feature.minimum
-    return (f"kubelet {kubelet} is older than {major}.{minor}, the first release with "
+    return (f"kubelet {kubelet} is older than {major}.{minor}{_REASON_MARK}"
             f"{feature.gate} on by default ({feature.what})")
+
+
+def is_version_reason(reason: str) -> bool:
+    """True for a node reason made by :func:`describe`."""
+    return reason.startswith("kubelet ") and _REASON_MARK in reason

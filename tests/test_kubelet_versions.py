@@ -1,0 +1,115 @@
+"""Mixed-version node pools: kubelet versions from Node objects rule nodes out (SCH007)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from conftest import lint_text
+from dralint.cli.main import main
+from dralint.k8s.kubelet import minor_version, too_old
+
+WORKLOAD = """\
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata:
+  name: one-gpu
+spec:
+  spec:
+    devices:
+      requests:
+      - name: gpu
+        exactly:
+          deviceClassName: gpu.example.com
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: trainer
+spec:
+  resourceClaims:
+  - name: gpu
+    resourceClaimTemplateName: one-gpu
+  containers:
+  - name: main
+    image: registry.example.com/trainer:1.0
+"""
+
+
+def snapshot(old: str, new: str, new_busy: bool) -> str:
+    """Two nodes with one GPU each; the new node's GPU optionally held by another claim."""
+    docs = ["""\
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: gpu.example.com}
+spec:
+  selectors:
+  - cel: {expression: "device.driver == 'gpu.example.com'"}
+"""]
+    for name, version in (("old-node", old), ("new-node", new)):
+        docs.append(f"""\
+apiVersion: v1
+kind: Node
+metadata: {{name: {name}, labels: {{kubernetes.io/hostname: {name}}}}}
+status: {{nodeInfo: {{kubeletVersion: {version}}}}}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {{name: {name}-gpus}}
+spec:
+  driver: gpu.example.com
+  nodeName: {name}
+  pool: {{name: {name}, generation: 1, resourceSliceCount: 1}}
+  devices:
+  - name: gpu-0
+""")
+    if new_busy:
+        docs.append("""\
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: busy, namespace: default}
+spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu.example.com}}]}}
+status:
+  allocation:
+    devices:
+      results: [{request: gpu, driver: gpu.example.com, pool: new-node, device: gpu-0}]
+""")
+    return "---\n".join(docs)
+
+
+@pytest.mark.parametrize(("text", "expected"), [("v1.35.2-eks-1234", (1, 35)), ("1.36", (1, 36)), ("", None), ("dev", None)])
+def test_minor_version(text, expected):
+    assert minor_version(text) == expected
+
+
+def test_the_newest_missing_feature_is_named():
+    assert too_old("v1.35.0", {"dra", "extended-resource"}).gate == "DRAExtendedResource"
+    assert too_old("v1.33.9", {"dra", "extended-resource"}).gate == "DRAExtendedResource"
+    assert too_old("v1.36.0", {"dra", "extended-resource", "partitionable"}) is None
+    assert too_old("unknown", {"dra"}) is None
+
+
+def test_pod_that_fits_only_on_an_old_kubelet(tmp_path):
+    result = lint_text(tmp_path, WORKLOAD, slices=snapshot("v1.33.4", "v1.36.1", new_busy=True), select=["SCH001", "SCH007"])
+    found = [(d.rule, d.message) for d in result.diagnostics]
+    assert found == [("SCH007", "Pod default/trainer fits only on node(s) whose kubelet is too old for it: old-node "
+                                "(v1.33.4): kubelet v1.33.4 is older than 1.34, the first release with "
+                                "DynamicResourceAllocation on by default (ResourceClaims)")]
+
+
+def test_new_node_with_room_is_chosen_and_nothing_reported(tmp_path):
+    result = lint_text(tmp_path, WORKLOAD, slices=snapshot("v1.33.4", "v1.36.1", new_busy=False), select=["SCH001", "SCH007"])
+    assert not result.diagnostics
+    (tmp_path / "w.yaml").write_text(WORKLOAD)
+    out = CliRunner().invoke(main, ["simulate", "--slices", str(tmp_path / "slices.yaml"), "--format", "json", str(tmp_path / "w.yaml")])
+    assert json.loads(out.output)["templates"][0]["feasibleNodes"] == ["new-node"]
+
+
+def test_no_finding_when_the_old_node_is_also_full(tmp_path):
+    """Nodes without room are SCH001's: the kubelet is not what stops the pod."""
+    result = lint_text(tmp_path, WORKLOAD, slices=snapshot("v1.36.0", "v1.36.1", new_busy=True).replace(
+        "pool: new-node, device: gpu-0}", "pool: new-node, device: gpu-0}, {request: gpu, driver: gpu.example.com, pool: old-node, device: gpu-0}"),
+        select=["SCH001", "SCH007"])
+    assert [d.rule for d in result.diagnostics] == ["SCH001"]
