@@ -1,4 +1,4 @@
-"""Mixed-version node pools: kubelet versions from Node objects rule nodes out (SCH007)."""
+"""Mixed node pools: old kubelets (SCH007) and device plugins beside DRA drivers are no place for a pod."""
 
 from __future__ import annotations
 
@@ -113,3 +113,39 @@ def test_no_finding_when_the_old_node_is_also_full(tmp_path):
         "pool: new-node, device: gpu-0}", "pool: new-node, device: gpu-0}, {request: gpu, driver: gpu.example.com, pool: old-node, device: gpu-0}"),
         select=["SCH001", "SCH007"])
     assert [d.rule for d in result.diagnostics] == ["SCH001"]
+
+
+def test_node_with_device_plugin_and_dra_driver_is_no_place_for_extended_resources(tmp_path):
+    guide = """\
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: gpu.example.com}
+spec:
+  extendedResourceName: example.com/gpu
+  selectors:
+  - cel: {expression: "device.driver == 'gpu.example.com'"}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: legacy}
+spec:
+  containers:
+  - name: main
+    image: registry.example.com/app:1.0
+    resources: {limits: {example.com/gpu: 1}}
+"""
+    def fleet(busy: bool) -> str:
+        text = snapshot("v1.37.0", "v1.37.0", new_busy=busy)
+        marker = "status: {nodeInfo: {kubeletVersion: v1.37.0}}"
+        return text.replace(marker, "status: {nodeInfo: {kubeletVersion: v1.37.0}, allocatable: {example.com/gpu: '1'}}", 1)
+
+    assert "allocatable: {example.com/gpu: '1'}" in fleet(False)
+    (tmp_path / "w.yaml").write_text(guide)
+    (tmp_path / "s.yaml").write_text(fleet(False))
+    out = CliRunner().invoke(main, ["simulate", "--slices", str(tmp_path / "s.yaml"), "--format", "json", str(tmp_path / "w.yaml")])
+    assert json.loads(out.output)["templates"][0]["feasibleNodes"] == ["new-node"]
+    result = lint_text(tmp_path, guide, slices=fleet(True), select=["SCH001"])
+    assert [d.message for d in result.diagnostics] == [
+        "Pod default/legacy cannot be scheduled on any of the 2 node(s) of the snapshot: 1 node: not enough devices "
+        "of class gpu.example.com (need 1, node has 0 free); 1 node: the node's device plugin advertises example.com/gpu "
+        "while DRA driver gpu.example.com publishes devices of class gpu.example.com on it (both would hand them out)"]
