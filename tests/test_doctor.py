@@ -269,3 +269,8 @@ status: {nodeInfo: {kubeletVersion: [1]}, allocatable: "x"}
 """
     found = diagnose(load_dump(dump))
     assert [d.name for d in found] == ["p"] and found[0].stuck is not None
+
+
+def test_the_walk_through_shows_the_current_output():
+    result = _cli([str(ROOT / "examples" / "doctor" / "dump.yaml")])
+    assert result.output in (ROOT / "docs" / "doctor.md").read_text()
