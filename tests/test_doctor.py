@@ -274,3 +274,17 @@ status: {nodeInfo: {kubeletVersion: [1]}, allocatable: "x"}
 def test_the_walk_through_shows_the_current_output():
     result = _cli([str(ROOT / "examples" / "doctor" / "dump.yaml")])
     assert result.output in (ROOT / "docs" / "doctor.md").read_text()
+
+
+def test_running_pod_in_crash_loop_points_at_the_logs():
+    status = {"phase": "Running", "containerStatuses": [
+        {"name": "app", "state": {"waiting": {"reason": "CrashLoopBackOff", "message": "back-off 5m0s"}}}]}
+    crashing = pod("p", node_name="n0", claims=[{"name": "gpu", "resourceClaimName": "c"}], status=status)
+    crashing["status"]["phase"] = "Running"
+    text = yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": [
+        *BASE, claim("c", devices=(("n0", "gpu-0"),), reserved=(("p", "uid-p"),)), crashing]})
+    (found,) = diagnose(load_dump(text))
+    assert found.stuck is not None
+    assert (found.stuck.message, found.stuck.command) == (
+        "container app: waiting, CrashLoopBackOff: back-off 5m0s", "kubectl logs -n ml p -c app --previous")
+    assert ("claims", "ok") == (found.steps[2].check, found.steps[2].status)

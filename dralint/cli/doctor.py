@@ -21,6 +21,7 @@ from dralint.yaml.sources import FileIssue, read
 def doctor_command(dump: str, fmt: str) -> None:
     """Explain why device pods are Pending or failing, from DUMP (a file, or - for stdin) made with:
 
+    \b
     kubectl get pods,resourceclaims,resourceslices,deviceclasses,nodes -A -o yaml > dump.yaml
     """
     source = read(dump)

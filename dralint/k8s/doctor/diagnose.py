@@ -113,12 +113,19 @@ class PodDoctor:
         classes = dump.classes()
         self.ext = extended_resource_classes(classes)
         self.sim = Simulator(self.inv, classes, cel_matcher(), self.ext)
+        self._matched: dict[str, list[Device]] = {}
 
     # ------------------------------------------------------------------ helpers
 
     def _class_devices(self, class_name: str) -> list[Device]:
-        selectors = self.sim.selection.class_selectors(class_name)
-        return [d for d in self.inv.all_devices() if self.sim.selection.evaluate(selectors, d) is True]
+        """Devices of the whole dump that the class selectors match (once per class and run)."""
+        found = self._matched.get(class_name)
+        if found is None:
+            selectors = self.sim.selection.class_selectors(class_name)
+            found = self._matched[class_name] = [
+                d for d in self.inv.all_devices() if self.sim.selection.evaluate(selectors, d) is True
+            ]
+        return found
 
     def claim_spec(self, pod: KubeObject, entry: Mapping[str, Any], claim: KubeObject | None) -> Mapping[str, Any]:
         if claim is not None:
@@ -244,9 +251,10 @@ class PodDoctor:
             else:
                 yield Step("drivers", OK, f"{', '.join(drivers)} publishes class {class_name} devices for "
                            + (f"all {len(nodes)} candidate nodes" if len(nodes) > 1 else f"node {nodes[0].name}"), command)
+        drivers_used = {d.driver for c in claims.classes() for d in self._class_devices(c)}
         for pool in self.inv.pools.values():
             older = sorted({s.generation for s in pool.slices} - {pool.generation})
-            if older and any(sl.driver in {d.driver for c in claims.classes() for d in self._class_devices(c)} for sl in pool.slices):
+            if older and pool.driver in drivers_used:
                 yield Step("drivers", NOTE, f"pool {pool.driver}/{pool.name} still has slices of generation "
                            f"{', '.join(map(str, older))} beside the current {pool.generation} (the driver is republishing)", command)
 
@@ -282,8 +290,8 @@ class PodDoctor:
         for resource in sorted(wanted & set(self.ext)):
             if not node.allocatable.get(resource) or str(node.allocatable.get(resource)) in ("0", ""):
                 continue
-            published = [d for d in self._class_devices(self.ext[resource])
-                         if d.id in {c.id for c in self.sim.view(node).candidates}]
+            here = {c.id for c in self.sim.view(node).candidates}
+            published = [d for d in self._class_devices(self.ext[resource]) if d.id in here]
             if published:
                 yield Step("node", WARNING, f"node {node_name} advertises {resource}: {node.allocatable[resource]} in "
                            f"status.allocatable (a device plugin) while {published[0].driver} publishes "
