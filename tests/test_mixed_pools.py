@@ -87,7 +87,7 @@ def test_minor_version(text, expected):
 def test_the_newest_missing_feature_is_named():
     assert too_old("v1.35.0", {"dra", "extended-resource"}).gate == "DRAExtendedResource"
     assert too_old("v1.33.9", {"dra", "extended-resource"}).gate == "DRAExtendedResource"
-    assert too_old("v1.36.0", {"dra", "extended-resource", "partitionable"}) is None
+    assert too_old("v1.36.0", {"dra", "extended-resource", "consumable-capacity"}) is None
     assert too_old("unknown", {"dra"}) is None
 
 
@@ -149,3 +149,20 @@ spec:
         "Pod default/legacy cannot be scheduled on any of the 2 node(s) of the snapshot: 1 node: not enough devices "
         "of class gpu.example.com (need 1, node has 0 free); 1 node: the node's device plugin advertises example.com/gpu "
         "while DRA driver gpu.example.com publishes devices of class gpu.example.com on it (both would hand them out)"]
+
+
+def test_features_an_allocation_makes_the_kubelet_use():
+    from dataclasses import replace
+
+    from dralint.k8s.allocator import ClaimResult, Pick, parse_claim
+    from dralint.k8s.allocator.examples import h100_mig
+    from dralint.k8s.allocator.simulate import kubelet_features
+    from dralint.k8s.inventory import Inventory
+
+    inv = Inventory.build(h100_mig(1))
+    partition = next(d for d in inv.all_devices() if "mig" in d.id.name)
+    claim = parse_claim("c", {})
+    # A partition needs nothing more from the kubelet (KEP-4815: API server and scheduler only).
+    assert kubelet_features([ClaimResult(claim, (Pick("r", partition, False, {}, False),))]) == {"dra"}
+    assert kubelet_features([ClaimResult(claim, (Pick("r", partition, True, {}, False),))]) == {"dra", "consumable-capacity"}
+    assert kubelet_features([ClaimResult(replace(claim, extended=True), ())]) == {"dra", "extended-resource"}

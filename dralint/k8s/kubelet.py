@@ -4,8 +4,9 @@ A kubelet may lag the control plane by up to three minor releases, so a pool upg
 node runs kubelets that do not know a feature the scheduler already uses. The versions below are
 the first releases in which each gate that the kubelet takes part in is on by default
 (``pkg/features/versioned_kube_features.go``); an older kubelet either lacks the code or has the
-gate off unless the operator turned it on. The prioritized list (``firstAvailable``) is left out:
-it is resolved by the scheduler and the kubelet only sees the chosen devices.
+gate off unless the operator turned it on. Only gates whose KEP lists the kubelet among the
+components count: partitionable devices (KEP-4815: API server and scheduler) and the prioritized
+list (``firstAvailable``) are resolved before the kubelet sees the chosen devices.
 """
 
 from __future__ import annotations
@@ -29,7 +30,6 @@ FEATURES = {
     for f in (
         KubeletFeature("dra", "DynamicResourceAllocation", (1, 34), "ResourceClaims"),
         KubeletFeature("extended-resource", "DRAExtendedResource", (1, 36), "extended resources backed by DRA"),
-        KubeletFeature("partitionable", "DRAPartitionableDevices", (1, 36), "partitionable devices"),
         KubeletFeature("consumable-capacity", "DRAConsumableCapacity", (1, 36), "consumable capacity (shared devices)"),
     )
 }

@@ -68,11 +68,8 @@ def kubelet_features(results: Sequence[ClaimResult]) -> set[str]:
     for result in results:
         if result.claim.extended:
             used.add("extended-resource")
-        for pick in result.picks:
-            if pick.device.consumes:
-                used.add("partitionable")
-            if pick.shared:
-                used.add("consumable-capacity")
+        if any(pick.shared for pick in result.picks):
+            used.add("consumable-capacity")
     return used
 
 
