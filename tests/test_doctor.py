@@ -288,3 +288,13 @@ def test_running_pod_in_crash_loop_points_at_the_logs():
     assert (found.stuck.message, found.stuck.command) == (
         "container app: waiting, CrashLoopBackOff: back-off 5m0s", "kubectl logs -n ml p -c app --previous")
     assert ("claims", "ok") == (found.steps[2].check, found.steps[2].status)
+
+
+def test_unscheduled_extended_resource_pod_runs_through_the_allocator():
+    busy = claim("busy", devices=(("n0", "gpu-0"), ("n0", "gpu-1")), reserved=(("other", "uid-other"),))
+    found = doctor(device_class("example.com/gpu"), node("n0"), slice_("n0", 2), busy, pod("p", gpus=1))
+    stuck, steps = found["p"]
+    assert ("claims", "ok", "example.com/gpu: the scheduler generates the claim when it binds the pod") in steps
+    assert stuck == "does not fit on the free devices: 1 node: not enough devices of class gpu (need 1, node has 0 free)"
+    fits = doctor(device_class("example.com/gpu"), node("n0"), slice_("n0", 2), pod("p", gpus=1))
+    assert fits["p"][0] is None
