@@ -237,7 +237,9 @@ def explain_command(rule_id: str) -> None:
 from dralint.cli.fix import fix_command  # noqa: E402  (commands register after main exists)
 from dralint.fix.runner import fix_replacements  # noqa: E402
 from dralint.cli.simulate import simulate_command  # noqa: E402
+from dralint.cli.doctor import doctor_command  # noqa: E402
 
 main.add_command(fix_command)
 main.add_command(config_command)
 main.add_command(simulate_command)
+main.add_command(doctor_command)

@@ -19,7 +19,8 @@ from dralint.k8s.allocator import Outcome, Pick, PodDemand
 from dralint.k8s.allocator.examples import EXAMPLES
 from dralint.checks.scheduling.simulation import Simulation, simulation
 from dralint.lint.engine import lint
-from dralint.k8s.inventory import format_amount
+from dralint.k8s.devicekinds import device_kind
+from dralint.k8s.inventory import Inventory, format_amount
 from dralint.k8s.objects import pod_templates
 from dralint.lint.options import LintOptions
 
@@ -38,8 +39,9 @@ def _consumed(pick: Pick) -> dict[str, str]:
     return {k: format_amount(v, caps[k].raw if k in caps else "") for k, v in pick.consumed.items()}
 
 
-def as_json(demand: PodDemand, outcome: Outcome, replicas: int | None) -> dict[str, Any]:
-    """One template's result as plain data."""
+def as_json(demand: PodDemand, outcome: Outcome, replicas: int | None, inv: Inventory | None = None) -> dict[str, Any]:
+    """One template's result as plain data; with ``inv``, devices of legacy (extended-resource)
+    requests carry their kind, since the pod's author never chose one."""
     claims = [
         {
             "claim": result.claim.label,
@@ -49,6 +51,7 @@ def as_json(demand: PodDemand, outcome: Outcome, replicas: int | None) -> dict[s
                     "device": str(p.device.id),
                     **({"consumedCapacity": _consumed(p)} if p.shared else {}),
                     **({"adminAccess": True} if p.admin else {}),
+                    **({"kind": device_kind(p.device, inv).label()} if inv is not None and result.claim.extended else {}),
                 }
                 for p in result.picks
             ],
@@ -103,7 +106,8 @@ def as_text(rows: list[dict[str, Any]]) -> str:
             for dev in claim["devices"]:
                 used = dev.get("consumedCapacity")
                 extra = f" ({', '.join(f'{k}={v}' for k, v in used.items())})" if used else ""
-                by_request.setdefault(dev["request"], []).append(dev["device"] + extra)
+                kind = f" [{dev['kind']}]" if "kind" in dev else ""
+                by_request.setdefault(dev["request"], []).append(dev["device"] + extra + kind)
             for request, devices in by_request.items():
                 lines.append(f"    {claim['claim']} / {request}: {_compact(devices)}")
         if r["error"]:
@@ -137,7 +141,7 @@ def simulate_command(paths: tuple[str, ...], slices: tuple[str, ...], context_pa
     if sim is None:
         click.echo("dralint: the --slices input holds no ResourceSlice", err=True)
         sys.exit(2)
-    rows = [as_json(d, o, r) for d, o, r in placements(sim)]
+    rows = [as_json(d, o, r, sim.inv) for d, o, r in placements(sim)]
     if fmt == "json":
         click.echo(json.dumps({"nodes": len(sim.inv.nodes), "templates": rows}, indent=2))
     else:

@@ -152,12 +152,14 @@ class Device:
 
 @dataclass(eq=False, slots=True)
 class Node:
-    """A node: name, labels (for node selectors) and allocatable (for device-plugin resources)."""
+    """A node: name, labels (for node selectors), allocatable (for device-plugin resources) and
+    its kubelet version (``status.nodeInfo.kubeletVersion``; empty when unknown)."""
 
     name: str
     labels: Mapping[str, str]
     allocatable: Mapping[str, str]
     source: Any = None
+    kubelet: str = ""
 
 
 @dataclass(eq=False, slots=True)
@@ -335,6 +337,7 @@ class Inventory:
                     {str(k): str(v) for k, v in as_mapping(meta.get("labels")).items()},
                     {str(k): str(v) for k, v in as_mapping(status.get("allocatable")).items()},
                     source,
+                    str(as_mapping(status.get("nodeInfo")).get("kubeletVersion") or ""),
                 )
             elif kind == "ResourceClaim":
                 claims.append((data, source, base))

@@ -15,6 +15,7 @@ from dralint.checks.scheduling.simulation import MEMO, Simulation, simulation, s
 from dralint.lint.context import Context
 from dralint.diagnostics import Finding, Related
 from dralint.k8s.inventory import Node, amount
+from dralint.k8s.kubelet import is_version_reason
 from dralint.k8s.objects import KubeObject, PodTemplate, pod_templates
 from dralint.lint.registry import context_check, object_check
 
@@ -152,8 +153,9 @@ def check_placement(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
                 related=related,
                 key=True,
             )
-        elif not outcome.schedulable and set(outcome.reasons) != {CANNOT_FIT}:
-            # (an extended resource nothing serves anywhere is EXT001's finding)
+        elif not outcome.schedulable and set(outcome.reasons) != {CANNOT_FIT} and not any(map(is_version_reason, outcome.reasons)):
+            # (an extended resource nothing serves anywhere is EXT001's finding; nodes ruled out
+            # only by their kubelet version are SCH007's)
             yield obj.finding(
                 _where(tpl),
                 f"{tpl.label} cannot be scheduled on any of the {outcome.nodes} node(s) of the snapshot: "

@@ -7,13 +7,13 @@ SCH checks computed, so the table and the findings never disagree.
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping
 
-from dralint.k8s.allocator import EvalError, Features, Matcher, Outcome, PodDemand, Simulator, extended_resource_classes, pod_demand
+from dralint.k8s.allocator import Features, Outcome, PodDemand, Simulator, extended_resource_classes, pod_demand
 from dralint.k8s.cel import Device as CelDevice
-from dralint.k8s.cel import matches as cel_matches
+from dralint.k8s.celmatch import cel_matcher, cel_view
 from dralint.lint.context import Context
-from dralint.k8s.inventory import Device, DeviceId, Inventory
+from dralint.k8s.inventory import DeviceId, Inventory
 from dralint.k8s.objects import KubeObject, PodTemplate
 
 MEMO = "dralint.checks.scheduling"
@@ -55,13 +55,6 @@ def device_classes(ctx: Context) -> dict[str, KubeObject]:
     return out
 
 
-def _cel_view(views: dict[DeviceId, CelDevice], dev: Device) -> CelDevice:
-    view = views.get(dev.id)
-    if view is None:
-        view = views[dev.id] = CelDevice.from_slice(dev.driver, dev.data, dev.id.pool)
-    return view
-
-
 def snapshot_cel_devices(ctx: Context) -> list[CelDevice]:
     """Every device of the snapshot as the CEL adapter sees it ([] without a snapshot).
 
@@ -72,24 +65,7 @@ def snapshot_cel_devices(ctx: Context) -> list[CelDevice]:
     if inv is None:
         return []
     views: dict[DeviceId, CelDevice] = ctx.memo((MEMO, "cel-devices"), dict)
-    return [_cel_view(views, dev) for dev in inv.all_devices()]
-
-
-def cel_matcher(views: dict[DeviceId, CelDevice] | None = None) -> Matcher:
-    """Selector evaluation through the CEL adapter, with one CEL device view per device."""
-    cache: dict[DeviceId, CelDevice] = {} if views is None else views
-
-    def matches(expressions: Sequence[str], dev: Device) -> bool | EvalError:
-        view = _cel_view(cache, dev)
-        result = cel_matches(tuple(expressions), view)
-        if result.unsupported:
-            return EvalError(result.selector or 0, result.unsupported, "unsupported")
-        if result.error:
-            kind = "compile" if result.error.startswith("CEL compile error") else "runtime"
-            return EvalError(result.selector or 0, result.error, kind)
-        return result.matched
-
-    return matches
+    return [cel_view(views, dev) for dev in inv.all_devices()]
 
 
 class Simulation:

@@ -19,7 +19,8 @@ from dralint.k8s.allocator.nodeselector import SelectorError, labels_match, node
 from dralint.k8s.allocator.pod import PodDemand, extended_requests
 from dralint.k8s.allocator.search import DEFAULT_BUDGET, BudgetExceeded, ClaimResult, Fatal, Search, Selection
 from dralint.k8s.allocator.view import NodeView, State, node_view
-from dralint.k8s.inventory import Inventory, Node
+from dralint.k8s.inventory import Inventory, Node, amount
+from dralint.k8s.kubelet import describe, too_old
 
 #: Replicas beyond this are not packed one by one (the answer would be "M of N" anyway).
 MAX_PACKED_REPLICAS = 5_000
@@ -59,6 +60,17 @@ class Outcome:
             return "the snapshot names no node (add Node objects: kubectl get nodes -o yaml)"
         parts = sorted(self.reasons.items(), key=lambda kv: (-len(kv[1]), kv[0]))
         return "; ".join(f"{len(nodes)} node{'s' if len(nodes) != 1 else ''}: {reason}" for reason, nodes in parts)
+
+
+def kubelet_features(results: Sequence[ClaimResult]) -> set[str]:
+    """Keys of :data:`dralint.k8s.kubelet.FEATURES` an allocation makes the node's kubelet use."""
+    used = {"dra"}
+    for result in results:
+        if result.claim.extended:
+            used.add("extended-resource")
+        if any(pick.shared for pick in result.picks):
+            used.add("consumable-capacity")
+    return used
 
 
 class Simulator:
@@ -121,8 +133,39 @@ class Simulator:
         """(results, None) when the pod fits on the node, else (None, reason); raises Fatal.
 
         Without ``explain_failure`` a failed search returns (None, None): explaining costs a
-        second look at the node and is only needed when no node fits at all.
+        second look at the node and is only needed when no node fits at all. A node whose
+        kubelet predates a feature the allocation uses, or whose device plugin serves an extended
+        resource of the pod while a DRA driver publishes the same devices there, is no place for it.
         """
+        results, reason = self._allocate_on(demand, claims, node, state, explain_failure)
+        if results is not None:
+            reason = self._double_managed(demand, node)
+            if reason:
+                return None, reason
+        if results and node.kubelet:
+            old = too_old(node.kubelet, kubelet_features(results))
+            if old is not None:
+                return None, describe(old, node.kubelet)
+        return results, reason
+
+    def _double_managed(self, demand: PodDemand, node: Node) -> str | None:
+        """The reason when the node's device plugin would serve one of the pod's extended
+        resources although a DRA driver publishes devices of the mapped class on the node."""
+        if not self.features.extended_resource:
+            return None
+        for resource in sorted({r for c in demand.containers for r in c.wanted}):
+            if resource not in self.ext or (amount(node.allocatable.get(resource)) or 0) <= 0:
+                continue
+            selectors = self.selection.class_selectors(self.ext[resource])
+            drivers = sorted({d.driver for d in self.view(node).candidates if self.selection.evaluate(selectors, d) is True})
+            if drivers:
+                return (f"the node's device plugin advertises {resource} while DRA driver {', '.join(drivers)} "
+                        f"publishes devices of class {self.ext[resource]} on it (both would hand them out)")
+        return None
+
+    def _allocate_on(
+        self, demand: PodDemand, claims: Sequence[Claim], node: Node, state: State, explain_failure: bool
+    ) -> tuple[list[ClaimResult] | None, str | None]:
         reason = self._node_filter(demand, node)
         if reason:
             return None, reason
