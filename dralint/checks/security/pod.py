@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Callable, Iterator, Sequence
 
+from dralint.checks.podsecurity.admission import replaced
 from dralint.lint.context import Context
 from dralint.diagnostics import Finding, Severity
 from dralint.lint.exemptions import EXEMPTION_RULE, WAIVED_RULES, device_driver, enabled_rule_ids, exemption_enabled
@@ -307,10 +308,12 @@ def _template_findings(template: PodTemplate) -> Iterator[Finding]:
 
 @object_check(*POD_RULES)
 def check_pod_security(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
-    """Hardening findings for every pod template, minus what the device-driver exemption waives."""
+    """Hardening findings for every pod template, minus what the device-driver exemption waives
+    and what a PSS rule already reports at the same field (one mistake, one finding)."""
     active = exemption_enabled(ctx)
     for template in pod_templates(obj):
-        findings = list(_template_findings(template))
+        taken = replaced(template, ctx)
+        findings = [f for f in _template_findings(template) if (f.rule, f.span) not in taken]
         exemption = device_driver(template) if active else None
         if exemption is None:
             yield from findings
