@@ -363,7 +363,7 @@ _HOOKS = ("postStart", "preStop")
 
 
 def _handler_hosts(sec: ContainerSecurity) -> Iterator[tuple[DataPath, Any]]:
-    handlers = [((probe,), sec.container.get(probe)) for probe in _PROBES]
+    handlers: list[tuple[DataPath, Any]] = [((probe,), sec.container.get(probe)) for probe in _PROBES]
     lifecycle = _dict(sec.container.get("lifecycle"))
     handlers += [(("lifecycle", hook), lifecycle.get(hook)) for hook in _HOOKS]
     for where, handler in handlers:

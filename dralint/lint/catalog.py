@@ -16,6 +16,7 @@ import yaml
 
 from dralint import bundled_dir
 from dralint.diagnostics import Severity
+from dralint.lint.options import PROFILES
 
 CATEGORIES = (
     "yaml", "api", "cel", "reference", "extended-resources", "scheduling",
@@ -61,10 +62,16 @@ class Rule:
     source: str = ""
     #: (tool, ids) pairs in PEER_TOOLS order: the peers' checks this rule covers.
     peers: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    #: (profile, severity) pairs where a profile reports the rule at another default severity.
+    profile_severities: tuple[tuple[str, Severity], ...] = ()
 
     @property
     def family(self) -> str:
         return self.id.rstrip("0123456789")
+
+    def severity_in(self, profile: str) -> Severity:
+        """The rule's default severity when ``profile`` runs (``severity`` unless it says otherwise)."""
+        return dict(self.profile_severities).get(profile, self.severity)
 
 
 class CatalogError(ValueError):
@@ -116,6 +123,18 @@ def _peers(raw: Any, where: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
     return tuple(out)
 
 
+def _profile_severities(raw: Any, where: str) -> tuple[tuple[str, Severity], ...]:
+    """``severity-in: {strict: warning}``: per-profile defaults, for known profiles only."""
+    if raw is None:
+        return ()
+    if not isinstance(raw, dict) or not all(p in PROFILES for p in raw):
+        raise CatalogError(f"{where}: severity-in must map a profile ({', '.join(PROFILES)}) to a severity")
+    try:
+        return tuple((profile, Severity(raw[profile])) for profile in PROFILES if profile in raw)
+    except ValueError as error:
+        raise CatalogError(f"{where}: severity-in: {error}") from error
+
+
 def parse_rule(raw: Any, source: str) -> Rule:
     """Build a Rule from one catalog file's data, rejecting anything malformed."""
     if not isinstance(raw, dict):
@@ -146,6 +165,7 @@ def parse_rule(raw: Any, source: str) -> Rule:
         fixable=bool(raw.get("fixable", False)),
         source=source,
         peers=_peers(raw.get("peers"), source),
+        profile_severities=_profile_severities(raw.get("severity-in"), source),
     )
 
 

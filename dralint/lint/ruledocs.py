@@ -13,7 +13,9 @@ def explain(rule: Rule) -> str:
     """The full text of a rule, in the order ruff uses: what, why, example, fix."""
     parts = [
         f"# {rule.id} {rule.name}",
-        f"Severity: {rule.severity.value}   Category: {rule.category}   Tags: {', '.join(rule.tags) or '-'}"
+        f"Severity: {rule.severity.value}"
+        + "".join(f" ({profile}: {severity.value})" for profile, severity in rule.profile_severities)
+        + f"   Category: {rule.category}   Tags: {', '.join(rule.tags) or '-'}"
         + ("   (strict profile only)" if not rule.recommended else "")
         + ("   (fixable)" if rule.fixable else ""),
         "## What it does\n" + rule.summary,
