@@ -124,15 +124,15 @@ def _peers(raw: Any, where: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
 
 
 def _profile_severities(raw: Any, where: str) -> tuple[tuple[str, Severity], ...]:
-    """``severity-in: {strict: warning}``: per-profile defaults, for known profiles only."""
+    """``severity_in: {strict: warning}``: per-profile defaults, for known profiles only."""
     if raw is None:
         return ()
     if not isinstance(raw, dict) or not all(p in PROFILES for p in raw):
-        raise CatalogError(f"{where}: severity-in must map a profile ({', '.join(PROFILES)}) to a severity")
+        raise CatalogError(f"{where}: severity_in must map a profile ({', '.join(PROFILES)}) to a severity")
     try:
         return tuple((profile, Severity(raw[profile])) for profile in PROFILES if profile in raw)
     except ValueError as error:
-        raise CatalogError(f"{where}: severity-in: {error}") from error
+        raise CatalogError(f"{where}: severity_in: {error}") from error
 
 
 def parse_rule(raw: Any, source: str) -> Rule:
@@ -165,7 +165,7 @@ def parse_rule(raw: Any, source: str) -> Rule:
         fixable=bool(raw.get("fixable", False)),
         source=source,
         peers=_peers(raw.get("peers"), source),
-        profile_severities=_profile_severities(raw.get("severity-in"), source),
+        profile_severities=_profile_severities(raw.get("severity_in"), source),
     )
 
 
