@@ -271,3 +271,11 @@ def test_sarif_carries_the_pss_rules(in_tmp):
     assert code == 1 and schema_errors(log) == [] and github_problems(log) == []
     rules = {r["id"]: r for r in log["runs"][0]["tool"]["driver"]["rules"]}
     assert "PSS002" in rules and "pod-security" in rules["PSS002"]["properties"]["tags"]
+
+
+def test_null_settings_count_as_unset(lint_manifest):
+    spec = "  securityContext: {runAsNonRoot: null, seccompProfile: {type: RuntimeDefault}}\n"
+    container = "    securityContext: {runAsNonRoot: null, allowPrivilegeEscalation: null, capabilities: {drop: [ALL]}}\n"
+    result = lint_manifest(namespace(enforce="restricted") + POD.format(spec=spec, container=container))
+    assert "neither the pod nor container 'app' set runAsNonRoot" in fired(result, "PSS015")[0].message
+    assert "does not set allowPrivilegeEscalation: false" in fired(result, "PSS014")[0].message

@@ -379,16 +379,17 @@ def _probe_hosts(template: PodTemplate, version: Version) -> Iterator[Violation]
             yield Violation(path, f"{_who(sec)} probes or hooks host {host}")
 
 
-def _volume_source(volume: dict[str, Any]) -> str | None:
-    """The volume's source field, or None for a volume the API defaults to emptyDir."""
-    return next((name for name, value in volume.items() if name != "name" and value is not None), None)
+def _volume_sources(volume: dict[str, Any]) -> list[str]:
+    """The volume's source fields; none for a volume the API defaults to emptyDir."""
+    return [name for name, value in volume.items() if name != "name" and value is not None and isinstance(name, str)]
 
 
 def _restricted_volumes(template: PodTemplate, version: Version) -> Iterator[Violation]:
     for index, volume in _volumes(template):
-        source = _volume_source(volume)
-        if source is None or source in RESTRICTED_VOLUME_SOURCES:
+        sources = _volume_sources(volume)
+        if not sources or RESTRICTED_VOLUME_SOURCES.intersection(sources):
             continue
+        source = sources[0]
         path = host_path_anchor(template, index, volume) if source == "hostPath" else template.path + ("volumes", index, source)
         yield Violation(path, f"volume '{volume.get('name', index)}' uses the volume type {source}", key=source != "hostPath")
 
@@ -400,7 +401,7 @@ def _escalation(template: PodTemplate, version: Version) -> Iterator[Violation]:
         value = sec.own.get("allowPrivilegeEscalation")
         if value is False:
             continue
-        if "allowPrivilegeEscalation" in sec.own:
+        if value is not None:
             yield Violation(sec.own_path + ("allowPrivilegeEscalation",), f"{_who(sec)} sets allowPrivilegeEscalation: {value}")
         else:
             yield Violation(sec.anchor, f"{_who(sec)} does not set allowPrivilegeEscalation: false")
@@ -416,11 +417,11 @@ def _run_as_non_root(template: PodTemplate, version: Version) -> Iterator[Violat
     if _user_namespace(template, version):
         return
     pod_value = _pod_context(template).get("runAsNonRoot")
-    if "runAsNonRoot" in _pod_context(template) and pod_value is not True:
+    if pod_value is not None and pod_value is not True:
         yield Violation(_pod_context_path(template) + ("runAsNonRoot",), f"the pod sets runAsNonRoot: {pod_value}")
     unset = []
     for sec in containers(template):
-        if "runAsNonRoot" not in sec.own:
+        if sec.own.get("runAsNonRoot") is None:
             if pod_value is not True:
                 unset.append(sec)
         elif sec.own["runAsNonRoot"] is not True:
