@@ -279,3 +279,11 @@ def test_null_settings_count_as_unset(lint_manifest):
     result = lint_manifest(namespace(enforce="restricted") + POD.format(spec=spec, container=container))
     assert "neither the pod nor container 'app' set runAsNonRoot" in fired(result, "PSS015")[0].message
     assert "does not set allowPrivilegeEscalation: false" in fired(result, "PSS014")[0].message
+
+
+def test_a_version_label_alone_pins_the_default_level(lint_manifest):
+    probe = "    readinessProbe: {httpGet: {host: 10.0.0.1, path: /, port: 80}}\n"
+    pinned = lint_manifest(namespace(enforce_version="v1.33") + POD.format(spec="", container=probe + PRIVILEGED), pss_level="baseline")
+    [found] = fired(pinned, "PSS002")
+    assert "enforce=baseline:v1.33: level from --pss-level, version from namespace 'team-a'" in found.message
+    assert not fired(pinned, "PSS012")

@@ -84,8 +84,12 @@ class NamespacePolicy:
     namespace: KubeObject | None
 
     def source(self, mode: str, level: LevelVersion) -> str:
-        if self.namespace is not None and LABEL_PREFIX + mode in self.namespace.labels:
-            return f"{mode}={level} on namespace '{self.namespace.name}'"
+        name = self.namespace.name if self.namespace is not None else ""
+        labels = self.namespace.labels if self.namespace is not None else {}
+        if LABEL_PREFIX + mode in labels:
+            return f"{mode}={level} on namespace '{name}'"
+        if LABEL_PREFIX + mode + "-version" in labels:
+            return f"{mode}={level}: level from --pss-level, version from namespace '{name}'"
         return f"{mode}={level} from --pss-level"
 
 
