@@ -287,3 +287,17 @@ def test_a_version_label_alone_pins_the_default_level(lint_manifest):
     [found] = fired(pinned, "PSS002")
     assert "enforce=baseline:v1.33: level from --pss-level, version from namespace 'team-a'" in found.message
     assert not fired(pinned, "PSS012")
+
+
+def test_namespace_labels_from_context_files_apply(tmp_path, lint_manifest):
+    namespaces = tmp_path / "namespaces"
+    namespaces.mkdir()
+    (namespaces / "ns.yaml").write_text(namespace(enforce="baseline").rstrip("-\n") + "\n", encoding="utf-8")
+    result = lint_manifest(POD.format(spec="", container=PRIVILEGED), context=[str(namespaces)])
+    assert pss(result) == [("PSS002", "error")]
+
+
+def test_objects_without_a_namespace_follow_only_pss_level(lint_manifest):
+    text = namespace(enforce="restricted") + POD.format(spec="", container=PRIVILEGED).replace("  namespace: team-a\n", "")
+    assert pss(lint_manifest(text)) == []
+    assert pss(lint_manifest(text, pss_level="baseline")) == [("PSS002", "error")]
