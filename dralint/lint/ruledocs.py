@@ -74,7 +74,8 @@ def peer_table(rules: list[Rule], elsewhere: list[dict] | tuple = ()) -> str:
         peers = dict(rule.peers)
         profile = "recommended" if rule.recommended else "strict"
         anchor = f"docs/rules.md#{rule.id.lower()}-{rule.name}"
-        lines.append(f"| [{rule.id}]({anchor}) | {rule.name} | {rule.severity.value} | {profile} | " + " | ".join(_ids(peers.get(t, ())) for t in tools) + " |")
+        severity = rule.severity.value + "".join(f" ({name}: {level.value})" for name, level in rule.profile_severities)
+        lines.append(f"| [{rule.id}]({anchor}) | {rule.name} | {severity} | {profile} | " + " | ".join(_ids(peers.get(t, ())) for t in tools) + " |")
     for row in elsewhere:
         peers = row.get("peers") or {}
         lines.append(f"| {row['ids']} | {row['name']} | see docs/rules.md | {row['profile']} | " + " | ".join(_ids(tuple(peers.get(t, ()))) for t in tools) + " |")
