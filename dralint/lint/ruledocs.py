@@ -9,13 +9,16 @@ def _example_block(example: Example) -> str:
     return "```yaml\n" + example.manifest.rstrip() + "\n```"
 
 
+def severity_text(rule: Rule) -> str:
+    """The default severity, with any profile that reports the rule at another one."""
+    return rule.severity.value + "".join(f" ({profile}: {severity.value})" for profile, severity in rule.profile_severities)
+
+
 def explain(rule: Rule) -> str:
     """The full text of a rule, in the order ruff uses: what, why, example, fix."""
     parts = [
         f"# {rule.id} {rule.name}",
-        f"Severity: {rule.severity.value}"
-        + "".join(f" ({profile}: {severity.value})" for profile, severity in rule.profile_severities)
-        + f"   Category: {rule.category}   Tags: {', '.join(rule.tags) or '-'}"
+        f"Severity: {severity_text(rule)}   Category: {rule.category}   Tags: {', '.join(rule.tags) or '-'}"
         + ("   (strict profile only)" if not rule.recommended else "")
         + ("   (fixable)" if rule.fixable else ""),
         "## What it does\n" + rule.summary,
@@ -74,8 +77,7 @@ def peer_table(rules: list[Rule], elsewhere: list[dict] | tuple = ()) -> str:
         peers = dict(rule.peers)
         profile = "recommended" if rule.recommended else "strict"
         anchor = f"docs/rules.md#{rule.id.lower()}-{rule.name}"
-        severity = rule.severity.value + "".join(f" ({name}: {level.value})" for name, level in rule.profile_severities)
-        lines.append(f"| [{rule.id}]({anchor}) | {rule.name} | {severity} | {profile} | " + " | ".join(_ids(peers.get(t, ())) for t in tools) + " |")
+        lines.append(f"| [{rule.id}]({anchor}) | {rule.name} | {severity_text(rule)} | {profile} | " + " | ".join(_ids(peers.get(t, ())) for t in tools) + " |")
     for row in elsewhere:
         peers = row.get("peers") or {}
         lines.append(f"| {row['ids']} | {row['name']} | see docs/rules.md | {row['profile']} | " + " | ".join(_ids(tuple(peers.get(t, ()))) for t in tools) + " |")
@@ -96,8 +98,7 @@ PARITY_TOOLS = ("kube-linter", "polaris", "kube-score")
 
 def _where(rule: Rule) -> str:
     """Default severity and profile of a rule, as the parity table shows them."""
-    text = f"{rule.severity.value} ({'recommended' if rule.recommended else 'strict only'})"
-    return text + "".join(f"; {profile}: {severity.value}" for profile, severity in rule.profile_severities)
+    return f"{severity_text(rule)}, {'recommended' if rule.recommended else 'strict only'}"
 
 
 def _coverage(rules: list[Rule], elsewhere: list[dict] | tuple) -> dict[tuple[str, str], list[tuple[str, str]]]:
