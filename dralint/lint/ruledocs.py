@@ -137,7 +137,7 @@ def peer_parity(rules: list[Rule], checks: dict[str, list[dict]], elsewhere: lis
             if missing_tool == tool:
                 entries.setdefault(check, {"id": check})
         counts = {"covered": 0, "none": 0, "open": 0}
-        lines = [f"## {_PEER_HEADERS[tool]}", "", "| check | dralint rule | default severity (profile) |", "|---|---|---|"]
+        lines = [f"## {_PEER_HEADERS[tool]}", "", "| check | dralint rule | default severity, profile |", "|---|---|---|"]
         for check in sorted(entries, key=str.lower):
             covered = coverage.get((tool, check))
             if covered:
