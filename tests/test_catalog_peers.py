@@ -46,3 +46,24 @@ def test_readme_table_is_up_to_date():
     rules = sorted(load_catalog().values(), key=lambda r: r.id)
     elsewhere = yaml.safe_load((Path(__file__).resolve().parent.parent / "docs" / "peer-coverage-elsewhere.yaml").read_text(encoding="utf-8"))
     assert readme[start:end].strip() == peer_table(rules, elsewhere).strip(), "README rule table is stale: run `python tools/generate_docs.py`"
+
+
+def test_severity_in_gives_a_profile_its_own_default():
+    rule = parse_rule({**BASE, "severity": "info", "severity_in": {"strict": "warning"}}, "x.yaml")
+    assert rule.severity_in("strict").value == "warning" and rule.severity_in("recommended").value == "info"
+
+
+@pytest.mark.parametrize("raw", [{"pedantic": "warning"}, {"strict": "loud"}, ["strict"]])
+def test_malformed_severity_in_is_rejected(raw):
+    with pytest.raises(CatalogError):
+        parse_rule({**BASE, "severity_in": raw}, "x.yaml")
+
+
+def test_every_security_and_reliability_rule_explains_its_severity():
+    assert not [r.id for r in load_catalog().values() if r.family in ("SEC", "REL") and "Severity: " not in r.rationale]
+
+
+def test_explain_shows_the_profile_severity():
+    from dralint.lint.ruledocs import explain
+
+    assert "Severity: info (strict: warning)" in explain(load_catalog()["SEC014"])

@@ -30,6 +30,6 @@ def test_profiles_nest_dra_within_recommended_within_strict():
     catalog = load_catalog()
     dra, recommended, strict = (set(enabled_rules(LintOptions(profile=p), catalog)) for p in ("dra", "recommended", "strict"))
     assert dra < recommended < strict == set(catalog)
-    assert all(catalog[r].category in ("yaml", "api", "cel", "reference", "extended-resources", "scheduling", "internal")
+    assert all(catalog[r].category in ("yaml", "api", "cel", "reference", "extended-resources", "scheduling", "pod-security", "internal")
                for r in dra)
     assert not any(not catalog[r].recommended for r in recommended)

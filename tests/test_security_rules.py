@@ -39,11 +39,11 @@ def test_pod_level_allow_privilege_escalation_is_called_out(lint_manifest):
     assert found[0].related and found[0].related[0].span.line == 8
 
 
-def test_unconfined_is_a_warning_and_missing_is_info(lint_manifest):
+def test_unconfined_and_missing_seccomp_are_warnings(lint_manifest):
     unconfined = fired(lint_manifest(pod(spec="  securityContext:\n    seccompProfile: {type: Unconfined}\n")), "SEC013")
     missing = fired(lint_manifest(pod()), "SEC013")
     assert [d.severity for d in unconfined] == [Severity.WARNING]
-    assert [d.severity for d in missing] == [Severity.INFO]
+    assert [d.severity for d in missing] == [Severity.WARNING]
 
 
 def test_privileged_container_is_not_also_reported_for_escalation_or_seccomp(lint_manifest):
@@ -245,3 +245,9 @@ def test_selecting_rules_without_the_exemption_never_waives_silently(lint_manife
     text = DRIVER.format(annotations="", path="/var/lib/kubelet/plugins")
     assert rules_of(lint_manifest(text, select=["SEC001"])) == ["SEC001"]
     assert sorted(rules_of(lint_manifest(text, select=["SEC001", "SEC030"]))) == ["SEC030"]
+
+
+def test_strict_raises_advice_that_recommended_keeps_as_info(lint_manifest):
+    recommended = fired(lint_manifest(pod(), profile="recommended"), "SEC014")
+    strict = fired(lint_manifest(pod(), profile="strict"), "SEC014")
+    assert [d.severity for d in recommended] == [Severity.INFO] and [d.severity for d in strict] == [Severity.WARNING]

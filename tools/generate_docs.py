@@ -1,4 +1,4 @@
-"""Regenerate docs/rules.md and the README peer table from the rule catalog (tests fail when stale)."""
+"""Regenerate docs/rules.md, docs/peers.md and the README peer table from the rule catalog (tests fail when stale)."""
 
 from __future__ import annotations
 
@@ -11,11 +11,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from dralint.lint.catalog import load_catalog  # noqa: E402
-from dralint.lint.ruledocs import README_END, README_START, peer_table, replace_between, rules_markdown  # noqa: E402
+from dralint.lint.ruledocs import README_END, README_START, peer_parity, peer_table, replace_between, rules_markdown  # noqa: E402
 
 TARGET = ROOT / "docs" / "rules.md"
 README = ROOT / "README.md"
 ELSEWHERE = ROOT / "docs" / "peer-coverage-elsewhere.yaml"
+PEER_CHECKS = ROOT / "docs" / "peer-checks.yaml"
+PARITY = ROOT / "docs" / "peers.md"
 
 
 def elsewhere_rows() -> list[dict]:
@@ -25,6 +27,11 @@ def elsewhere_rows() -> list[dict]:
     return yaml.safe_load(ELSEWHERE.read_text(encoding="utf-8")) or []
 
 
+def peer_checks() -> dict[str, list[dict]]:
+    """The peers' check lists (docs/peer-checks.yaml), per tool."""
+    return yaml.safe_load(PEER_CHECKS.read_text(encoding="utf-8")) or {}
+
+
 def main() -> None:
     rules = sorted(load_catalog().values(), key=lambda r: r.id)
     TARGET.write_text(rules_markdown(rules), encoding="utf-8")
@@ -32,6 +39,8 @@ def main() -> None:
     readme = README.read_text(encoding="utf-8")
     README.write_text(replace_between(readme, README_START, README_END, peer_table(rules, elsewhere_rows())), encoding="utf-8")
     print(f"updated the peer table in {README}")
+    PARITY.write_text(peer_parity(rules, peer_checks(), elsewhere_rows()), encoding="utf-8")
+    print(f"wrote {PARITY}")
 
 
 if __name__ == "__main__":

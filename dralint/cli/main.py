@@ -20,7 +20,7 @@ from dralint.lint.catalog import load_catalog
 from dralint.lint.config import LoadedConfig, find_config, load_config
 from dralint.cli.config import config_command
 from dralint.lint.gate import lint_with_config
-from dralint.lint.options import FAIL_ON, PROFILES, LintOptions
+from dralint.lint.options import FAIL_ON, PROFILES, PSS_LEVELS, LintOptions
 from dralint.reporters import FORMATS, reporter
 from dralint.reporters.text import summary
 
@@ -167,6 +167,8 @@ def _write(text: str, target: str | None) -> None:
 @click.option("--feature-gates", metavar="GATES", help="Kubernetes feature gates as Name=true,Other=false.")
 @click.option("--closed-world", multiple=True, metavar="KIND", help="Treat the run as holding every object of KIND (repeatable).")
 @click.option("--profile", type=click.Choice(PROFILES), help="Which rules run.  [default: recommended]")
+@click.option("--pss-level", type=click.Choice(PSS_LEVELS),
+              help="Pod Security Standards level every namespace enforces unless a scanned Namespace's labels say otherwise.")
 @click.option("--select", multiple=True, metavar="RULE", help="Only these rules (id, family prefix, name, category or tag).")
 @click.option("--ignore", multiple=True, metavar="RULE", help="Skip these rules (id, family prefix, name, category or tag).")
 @click.option("--stdin-filename", help="Name to report for input read from '-'.  [default: <stdin>]")
@@ -174,7 +176,7 @@ def _write(text: str, target: str | None) -> None:
 def lint_command(ctx: click.Context, paths: tuple[str, ...], formats: tuple[str, ...], outputs: tuple[str, ...], color: str,
                  fail_on: str | None, min_score: int | None, config_path: str | None, no_config: bool, baseline: str | None,
                  write_baseline: str | None, sarif_root: str | None, exclude: tuple[str, ...], context_paths: tuple[str, ...],
-                 slices: tuple[str, ...], feature_gates: str | None, closed_world: tuple[str, ...], profile: str | None,
+                 slices: tuple[str, ...], feature_gates: str | None, closed_world: tuple[str, ...], profile: str | None, pss_level: str | None,
                  select: tuple[str, ...], ignore: tuple[str, ...], stdin_filename: str | None) -> None:
     """Lint manifests in PATHS (files, directories, or - for stdin; default: .)."""
     # click has validated FORMATS and OUTPUTS; pairing them needs their order on the command line.
@@ -185,7 +187,7 @@ def lint_command(ctx: click.Context, paths: tuple[str, ...], formats: tuple[str,
         "closed_world": set(closed_world), "select": list(select), "ignore": list(ignore),
         "feature_gates": parse_feature_gates(feature_gates) if feature_gates is not None else None,
         "profile": profile, "stdin_name": stdin_filename, "fail_on": fail_on, "min_score": min_score,
-        "baseline": baseline, "sarif_root": sarif_root,
+        "baseline": baseline, "sarif_root": sarif_root, "pss_level": pss_level,
     }
     options = _options(config, {k: v for k, v in given.items() if v is not None and v != [] and v != set()})
     try:

@@ -16,13 +16,16 @@ import yaml
 
 from dralint import bundled_dir
 from dralint.diagnostics import Severity
+from dralint.lint.options import PROFILES
 
 CATEGORIES = (
     "yaml", "api", "cel", "reference", "extended-resources", "scheduling",
-    "security", "reliability", "efficiency", "general", "internal",
+    "pod-security", "security", "reliability", "efficiency", "general", "internal",
 )
-#: Categories the ``dra`` profile keeps: DRA correctness and the API checks it rests on.
-DRA_CATEGORIES = frozenset({"yaml", "api", "cel", "reference", "extended-resources", "scheduling", "internal"})
+#: Categories the ``dra`` profile keeps: DRA correctness and the API checks it rests on. Pod
+#: Security admission belongs here: its rules report only pods the API server would reject (or
+#: warn about) under a level the user declared, which is "would the API server accept it?".
+DRA_CATEGORIES = frozenset({"yaml", "api", "cel", "reference", "extended-resources", "scheduling", "pod-security", "internal"})
 _ID_RE = re.compile(r"^[A-Z]{2,5}\d{3}$")
 _NAME_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 _REQUIRED = ("id", "name", "severity", "category", "summary", "rationale", "fix")
@@ -59,10 +62,16 @@ class Rule:
     source: str = ""
     #: (tool, ids) pairs in PEER_TOOLS order: the peers' checks this rule covers.
     peers: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    #: (profile, severity) pairs where a profile reports the rule at another default severity.
+    profile_severities: tuple[tuple[str, Severity], ...] = ()
 
     @property
     def family(self) -> str:
         return self.id.rstrip("0123456789")
+
+    def severity_in(self, profile: str) -> Severity:
+        """The rule's default severity when ``profile`` runs (``severity`` unless it says otherwise)."""
+        return dict(self.profile_severities).get(profile, self.severity)
 
 
 class CatalogError(ValueError):
@@ -114,6 +123,18 @@ def _peers(raw: Any, where: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
     return tuple(out)
 
 
+def _profile_severities(raw: Any, where: str) -> tuple[tuple[str, Severity], ...]:
+    """``severity_in: {strict: warning}``: per-profile defaults, for known profiles only."""
+    if raw is None:
+        return ()
+    if not isinstance(raw, dict) or not all(p in PROFILES for p in raw):
+        raise CatalogError(f"{where}: severity_in must map a profile ({', '.join(PROFILES)}) to a severity")
+    try:
+        return tuple((profile, Severity(raw[profile])) for profile in PROFILES if profile in raw)
+    except ValueError as error:
+        raise CatalogError(f"{where}: severity_in: {error}") from error
+
+
 def parse_rule(raw: Any, source: str) -> Rule:
     """Build a Rule from one catalog file's data, rejecting anything malformed."""
     if not isinstance(raw, dict):
@@ -144,6 +165,7 @@ def parse_rule(raw: Any, source: str) -> Rule:
         fixable=bool(raw.get("fixable", False)),
         source=source,
         peers=_peers(raw.get("peers"), source),
+        profile_severities=_profile_severities(raw.get("severity_in"), source),
     )
 
 

@@ -25,7 +25,7 @@ from typing import Any, Callable
 from dralint.lint.catalog import load_catalog
 from dralint.diagnostics import Finding, Severity, Span
 from dralint.lint.engine import rule_matches
-from dralint.lint.options import FAIL_ON, PROFILES, LintOptions
+from dralint.lint.options import FAIL_ON, PROFILES, PSS_LEVELS, LintOptions
 from dralint.yaml.loader import SourceText, load
 
 CONFIG_NAMES = (".dralint.yaml", ".dralint.yml")
@@ -34,7 +34,7 @@ BAD_CONFIG, UNKNOWN_RULE = "CFG001", "CFG002"
 #: Fields whose values are file-system paths, resolved against the config file's directory.
 PATH_FIELDS = frozenset({"paths", "context", "slices", "baseline", "sarif_root"})
 #: Fields whose values are fixed words.
-CHOICES: dict[str, tuple[str, ...]] = {"profile": PROFILES, "fail_on": FAIL_ON}
+CHOICES: dict[str, tuple[str, ...]] = {"profile": PROFILES, "fail_on": FAIL_ON, "pss_level": PSS_LEVELS}
 #: Fields that name rules (by id, family, name, category or tag).
 RULE_LIST_FIELDS = frozenset({"select", "ignore"})
 _MAX_CONFIG_BYTES = 1024 * 1024

@@ -131,6 +131,7 @@ class _Collector:
         self.catalog = catalog
         self.enabled = enabled_rules(options, catalog)
         self.overrides = {k: Severity(v) for k, v in options.severity_overrides.items()}
+        self.profile = options.profile
         self.diagnostics: list[Diagnostic] = []
 
     def add(self, finding: Finding, default_rule: str | None = None) -> None:
@@ -138,7 +139,7 @@ class _Collector:
         if rule_id is None or rule_id not in self.enabled:
             return
         rule = self.enabled[rule_id]
-        severity = self.overrides.get(rule_id) or finding.severity or rule.severity
+        severity = self.overrides.get(rule_id) or finding.severity or rule.severity_in(self.profile)
         self.diagnostics.append(
             Diagnostic(
                 rule=rule_id, name=rule.name, severity=severity, message=finding.message,

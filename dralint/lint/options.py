@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 PROFILES = ("dra", "recommended", "strict")
 #: ``--fail-on`` levels: the lowest severity that fails the run, or never.
 FAIL_ON = ("error", "warning", "info", "never")
+#: ``--pss-level``: the Pod Security Standards level every namespace enforces unless its labels say otherwise.
+PSS_LEVELS = ("baseline", "restricted")
 
 
 @dataclass
@@ -31,3 +33,4 @@ class LintOptions:
     fail_on: str = "error"
     min_score: int | None = None
     sarif_root: str = "."
+    pss_level: str | None = None

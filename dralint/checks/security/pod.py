@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from typing import Callable, Iterator, Sequence
 
+from dralint.checks.podsecurity.admission import replaced
 from dralint.lint.context import Context
-from dralint.diagnostics import Finding, Severity
+from dralint.diagnostics import Finding
 from dralint.lint.exemptions import EXEMPTION_RULE, WAIVED_RULES, device_driver, enabled_rule_ids, exemption_enabled
 from dralint.k8s.objects import KubeObject, PodTemplate, pod_templates
 from dralint.k8s.podsec import ContainerSecurity, containers, is_windows, run_as_root
@@ -56,7 +57,7 @@ def _names(names: list[str]) -> str:
 
 
 def _grouped(template: PodTemplate, rule: str, entries: Sequence[tuple[DataPath | None, ContainerSecurity, str]],
-             hint: str, severity: Severity | None = None) -> Iterator[Finding]:
+             hint: str) -> Iterator[Finding]:
     """One finding per deciding field (or per template when no field decides), naming the containers."""
     by_path: dict[DataPath | None, list[tuple[ContainerSecurity, str]]] = {}
     for path, sec, reason in entries:
@@ -66,7 +67,7 @@ def _grouped(template: PodTemplate, rule: str, entries: Sequence[tuple[DataPath 
         where = path if path is not None else template.path + ("securityContext",)
         noun = "container" if len(names) == 1 else "containers"
         yield template.owner.finding(
-            where, f"{template.label}: {noun} {_names(names)} {items[0][1]}", hint=hint, rule=rule, severity=severity, key=path is None,
+            where, f"{template.label}: {noun} {_names(names)} {items[0][1]}", hint=hint, rule=rule, key=path is None,
         )
 
 
@@ -272,7 +273,7 @@ def _seccomp(template: PodTemplate, secs: list[ContainerSecurity]) -> Iterator[F
         elif not setting.is_set:
             missing.append((None, sec, "can make every system call: no seccomp profile is set at pod or container level"))
     hint = "set `securityContext: {seccompProfile: {type: RuntimeDefault}}` at pod level (containers inherit it)"
-    yield from _grouped(template, "SEC013", unconfined, hint, severity=Severity.WARNING)
+    yield from _grouped(template, "SEC013", unconfined, hint)
     yield from _grouped(template, "SEC013", missing, hint)
 
 
@@ -307,10 +308,12 @@ def _template_findings(template: PodTemplate) -> Iterator[Finding]:
 
 @object_check(*POD_RULES)
 def check_pod_security(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
-    """Hardening findings for every pod template, minus what the device-driver exemption waives."""
+    """Hardening findings for every pod template, minus what the device-driver exemption waives
+    and what a PSS rule already reports at the same field (one mistake, one finding)."""
     active = exemption_enabled(ctx)
     for template in pod_templates(obj):
-        findings = list(_template_findings(template))
+        taken = replaced(template, ctx)
+        findings = [f for f in _template_findings(template) if (f.rule, f.span) not in taken]
         exemption = device_driver(template) if active else None
         if exemption is None:
             yield from findings

@@ -1,0 +1,1 @@
+"""Pod Security Standards: PodSecurity admission of every pod template (PSS rules)."""
