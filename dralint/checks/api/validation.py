@@ -1,4 +1,4 @@
-"""API001-API018: what a v1.37 API server (strict field validation, default feature gates)
+"""API001-API019: what a v1.37 API server (strict field validation, default feature gates)
 would say about each scanned object, at the key or value it would complain about.
 
 The work is done by :mod:`dralint.k8s.apivalidation`; this module only turns its data-path errors
@@ -20,7 +20,7 @@ API_RULES = (
     E.UNKNOWN_FIELD, E.WRONG_TYPE, E.REQUIRED, E.UNSUPPORTED_VALUE, E.TOO_MANY, E.TOO_LONG,
     E.INVALID_FORMAT, E.ONE_OF, E.INVALID_VALUE, E.DUPLICATE, E.VERSION_NOT_SERVED,
     E.VERSION_DEPRECATED, E.UNKNOWN_KIND, E.NOT_VALIDATED, E.FEATURE_GATED, E.SERVER_WRITTEN,
-    E.UNDEFINED_REFERENCE, E.EXTENDED_RESOURCE,
+    E.UNDEFINED_REFERENCE, E.EXTENDED_RESOURCE, E.NAMESPACE_IGNORED,
 )
 
 
