@@ -257,3 +257,112 @@ def test_server_populated_fields_are_warnings_and_null_ones_are_not(tmp_path):
     assert found == [("API016", line, col, "warning") for line, col in ((5, 3), (6, 3), (7, 3), (8, 3), (9, 3), (23, 1))]
     resource_version = next(d for d in result.diagnostics if d.field == "metadata.resourceVersion")
     assert "conflict" in resource_version.message
+
+
+# References across namespaces and near names (issue 18, item 6).
+JOB_WITHOUT_NAMESPACE = """\
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: gpu.example.com}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: eight-gpus, namespace: training}
+spec:
+  spec:
+    devices:
+      requests: [{name: gpu, exactly: {deviceClassName: gpu.example.com, count: 8}}]
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: single-gpu, namespace: training}
+spec:
+  spec:
+    devices:
+      requests: [{name: gpu, exactly: {deviceClassName: gpu.example.com}}]
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: train}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      resourceClaims: [{name: gpus, resourceClaimTemplateName: eight-gpus}]
+      containers: [{name: c, image: busybox, resources: {claims: [{name: gpus}]}}]
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: finetune, namespace: training}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      resourceClaims: [{name: gpu, resourceClaimTemplateName: single-gpu-v2}]
+      containers: [{name: c, image: busybox, resources: {claims: [{name: gpu}]}}]
+"""
+
+
+def _refs(tmp_path, manifest: str):
+    result = lint_text(tmp_path, manifest)
+    return [d for d in result.diagnostics if d.rule in ("REF001", "REF002")]
+
+
+def test_a_template_one_namespace_over_is_named_with_the_fix(tmp_path):
+    first, second = _refs(tmp_path, JOB_WITHOUT_NAMESPACE)
+    assert (first.rule, first.span.line, first.span.column) == ("REF001", 28, 64)
+    assert "exists in namespace 'training'" in first.message and "sets no metadata.namespace" in first.message
+    assert first.hint == "set `metadata.namespace: training` on the referring object, or apply it with `kubectl apply -n training`"
+    # a similar name that is no one-letter typo: a "did you mean", still only not-in-scope
+    assert (second.rule, second.span.line, second.span.column) == ("REF001", 38, 63)
+    assert second.message.endswith("did you mean 'single-gpu'?")
+    assert "'single-gpu'" in (second.hint or "")
+
+
+def test_a_pinned_namespace_mismatch_stays_an_error_and_says_what_to_change(tmp_path):
+    pinned = JOB_WITHOUT_NAMESPACE.replace("metadata: {name: train}", "metadata: {name: train, namespace: research}")
+    first = _refs(tmp_path, pinned)[0]
+    assert first.rule == "REF002" and "exists in namespace 'training'" in first.message
+    assert "set `metadata.namespace: training`" in (first.hint or "")
+
+
+def test_missing_device_class_gets_a_did_you_mean(tmp_path):
+    manifest = """\
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: gpu.example.com}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: c}
+spec:
+  devices:
+    requests: [{name: g, exactly: {deviceClassName: gpu.example.com-large}}]
+"""
+    found = [d for d in lint_text(tmp_path, manifest).diagnostics if d.rule in ("REF001", "REF008")]
+    assert [(d.rule, d.span.line, d.span.column) for d in found] == [("REF001", 10, 53)]
+    assert found[0].message.endswith("did you mean 'gpu.example.com'?")
+
+
+def test_extended_resource_name_one_typo_from_what_pods_ask_for(tmp_path):
+    manifest = """\
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: gpu.example.com}
+spec: {extendedResourceName: nvidia.com/gpus}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  containers:
+  - name: c
+    image: busybox
+    resources: {limits: {nvidia.com/gpu: 1}}
+"""
+    found = [d for d in lint_text(tmp_path, manifest).diagnostics if d.rule == "EXT001"]
+    assert [(d.span.line, d.span.column) for d in found] == [(13, 26)]
+    assert "maps the close name 'nvidia.com/gpus', which no pod asks for" in found[0].message
+    assert found[0].related[-1].span.line == 4
+    asked = manifest + "  - {name: d, image: busybox, resources: {limits: {nvidia.com/gpus: 1}}}\n"
+    assert ["close name" in d.message for d in lint_text(tmp_path, asked).diagnostics if d.rule == "EXT001"] == [False]
