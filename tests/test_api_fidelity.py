@@ -366,3 +366,33 @@ spec:
     assert found[0].related[-1].span.line == 4
     asked = manifest + "  - {name: d, image: busybox, resources: {limits: {nvidia.com/gpus: 1}}}\n"
     assert ["close name" in d.message for d in lint_text(tmp_path, asked).diagnostics if d.rule == "EXT001"] == [False]
+
+
+# CEL over attribute values (issue 18, item 5). The DRA CEL environment types attributes as dyn, so the
+# API server accepts these; the scheduler's evaluation fails on scalar values (cel-go comprehension over
+# a non-list). Upstream: pkg/apis/resource/structured cel tests of list-type attributes behind the gate.
+COMPREHENSIONS = """\
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: numa0.gpu.example.com}
+spec:
+  selectors:
+  - cel:
+      expression: >-
+        device.driver == "gpu.example.com" &&
+        device.attributes["gpu.example.com"].numa.exists(n, n == 0)
+  - cel:
+      expression: 'device.attributes["gpu.example.com"].all(k, k != "x")'
+"""
+
+
+def test_comprehension_over_an_attribute_value_warns_at_the_macro(tmp_path):
+    result = lint_text(tmp_path, COMPREHENSIONS)
+    found = [(d.span.line, d.span.column, d.span.end_column, d.severity.value) for d in result.diagnostics if d.rule == "CEL016"]
+    # folded scalar: line 9 holds `exists`; iterating over the domain map (`all`) is valid
+    assert found == [(9, 51, 57, "warning")]
+
+
+def test_with_list_attributes_on_comprehensions_are_valid(tmp_path):
+    result = lint_text(tmp_path, COMPREHENSIONS, feature_gates={"DRAListTypeAttributes": True})
+    assert not [d for d in result.diagnostics if d.rule in ("CEL016", "CEL001")]

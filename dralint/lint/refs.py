@@ -188,17 +188,16 @@ class _Index:
         return _nearest(name, list(candidates.values()))
 
     def similar(self, namespace: str | None, name: str) -> KubeObject | None:
-        """The most alike name in the namespace when it is no typo (a suffix added or dropped,
-        ``single-gpu-v2`` for ``single-gpu``): worth a "did you mean", not proof of a mistake."""
-        objects = {o.name: o for o in self.by_namespace.get(namespace, [])}
-        match = difflib.get_close_matches(name, list(objects), n=1, cutoff=SIMILAR_RATIO)
+        """A name in the namespace that is ``name`` with one word added or dropped at either end
+        (``single-gpu`` for ``single-gpu-v2``): worth a "did you mean", not proof of a mistake.
+        Several such names: the most alike one."""
+        objects = {o.name: o for o in self.by_namespace.get(namespace, []) if _one_word_apart(name, o.name)}
+        match = difflib.get_close_matches(name, list(objects), n=1, cutoff=0)
         return objects[match[0]] if match else None
 
 
 #: Evidence that improves the message but does not show a mistake on its own.
 HINT_ONLY = frozenset({"namespace-unset", "similar-name"})
-#: How alike a name must be (difflib ratio) to be offered as "did you mean" when it is no typo.
-SIMILAR_RATIO = 0.75
 
 
 #: Typo look-ups per namespace answered by comparison before the variant index pays off.
@@ -325,6 +324,13 @@ def _differ_in_one_short_word(a: str, b: str) -> bool:
         return False
     differing = [(x, y) for x, y in zip(words_a, words_b) if x != y]
     return len(differing) == 1 and max(len(differing[0][0]), len(differing[0][1])) <= 3
+
+
+def _one_word_apart(a: str, b: str) -> bool:
+    """Whether one name is the other with one separator-delimited word more at its start or end."""
+    words_a, words_b = re.split(r"[.\-_/]", a.lower()), re.split(r"[.\-_/]", b.lower())
+    short, long = sorted((words_a, words_b), key=len)
+    return len(long) == len(short) + 1 and short in (long[:-1], long[1:])
 
 
 def _strip_separators(text: str) -> str:
