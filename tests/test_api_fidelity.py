@@ -396,3 +396,105 @@ def test_comprehension_over_an_attribute_value_warns_at_the_macro(tmp_path):
 def test_with_list_attributes_on_comprehensions_are_valid(tmp_path):
     result = lint_text(tmp_path, COMPREHENSIONS, feature_gates={"DRAListTypeAttributes": True})
     assert not [d for d in result.diagnostics if d.rule in ("CEL016", "CEL001")]
+
+
+# Workload specs (issue 18, item 4): pkg/apis/apps/validation (ValidateDeploymentSpec, ValidateStatefulSetSpec:
+# "`selector` does not match template `labels`", "empty selector is invalid for statefulset",
+# "may not be specified when strategy `type` is 'Recreate'", restartPolicy NotSupported ["Always"]) and
+# pkg/apis/batch/validation (ValidateJobSpec: restartPolicy NotSupported ["OnFailure", "Never"]).
+WORKLOADS = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  selector: {matchLabels: {app: web}}
+  strategy:
+    type: Recreate
+    rollingUpdate: {maxSurge: 1}
+  template:
+    metadata: {labels: {app: webb}}
+    spec:
+      restartPolicy: Never
+      containers: [{name: c, image: busybox}]
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: j}
+spec:
+  template:
+    spec:
+      containers: [{name: c, image: busybox}]
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db}
+spec:
+  selector: {}
+  serviceName: db
+  podManagementPolicy: Random
+  updateStrategy: {type: OnDelete, rollingUpdate: {partition: 1}}
+  template:
+    metadata: {labels: {app: db}}
+    spec: {containers: [{name: c, image: busybox}]}
+---
+apiVersion: batch/v1
+kind: CronJob
+metadata: {name: nightly}
+spec:
+  schedule: "0 1 * * *"
+  jobTemplate:
+    spec:
+      template:
+        spec:
+          restartPolicy: Always
+          containers: [{name: c, image: busybox}]
+---
+apiVersion: v1
+kind: ReplicationController
+metadata: {name: rc}
+spec:
+  template:
+    metadata: {labels: {app: rc}}
+    spec: {containers: [{name: c, image: busybox}]}
+"""
+
+
+def test_workload_specs_the_server_rejects(tmp_path):
+    assert _at(tmp_path, WORKLOADS, *API_RULES) == [
+        ("API004", 12, 22),  # Deployment pods restart Always
+        ("API004", 20, 5),   # a Job template without restartPolicy defaults to Always: rejected
+        ("API004", 44, 26),  # CronJob's job template: Always rejected
+        ("API009", 8, 5),    # rollingUpdate with Recreate
+        ("API009", 10, 16),  # selector does not match the template labels
+        ("API009", 27, 13),  # empty selector
+        ("API009", 29, 24),  # podManagementPolicy
+        ("API009", 30, 36),  # rollingUpdate with OnDelete
+    ]  # the ReplicationController's selector defaults to its template labels: valid
+
+
+def test_a_valid_deployment_and_job_have_no_controller_findings(tmp_path):
+    manifest = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  selector:
+    matchLabels: {app: web}
+    matchExpressions: [{key: tier, operator: NotIn, values: [db]}]
+  strategy: {type: RollingUpdate, rollingUpdate: {maxSurge: 0, maxUnavailable: 1}}
+  template:
+    metadata: {labels: {app: web, tier: front}}
+    spec: {containers: [{name: c, image: busybox}]}
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: j}
+spec:
+  template:
+    spec:
+      restartPolicy: OnFailure
+      containers: [{name: c, image: busybox}]
+"""
+    assert _at(tmp_path, manifest, *API_RULES) == []
+    both_zero = manifest.replace("maxUnavailable: 1", "maxUnavailable: 0%")
+    assert _at(tmp_path, both_zero, *API_RULES) == [("API009", 8, 80)]
