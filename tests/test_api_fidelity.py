@@ -498,3 +498,43 @@ spec:
     assert _at(tmp_path, manifest, *API_RULES) == []
     both_zero = manifest.replace("maxUnavailable: 1", "maxUnavailable: 0%")
     assert _at(tmp_path, both_zero, *API_RULES) == [("API009", 8, 80)]
+
+
+def test_daemonset_update_strategy_and_indexed_job(tmp_path):
+    manifest = """\
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: agent}
+spec:
+  selector: {matchLabels: {app: agent}}
+  updateStrategy: {type: RollingUpdate, rollingUpdate: {maxUnavailable: 0}}
+  template:
+    metadata: {labels: {app: agent}}
+    spec: {containers: [{name: c, image: busybox}]}
+---
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: agent-2}
+spec:
+  selector: {matchLabels: {app: agent}}
+  updateStrategy: {type: Rolling}
+  template:
+    metadata: {labels: {app: agent}}
+    spec: {containers: [{name: c, image: busybox}]}
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: indexed}
+spec:
+  completionMode: Indexed
+  parallelism: 4
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: c, image: busybox}]
+"""
+    assert _at(tmp_path, manifest, *API_RULES) == [
+        ("API003", 24, 1),   # Indexed without completions
+        ("API004", 16, 26),  # DaemonSet strategy type
+        ("API009", 6, 73),   # maxUnavailable 0 with the default maxSurge 0
+    ]

@@ -76,9 +76,25 @@ def _is_zero(value: Any) -> bool:
     return value in (0, "0", "0%")
 
 
+def _stalled_rollout(kind: str, base: Path, rolling: Any) -> list[ApiError]:
+    """A rolling update that may neither add nor remove a pod never progresses; unset fields take
+    their defaults (Deployment 25%/25%, DaemonSet maxSurge 0 and maxUnavailable 1)."""
+    if not isinstance(rolling, dict) or kind == "StatefulSet":
+        return []
+    surge = rolling.get("maxSurge", "25%" if kind == "Deployment" else 0)
+    unavailable = rolling.get("maxUnavailable", "25%" if kind == "Deployment" else 1)
+    if not (_is_zero(surge) and _is_zero(unavailable)):
+        return []
+    path = base + ("rollingUpdate", "maxUnavailable")
+    detail = "may not be 0 when `maxSurge` is 0" if kind == "Deployment" else "cannot be 0 when maxSurge is 0"
+    return [ApiError(path if "maxUnavailable" in rolling else base + ("rollingUpdate",), E.INVALID_VALUE,
+                     E.invalid(path, unavailable, detail), key="maxUnavailable" not in rolling,
+                     hint="a rollout must be allowed to add or to remove at least one pod")]
+
+
 def _strategy(kind: str, spec: Mapping[str, Any]) -> list[ApiError]:
-    """Deployment ``strategy`` and StatefulSet ``updateStrategy``: known type, rollingUpdate only
-    with RollingUpdate, and a rolling update that can make progress."""
+    """Deployment ``strategy``, StatefulSet and DaemonSet ``updateStrategy``: known type,
+    rollingUpdate only with RollingUpdate, and a rolling update that can make progress."""
     field_name, types = ("strategy", ["Recreate", "RollingUpdate"]) if kind == "Deployment" else ("updateStrategy", ["OnDelete", "RollingUpdate"])
     strategy = spec.get(field_name)
     if not isinstance(strategy, dict):
@@ -88,16 +104,20 @@ def _strategy(kind: str, spec: Mapping[str, Any]) -> list[ApiError]:
     if isinstance(kind_of, str) and kind_of not in types:
         return [ApiError(base + ("type",), E.UNSUPPORTED_VALUE, E.not_supported(base + ("type",), kind_of, types))]
     rolling = strategy.get("rollingUpdate")
-    if kind_of not in (None, "RollingUpdate") and rolling is not None:
+    if kind_of not in (None, "RollingUpdate") and rolling is not None and kind != "DaemonSet":
         detail = ("may not be specified when strategy `type` is 'Recreate'" if kind == "Deployment"
                   else "only allowed for updateStrategy 'RollingUpdate'")
         return [ApiError(base + ("rollingUpdate",), E.INVALID_VALUE, E.forbidden(base + ("rollingUpdate",), detail), key=True,
                          hint=f"remove `rollingUpdate`, or set `type: RollingUpdate`")]
-    if kind == "Deployment" and isinstance(rolling, dict) and _is_zero(rolling.get("maxSurge")) and _is_zero(rolling.get("maxUnavailable")):
-        path = base + ("rollingUpdate", "maxUnavailable")
-        return [ApiError(path, E.INVALID_VALUE, E.invalid(path, rolling["maxUnavailable"], "may not be 0 when `maxSurge` is 0"),
-                         hint="a rollout must be allowed to add or to remove at least one pod")]
-    return []
+    return _stalled_rollout(kind, base, rolling) if kind_of in (None, "RollingUpdate") else []
+
+
+def _indexed_completions(spec: Mapping[str, Any]) -> list[ApiError]:
+    """An Indexed Job needs ``completions`` (the index range)."""
+    if spec.get("completionMode") != "Indexed" or spec.get("completions") is not None:
+        return []
+    return [ApiError(("spec",), E.REQUIRED, E.required(("spec", "completions"), "when completion mode is Indexed"), key=True,
+                     hint="set `completions:` to the number of indexes (often equal to `parallelism`)")]
 
 
 def _pod_management(spec: Mapping[str, Any]) -> list[ApiError]:
@@ -116,11 +136,11 @@ def controller_errors(data: Mapping[str, Any]) -> list[ApiError]:
         return []
     if kind in LONG_RUNNING:
         found = _selector(kind, data) + _restart_policy(kind, as_dict(spec.get("template")), TEMPLATE)
-        if kind in ("Deployment", "StatefulSet"):
+        if kind in ("Deployment", "StatefulSet", "DaemonSet"):
             found += _strategy(kind, spec)
         return found + (_pod_management(spec) if kind == "StatefulSet" else [])
     if kind == "Job":
-        return _restart_policy("Job", as_dict(spec.get("template")), TEMPLATE)
+        return _restart_policy("Job", as_dict(spec.get("template")), TEMPLATE) + _indexed_completions(spec)
     if kind == "CronJob":
         base: Path = ("spec", "jobTemplate", "spec", "template")
         return _restart_policy("CronJob", as_dict(as_dict(as_dict(spec.get("jobTemplate")).get("spec")).get("template")), base)
