@@ -104,7 +104,7 @@ def _strategy(kind: str, spec: Mapping[str, Any]) -> list[ApiError]:
     if isinstance(kind_of, str) and kind_of not in types:
         return [ApiError(base + ("type",), E.UNSUPPORTED_VALUE, E.not_supported(base + ("type",), kind_of, types))]
     rolling = strategy.get("rollingUpdate")
-    if kind_of not in (None, "RollingUpdate") and rolling is not None and kind != "DaemonSet":
+    if kind_of in types and kind_of != "RollingUpdate" and rolling is not None and kind != "DaemonSet":
         detail = ("may not be specified when strategy `type` is 'Recreate'" if kind == "Deployment"
                   else "only allowed for updateStrategy 'RollingUpdate'")
         return [ApiError(base + ("rollingUpdate",), E.INVALID_VALUE, E.forbidden(base + ("rollingUpdate",), detail), key=True,
