@@ -538,3 +538,57 @@ spec:
         ("API004", 16, 26),  # DaemonSet strategy type
         ("API009", 6, 73),   # maxUnavailable 0 with the default maxSurge 0
     ]
+
+
+ODD_SHAPES = """\
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata:
+  name: 5
+  generateName: [a]
+  namespace: {a: b}
+  annotations: [x]
+  finalizers: {a: b}
+  ownerReferences: [1, {controller: true}, {controller: true, name: ''}]
+  uid: {}
+status: [1]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: []
+spec:
+  selector: [1]
+  strategy: {type: 5, rollingUpdate: 3}
+  template: {metadata: {labels: [1]}, spec: {restartPolicy: 7}}
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: s}
+spec: 5
+---
+apiVersion: batch/v1
+kind: CronJob
+metadata: {name: c}
+spec: {jobTemplate: {spec: {template: 3}}}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: x}
+spec:
+  nodeSelector: {nodeSelectorTerms: [{matchExpressions: [1, {key: 3, operator: [], values: 5}], matchFields: [{values: [3]}]}]}
+---
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: why}
+spec:
+  selectors:
+  - cel: {expression: 'device.attributes["a.com"]["x"].exists(v, v) && [1].all(x, x > 0) && device.attributes["a.com"].exists(k, true)'}
+"""
+
+
+def test_wrong_types_in_metadata_controllers_and_selectors_never_crash(tmp_path):
+    result = lint_text(tmp_path, ODD_SHAPES)
+    assert not [d for d in result.diagnostics if d.rule == "INT001"]
+    # a non-string strategy type is a type error, not a "Recreate" strategy
+    assert not [d for d in result.diagnostics if "may not be specified when strategy" in d.message]
+    assert [d.rule for d in result.diagnostics if d.field == "metadata.ownerReferences[2].name"] == ["API009"]
