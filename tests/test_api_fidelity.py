@@ -383,14 +383,17 @@ spec:
         device.attributes["gpu.example.com"].numa.exists(n, n == 0)
   - cel:
       expression: 'device.attributes["gpu.example.com"].all(k, k != "x")'
+  - cel:
+      expression: 'device.attributes["gpu.example.com"].?cores.orValue([]).filter(c, c > 1).size() > 0'
 """
 
 
 def test_comprehension_over_an_attribute_value_warns_at_the_macro(tmp_path):
     result = lint_text(tmp_path, COMPREHENSIONS)
     found = [(d.span.line, d.span.column, d.span.end_column, d.severity.value) for d in result.diagnostics if d.rule == "CEL016"]
-    # folded scalar: line 9 holds `exists`; iterating over the domain map (`all`) is valid
-    assert found == [(9, 51, 57, "warning")]
+    # folded scalar: line 9 holds `exists`; iterating over the domain map (`all`) is valid;
+    # an optional read with a default is still the attribute's (scalar) value
+    assert found == [(9, 51, 57, "warning"), (13, 76, 82, "warning")]
 
 
 def test_with_list_attributes_on_comprehensions_are_valid(tmp_path):

@@ -343,7 +343,10 @@ def scalar_comprehensions(expression: str, root: Node, gates: dict[str, bool]) -
     for node in root.walk():
         if node.kind != "comprehension" or node.iter_range is None:
             continue
-        read = next((l for l in lookups(node.iter_range) if l.node is node.iter_range and l.kind == "attributes"), None)
+        source = node.iter_range
+        if source.kind == "call" and source.value == "orValue" and source.target is not None:
+            source = source.target  # device.attributes["d"].?name.orValue([]) iterates the value too
+        read = next((l for l in lookups(source) if l.node is source and l.kind == "attributes"), None)
         if read is None:
             continue
         start, end = _macro_name_span(expression, node.offset)
