@@ -595,3 +595,33 @@ def test_wrong_types_in_metadata_controllers_and_selectors_never_crash(tmp_path)
     # a non-string strategy type is a type error, not a "Recreate" strategy
     assert not [d for d in result.diagnostics if "may not be specified when strategy" in d.message]
     assert [d.rule for d in result.diagnostics if d.field == "metadata.ownerReferences[2].name"] == ["API009"]
+
+
+# ValidateTolerations (pkg/apis/core/validation) on pod specs: an empty key is valid only with Exists.
+POD_TOLERATIONS = """\
+apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  tolerations:
+  - {operator: Exists}
+  - {key: '', operator: Equal, value: x}
+  - {key: a, operator: Exists, value: x}
+  - {key: a, value: 'bad value', effect: NoSchedule}
+  - {key: a, operator: Exists, effect: NoSchedule, tolerationSeconds: 5}
+  - {key: a, operator: Lt, value: '5', effect: Sometimes}
+  - {key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}
+  - {effect: NoExecute}
+  containers: [{name: c, image: busybox}]
+"""
+
+
+def test_pod_tolerations_follow_validate_tolerations(tmp_path):
+    assert _at(tmp_path, POD_TOLERATIONS, *API_RULES) == [
+        ("API004", 11, 48),  # unknown effect
+        ("API007", 9, 21),   # Equal takes a label value
+        ("API009", 7, 25),   # empty key needs Exists
+        ("API009", 8, 39),   # Exists takes no value
+        ("API009", 10, 40),  # tolerationSeconds only with NoExecute
+        ("API009", 13, 5),   # empty key, default operator Equal
+    ]  # {operator: Exists} with no key tolerates everything: valid

@@ -184,6 +184,37 @@ def toleration(tol: Any) -> list[Issue]:
     return issues
 
 
+POD_TAINT_EFFECTS = ["NoSchedule", "PreferNoSchedule", "NoExecute"]
+
+
+def pod_toleration(tol: Any) -> list[Issue]:
+    """A pod's toleration as ``ValidateTolerations`` checks it: an empty key only with ``Exists``
+    (it tolerates every taint), a value only with ``Equal`` and then a label value,
+    ``tolerationSeconds`` only with ``NoExecute``. ``Lt``/``Gt`` (numeric taint comparison, a
+    newer feature-gated addition) are left alone rather than guessed at."""
+    if not isinstance(tol, dict):
+        return []
+    key, operator, value, effect = tol.get("key") or "", tol.get("operator") or "Equal", tol.get("value") or "", tol.get("effect") or ""
+    issues = [Issue(("key",), E.INVALID_FORMAT, "invalid", (key, d)) for d in (label_key(key) if isinstance(key, str) and key else [])]
+    if not key and operator != "Exists":
+        issues.append(Issue(("operator",) if "operator" in tol else (), E.INVALID_VALUE, "invalid", (
+            operator, "operator must be Exists when `key` is empty, which means \"match all values and all keys\""),
+            key="operator" not in tol, hint="add `operator: Exists` to tolerate every taint, or name the taint's `key`"))
+    if tol.get("tolerationSeconds") is not None and effect != "NoExecute":
+        issues.append(Issue(("effect",) if effect else ("tolerationSeconds",), E.INVALID_VALUE, "invalid", (
+            effect, "effect must be 'NoExecute' when `tolerationSeconds` is set"), key=not effect))
+    if operator == "Equal" and isinstance(value, str):
+        issues += [Issue(("value",), E.INVALID_FORMAT, "invalid", (value, d)) for d in label_value(value)]
+    elif operator == "Exists" and value:
+        issues.append(Issue(("value",), E.INVALID_VALUE, "invalid", (value, "value must be empty when `operator` is 'Exists'"),
+                            hint="drop `value`, or use `operator: Equal`"))
+    elif isinstance(operator, str) and operator not in ("Equal", "Exists", "Lt", "Gt"):
+        issues.append(Issue(("operator",), E.UNSUPPORTED_VALUE, "not_supported", (operator, ["Equal", "Exists"])))
+    if isinstance(effect, str) and effect and effect not in POD_TAINT_EFFECTS:
+        issues.append(Issue(("effect",), E.UNSUPPORTED_VALUE, "not_supported", (effect, POD_TAINT_EFFECTS)))
+    return issues
+
+
 NODE_SELECTOR_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
 
 
@@ -561,6 +592,7 @@ CHECKS: dict[str, Callable[[Any], list[Issue]]] = {
     "exact-request": exact_request,
     "toleration": toleration,
     "node-selector-term": node_selector_term,
+    "pod-toleration": pod_toleration,
     "opaque-parameters": opaque_parameters,
     "slice-spec": slice_spec,
     "skip-node-operations": skip_node_operations,
