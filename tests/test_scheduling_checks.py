@@ -301,3 +301,45 @@ def test_feature_gates_reach_the_simulation(tmp_path):
     assert [f[0] for f in sch(lint_text(tmp_path, workload(2), slices=tainted_only, profile="strict"))] == ["SCH001"]
     off = lint_text(tmp_path, workload(2), slices=tainted_only, profile="strict", feature_gates={"DRADeviceTaints": False})
     assert sch(off) == []
+
+
+STANDALONE_CLAIM = CLASS + """\
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata:
+  name: shared-gpus
+spec:
+  devices:
+    requests:
+    - name: gpus
+      exactly:
+        deviceClassName: gpu.example.com
+        count: {count}
+"""
+
+
+def test_standalone_claim_that_no_node_can_satisfy_is_reported(tmp_path):
+    """Issue 18: a ResourceClaim no scanned pod uses is placed on its own against --slices."""
+    snapshot = node_slice("node-a", "gpu-0", "gpu-1", "gpu-2", "gpu-3")
+    result = lint_text(tmp_path, STANDALONE_CLAIM.format(count=8), slices=snapshot)
+    found = [d for d in result.diagnostics if d.rule == "SCH001"]
+    assert [(d.span.line, d.span.column) for d in found] == [(16, 5)]
+    assert found[0].message.startswith("ResourceClaim default/shared-gpus cannot be allocated on any of the 1 node(s)")
+    fits = lint_text(tmp_path, STANDALONE_CLAIM.format(count=4), slices=snapshot)
+    assert not [d for d in fits.diagnostics if d.rule == "SCH001"]
+
+
+def test_claim_used_by_a_pod_is_reported_once_at_the_pod(tmp_path):
+    snapshot = node_slice("node-a", "gpu-0", "gpu-1", "gpu-2", "gpu-3")
+    pod = """\
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: trainer}
+spec:
+  resourceClaims: [{name: gpus, resourceClaimName: shared-gpus}]
+  containers: [{name: c, image: busybox, resources: {claims: [{name: gpus}]}}]
+"""
+    result = lint_text(tmp_path, STANDALONE_CLAIM.format(count=8) + pod, slices=snapshot)
+    assert [d.object.kind for d in result.diagnostics if d.rule == "SCH001"] == ["Pod"]

@@ -11,10 +11,15 @@ Independently of the world being open or closed, some evidence shows a mistake r
 unscanned file: the name exists in another namespace, an object of a sibling kind (a
 ResourceClaim where a template was named) has the name, or a near-identical name exists in the
 right namespace. Such a resolution is ``mistaken`` and callers report it as an error.
+
+Weaker evidence only improves the message: the name exists in another namespace while the referrer
+sets no namespace of its own (it lands wherever it is applied, so ``-n`` may well be meant), or a
+similar but not typo-close name exists (``single-gpu`` for ``single-gpu-v2``).
 """
 
 from __future__ import annotations
 
+import difflib
 import enum
 import re
 from dataclasses import dataclass, field
@@ -39,11 +44,11 @@ class Evidence:
     """An object that suggests what the user meant, and why."""
 
     obj: KubeObject
-    reason: str  # other-namespace | other-kind | near-name
+    reason: str  # other-namespace | namespace-unset | other-kind | near-name | similar-name
 
     def describe(self) -> str:
         where = f" in namespace {self.obj.namespace!r}" if self.obj.namespace else ""
-        if self.reason == "near-name":
+        if self.reason in ("near-name", "similar-name"):
             return f"did you mean {self.obj.name!r}?"
         return f"a {self.obj.kind} named {self.obj.name!r} exists{where}"
 
@@ -67,7 +72,7 @@ class Resolution:
     @property
     def mistaken(self) -> bool:
         """Not found, and the run shows what was probably meant."""
-        return not self.found and bool(self.evidence)
+        return not self.found and any(e.reason not in HINT_ONLY for e in self.evidence)
 
     @property
     def is_error(self) -> bool:
@@ -82,12 +87,16 @@ class Resolution:
         """A sentence for an unresolved reference; ``what`` names the referring field."""
         scope = f" in namespace {self.namespace!r}" if self.namespace else ""
         head = f"{what} refers to {self.kind} {self.name!r}, which does not exist{scope}"
+        if not self.mistaken and self.status is not Status.MISSING:
+            head = f"{what} refers to {self.kind} {self.name!r}{scope}, which is not among the scanned files"
         if self.evidence:
-            elsewhere = [e.obj.namespace for e in self.evidence if e.reason == "other-namespace"]
-            parts = [e.describe() for e in self.evidence if e.reason != "other-namespace"]
+            elsewhere = [e.obj.namespace for e in self.evidence if e.reason in ("other-namespace", "namespace-unset")]
+            parts = [e.describe() for e in self.evidence if e.reason not in ("other-namespace", "namespace-unset")]
             if elsewhere:
                 listed = ", ".join(repr(n) for n in elsewhere)
-                parts.insert(0, f"a {self.kind} of that name exists in namespace{'s' if len(elsewhere) > 1 else ''} {listed}")
+                unset = " (the referring object sets no metadata.namespace, so it goes wherever it is applied)" \
+                    if self.evidence[0].reason == "namespace-unset" else ""
+                parts.insert(0, f"a {self.kind} of that name exists in namespace{'s' if len(elsewhere) > 1 else ''} {listed}{unset}")
             return head + "; " + "; ".join(parts)
         if self.status is Status.MISSING:
             return head + f" (the run holds every {self.kind}: cluster state or --closed-world)"
@@ -97,11 +106,14 @@ class Resolution:
     def hint(self) -> str:
         """What to do about it, depending on the evidence."""
         for item in self.evidence:
-            if item.reason == "near-name":
+            if item.reason in ("near-name", "similar-name"):
                 return f"correct the name to {item.obj.name!r} if that is the intended {self.kind}"
+            if item.reason == "namespace-unset":
+                return (f"set `metadata.namespace: {item.obj.namespace}` on the referring object, or apply it with "
+                        f"`kubectl apply -n {item.obj.namespace}`")
             if item.reason == "other-namespace":
-                return (f"{self.kind} references do not cross namespaces: create it in namespace "
-                        f"{self.namespace!r} or move the referring object to {item.obj.namespace!r}")
+                return (f"{self.kind} references do not cross namespaces: set `metadata.namespace: {item.obj.namespace}` "
+                        f"on the referring object, or create the {self.kind} in namespace {self.namespace!r}")
             if item.reason == "other-kind":
                 return f"use the field that refers to a {item.obj.kind}, or create the {self.kind}"
         if self.status is Status.MISSING:
@@ -175,6 +187,18 @@ class _Index:
         candidates = {id(o): o for v in _deletions(name.lower()) for o in table.get(v, ())}
         return _nearest(name, list(candidates.values()))
 
+    def similar(self, namespace: str | None, name: str) -> KubeObject | None:
+        """A name in the namespace that is ``name`` with one word added or dropped at either end
+        (``single-gpu`` for ``single-gpu-v2``): worth a "did you mean", not proof of a mistake.
+        Several such names: the most alike one."""
+        objects = {o.name: o for o in self.by_namespace.get(namespace, []) if _one_word_apart(name, o.name)}
+        match = difflib.get_close_matches(name, list(objects), n=1, cutoff=0)
+        return objects[match[0]] if match else None
+
+
+#: Evidence that improves the message but does not show a mistake on its own.
+HINT_ONLY = frozenset({"namespace-unset", "similar-name"})
+
 
 #: Typo look-ups per namespace answered by comparison before the variant index pays off.
 _LINEAR_LOOKUPS = 16
@@ -218,11 +242,11 @@ def resolve(ctx: Context, kind: str, namespace: str | None, name: str, *, siblin
     key = (namespace, name, sibling_kinds, pinned, referrer.path if referrer is not None else None)
     if key not in index.cache:
         evidence: list[Evidence] = []
-        if namespace is not None and pinned:
+        if namespace is not None:
             elsewhere = [o for o in index.by_name.get(name, []) if o.namespace != namespace]
             if referrer is not None:
                 elsewhere.sort(key=lambda o: (o.path != referrer.path, o.namespace or ""))
-            evidence += [Evidence(o, "other-namespace") for o in elsewhere[:3]]
+            evidence += [Evidence(o, "other-namespace" if pinned else "namespace-unset") for o in elsewhere[:3]]
         for sibling in sibling_kinds:
             other = ctx.find(sibling, namespace, name)
             if other is not None:
@@ -230,6 +254,10 @@ def resolve(ctx: Context, kind: str, namespace: str | None, name: str, *, siblin
         near = index.near(namespace, name)
         if near is not None:
             evidence.append(Evidence(near, "near-name"))
+        elif not evidence:
+            similar = index.similar(namespace, name)
+            if similar is not None:
+                evidence.append(Evidence(similar, "similar-name"))
         status = Status.MISSING if index.closed else Status.NOT_IN_SCOPE
         index.cache[key] = Resolution(kind, namespace, name, status, None, tuple(evidence))
     return index.cache[key]
@@ -296,6 +324,13 @@ def _differ_in_one_short_word(a: str, b: str) -> bool:
         return False
     differing = [(x, y) for x, y in zip(words_a, words_b) if x != y]
     return len(differing) == 1 and max(len(differing[0][0]), len(differing[0][1])) <= 3
+
+
+def _one_word_apart(a: str, b: str) -> bool:
+    """Whether one name is the other with one separator-delimited word more at its start or end."""
+    words_a, words_b = re.split(r"[.\-_/]", a.lower()), re.split(r"[.\-_/]", b.lower())
+    short, long = sorted((words_a, words_b), key=len)
+    return len(long) == len(short) + 1 and short in (long[:-1], long[1:])
 
 
 def _strip_separators(text: str) -> str:

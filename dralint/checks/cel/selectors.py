@@ -1,4 +1,4 @@
-"""CEL007, CEL009, CEL011, CEL013, CEL014: selector mistakes the API server accepts.
+"""CEL007, CEL009, CEL011, CEL013, CEL014, CEL016: selector mistakes the API server accepts.
 
 The checker types every attribute as dyn, so a version compared with a string compiles and only
 fails (or silently never matches) when the scheduler runs it.  With ``--slices`` the version and domain knowledge comes from the
@@ -11,7 +11,8 @@ from collections.abc import Iterator
 
 from dralint.k8s.cel import check
 from dralint.k8s.cel.lints import (SelectorNote, constant_value, domain_mismatches, pinned_drivers,
-                               quantity_string_comparisons, unguarded_lookups, version_string_comparisons)
+                               quantity_string_comparisons, scalar_comprehensions, unguarded_lookups,
+                               version_string_comparisons)
 from dralint.checks.cel.sites import SELECTOR_KINDS, class_expressions, selector_groups
 from dralint.checks.cel.snapshot import inventory, uses_snapshot
 from dralint.lint.context import Context
@@ -25,7 +26,7 @@ def _finding(obj: KubeObject, path: tuple, note: SelectorNote, rule: str, severi
                        span=obj.scalar_span(path, note.start, note.end))
 
 
-@object_check("CEL007", "CEL009", "CEL011", "CEL013", "CEL014", kinds=SELECTOR_KINDS)
+@object_check("CEL007", "CEL009", "CEL011", "CEL013", "CEL014", "CEL016", kinds=SELECTOR_KINDS)
 def check_selector_semantics(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     """Lint each compiled selector's tree."""
     snapshot = inventory(ctx) if uses_snapshot(ctx) else None
@@ -48,6 +49,8 @@ def check_selector_semantics(obj: KubeObject, ctx: Context) -> Iterator[Finding]
                 yield _finding(obj, path, note, "CEL011", None if note.fails else Severity.WARNING)
             for note in quantity_string_comparisons(expression, ast):
                 yield _finding(obj, path, note, "CEL013")
+            for note in scalar_comprehensions(expression, ast, ctx.options.feature_gates or {}):
+                yield _finding(obj, path, note, "CEL016")
             constant = constant_value(expression)
             if constant is not None:
                 outcome = {True: "always true: it selects every device", False: "always false: it selects no device"}

@@ -20,7 +20,7 @@ from dralint.k8s.migration import (
 )
 from dralint.k8s.objects import KubeObject, PodTemplate, pod_templates
 from dralint.yaml.plain import as_dict
-from dralint.lint.refs import reference_finding, resolve, resolve_pod_claim
+from dralint.lint.refs import looks_like_typo, reference_finding, resolve, resolve_pod_claim
 from dralint.lint.registry import object_check
 from dralint.yaml.loader import DataPath
 
@@ -72,6 +72,22 @@ def _dra_in_play(ctx: Context) -> bool:
     return ctx.memo(("extended", "dra-in-play"), lambda: any(o.group == "resource.k8s.io" or o.origin == "cluster" for o in ctx.objects))
 
 
+def _asked_for(ctx: Context) -> set[str]:
+    """Every extended resource name some container of the run asks for."""
+    return ctx.memo(("extended", "asked-for"), lambda: {
+        request.resource for obj in ctx.objects for template in pod_templates(obj) for _, request in _requests(template, implicit=False)})
+
+
+def _misspelled_mapping(ctx: Context, resource: str) -> tuple[str, KubeObject] | None:
+    """A DeviceClass mapping a name one typo away from ``resource`` that no pod asks for: one of
+    the two spellings is wrong (``nvidia.com/gpus`` mapped, ``nvidia.com/gpu`` requested)."""
+    asked = _asked_for(ctx)
+    for name, classes in sorted(extended_resource_classes(ctx).items()):
+        if classes and name not in asked and looks_like_typo(resource, name):
+            return name, classes[0]
+    return None
+
+
 @object_check("EXT001", kinds=None)
 def check_unprovided_extended_resource(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     """An extended resource no DeviceClass maps and no device plugin provides."""
@@ -94,15 +110,20 @@ def check_unprovided_extended_resource(obj: KubeObject, ctx: Context) -> Iterato
             else:
                 detail = ("no DeviceClass among the scanned files maps it and no device plugin for it was found "
                           "(pass the cluster state with --slices, including DeviceClasses and Nodes, to decide)")
+            hint = (f"map it to DRA by adding `extendedResourceName: {request.resource}` to the spec of the DeviceClass "
+                    "that selects these devices, or run the device plugin that advertises it")
+            related = tuple(p.obj.related(("metadata", "name"), f"{p.obj.display} advertises {request.resource}") for p in blocked[:1])
+            misspelled = _misspelled_mapping(ctx, request.resource)
+            if misspelled is not None:
+                name, device_class = misspelled
+                detail += f"; {device_class.display} maps the close name {name!r}, which no pod asks for: did you mean it?"
+                hint = f"make the two names agree: change the pod's resource to {name!r} or the DeviceClass's extendedResourceName to {request.resource!r}"
+                related += (device_class.related(("spec", "extendedResourceName"), f"{device_class.display} maps {name}"),)
             yield obj.finding(
                 request.path,
                 f"container {container!r} of {template.label} requests {request.resource}, but {detail}: "
                 "unless something provides it, the pod stays Pending",
-                hint=f"map it to DRA by adding `extendedResourceName: {request.resource}` to the spec of the DeviceClass "
-                     "that selects these devices, or run the device plugin that advertises it",
-                key=True,
-                severity=None if closed else Severity.WARNING,
-                related=tuple(p.obj.related(("metadata", "name"), f"{p.obj.display} advertises {request.resource}") for p in blocked[:1]),
+                hint=hint, key=True, severity=None if closed else Severity.WARNING, related=related,
             )
 
 

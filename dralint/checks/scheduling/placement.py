@@ -9,7 +9,9 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Iterator
 
+from dralint.k8s.allocator import Outcome
 from dralint.k8s.allocator.pod import CANNOT_FIT, PodDemand, extended_requests
+from dralint.k8s.claims import pod_claim_entries
 from dralint.k8s.allocator.search import CelFailure
 from dralint.checks.scheduling.simulation import MEMO, Simulation, simulation, snapshot_inventory
 from dralint.lint.context import Context
@@ -124,6 +126,53 @@ def _extended_too_large(sim: Simulation, demand: PodDemand, tpl: PodTemplate) ->
         )
 
 
+def _unplaceable(sim: Simulation, obj: KubeObject, where: tuple, label: str, outcome: Outcome,
+                 related: tuple[Related, ...], verb: str) -> Finding | None:
+    """SCH001 when the simulation fails everywhere (an error on every node, or no node fits)."""
+    fatal = outcome.fatal
+    if fatal is not None:
+        if fatal.cel is not None:
+            related += tuple(_cel_related(sim, fatal.cel))
+        return obj.finding(where, f"{label}: scheduling would fail with an error on every node: {fatal.message}",
+                           hint=SIMULATE_HINT, rule="SCH001", related=related, key=True)
+    if not outcome.schedulable and set(outcome.reasons) != {CANNOT_FIT} and not any(map(is_version_reason, outcome.reasons)):
+        # (an extended resource nothing serves anywhere is EXT001's finding; nodes ruled out
+        # only by their kubelet version are SCH007's)
+        return obj.finding(where, f"{label} cannot be {verb} on any of the {outcome.nodes} node(s) of the snapshot: "
+                                  f"{outcome.summary()}", hint=SIMULATE_HINT, rule="SCH001", related=related, key=True)
+    return None
+
+
+def _claims_in_pods(ctx: Context) -> set[tuple[str | None, str]]:
+    """(namespace, name) of every ResourceClaim a scanned pod template names."""
+
+    def build() -> set[tuple[str | None, str]]:
+        return {(obj.namespace, str(entry["resourceClaimName"])) for obj in ctx.objects if obj.origin == "scan"
+                for tpl in pod_templates(obj) for _, entry in pod_claim_entries(tpl.spec) if entry.get("resourceClaimName")}
+
+    return ctx.memo((MEMO, "claims-in-pods"), build)
+
+
+@object_check("SCH001", kinds=("ResourceClaim",))
+def check_standalone_claim(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
+    """A ResourceClaim no scanned pod uses is placed as a pod holding only that claim would be:
+    its pods (created elsewhere) can only run where the claim can be allocated."""
+    sim = simulation(ctx)
+    if sim is None or obj.get(("status", "allocation")) is not None or (obj.namespace, obj.name) in _claims_in_pods(ctx):
+        return
+    spec = {"resourceClaims": [{"name": "claim", "resourceClaimName": obj.name}],
+            "containers": [{"name": "user", "resources": {"claims": [{"name": "claim"}]}}]}
+    demand, outcome = sim.run(obj, PodTemplate(obj, spec, ("spec",)))
+    if not sim.relevant(demand) or not outcome.nodes:
+        return
+    fatal = outcome.fatal
+    if fatal is not None and (fatal.missing_class is not None or (fatal.cel is not None and fatal.cel.kind != "runtime")):
+        return  # a missing class is a reference finding, a compile error the CEL checks'
+    finding = _unplaceable(sim, obj, ("spec", "devices", "requests"), obj.display, outcome, (), "allocated")
+    if finding is not None:
+        yield finding
+
+
 @object_check("SCH001", "SCH002", "SCH003")
 def check_placement(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     """Simulate every pod template of a workload against the snapshot."""
@@ -142,29 +191,9 @@ def check_placement(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
         if too_large or (fatal is not None and fatal.missing_class is not None):
             continue  # a missing DeviceClass is a reference finding, not a scheduling one
         related = _claim_related(demand)
-        if fatal is not None:
-            if fatal.cel is not None:
-                related += tuple(_cel_related(sim, fatal.cel))
-            yield obj.finding(
-                _where(tpl),
-                f"{tpl.label}: scheduling would fail with an error on every node: {fatal.message}",
-                hint=SIMULATE_HINT,
-                rule="SCH001",
-                related=related,
-                key=True,
-            )
-        elif not outcome.schedulable and set(outcome.reasons) != {CANNOT_FIT} and not any(map(is_version_reason, outcome.reasons)):
-            # (an extended resource nothing serves anywhere is EXT001's finding; nodes ruled out
-            # only by their kubelet version are SCH007's)
-            yield obj.finding(
-                _where(tpl),
-                f"{tpl.label} cannot be scheduled on any of the {outcome.nodes} node(s) of the snapshot: "
-                f"{outcome.summary()}",
-                hint=SIMULATE_HINT,
-                rule="SCH001",
-                related=related,
-                key=True,
-            )
+        unplaceable = _unplaceable(sim, obj, _where(tpl), tpl.label, outcome, related, "scheduled")
+        if unplaceable is not None:
+            yield unplaceable
         elif outcome.schedulable and tpl.replicas is not None and not outcome.all_placed:
             yield obj.finding(
                 _replicas_field(obj, tpl),

@@ -10,7 +10,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from dralint.k8s import objects
+from dralint.k8s.apivalidation import errors as E
 from dralint.k8s.apivalidation.errors import ApiError
+from dralint.k8s.apivalidation.meta import check_object_meta, status_written
 from dralint.k8s.apivalidation.pods import check_pod_spec
 from dralint.k8s.apivalidation.schema import schema_set
 from dralint.k8s.apivalidation.versions import VersionVerdict, check_version
@@ -33,5 +36,16 @@ def validate_object(data: Mapping[str, Any], feature_gates: Mapping[str, bool] |
     found = list(verdict.errors)
     if verdict.definition is not None:
         found += schema_set().validate(verdict.definition, data)
+        found += _metadata(data, verdict.definition, found)
     gates = feature_gates or {}
     return [e for e in found if not (e.gate and gates.get(e.gate))]
+
+
+def _metadata(data: Mapping[str, Any], definition: str, found: list[ApiError]) -> list[ApiError]:
+    """ObjectMeta and server-written ``status`` findings of a built-in kind; a ``status`` whose
+    fields the overlay already reported one by one is not reported again as a whole."""
+    kind = str(data.get("kind"))
+    has_status = "status" in schema_set().definitions.get(definition, {}).get("properties", {})
+    reported = any(e.rule == E.SERVER_WRITTEN and e.path[:1] == ("status",) for e in found)
+    return check_object_meta(data, kind, kind in objects.CLUSTER_SCOPED_KINDS) + (
+        [] if reported else status_written(data, has_status))

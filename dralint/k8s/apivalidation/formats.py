@@ -116,6 +116,11 @@ def label_key(value: str) -> list[str]:
                               "end with an alphanumeric character (e.g. 'MyName', or 'my.name', or '123-abc')")
 
 
+def annotation_key(value: str) -> list[str]:
+    """An annotation key: a qualified name once lower-cased (``ValidateAnnotations``)."""
+    return label_key(value.lower())
+
+
 def label_value(value: str) -> list[str]:
     """A label value (taint/toleration value): empty, or up to 63 alphanumerics plus '-_.'."""
     return _matching(value, LABEL_VALUE_MAX, _LABEL_VALUE,
@@ -166,6 +171,7 @@ FORMAT_CHECKS: dict[str, Callable[[str], list[str]]] = {
     "fully-qualified-name": fully_qualified_name,
     "label-key": label_key,
     "label-value": label_value,
+    "annotation-key": annotation_key,
     "semver": semver,
     "extended-resource-name": extended_resource_name,
     "quantity": quantity_errors,

@@ -14,7 +14,7 @@ from fractions import Fraction
 from typing import Any
 
 from dralint.k8s.apivalidation import errors as E
-from dralint.k8s.apivalidation.formats import dns_label, is_extended_resource, semver
+from dralint.k8s.apivalidation.formats import dns_label, dns_subdomain, is_extended_resource, label_key, label_value, semver
 from dralint.k8s.quantity import quantity_value
 from dralint.yaml.plain import as_dict
 
@@ -171,11 +171,120 @@ def exact_request(request: Any) -> list[Issue]:
 
 
 def toleration(tol: Any) -> list[Issue]:
-    """A DeviceToleration with ``operator: Exists`` must not have a value."""
-    if isinstance(tol, dict) and tol.get("operator") == "Exists" and tol.get("value"):
-        return [Issue(("value",), E.INVALID_VALUE, "invalid", (tol["value"], "must be empty for operator `Exists`"),
-                      hint="drop `value`, or use `operator: Equal`")]
-    return []
+    """A DeviceToleration's key is a label key unless empty (an empty key with ``Exists``
+    tolerates every taint); with ``operator: Exists`` it must not have a value."""
+    if not isinstance(tol, dict):
+        return []
+    key = tol.get("key")
+    issues = [Issue(("key",), E.INVALID_FORMAT, "invalid", (key, detail))
+              for detail in (label_key(key) if isinstance(key, str) and key else [])]
+    if tol.get("operator") == "Exists" and tol.get("value"):
+        issues.append(Issue(("value",), E.INVALID_VALUE, "invalid", (tol["value"], "must be empty for operator `Exists`"),
+                            hint="drop `value`, or use `operator: Equal`"))
+    return issues
+
+
+POD_TAINT_EFFECTS = ["NoSchedule", "PreferNoSchedule", "NoExecute"]
+
+
+def pod_toleration(tol: Any) -> list[Issue]:
+    """A pod's toleration as ``ValidateTolerations`` checks it: an empty key only with ``Exists``
+    (it tolerates every taint), a value only with ``Equal`` and then a label value,
+    ``tolerationSeconds`` only with ``NoExecute``. ``Lt``/``Gt`` (numeric taint comparison, a
+    newer feature-gated addition) are left alone rather than guessed at."""
+    if not isinstance(tol, dict):
+        return []
+    key, operator, value, effect = tol.get("key") or "", tol.get("operator") or "Equal", tol.get("value") or "", tol.get("effect") or ""
+    issues = [Issue(("key",), E.INVALID_FORMAT, "invalid", (key, d)) for d in (label_key(key) if isinstance(key, str) and key else [])]
+    if not key and operator != "Exists":
+        issues.append(Issue(("operator",) if "operator" in tol else (), E.INVALID_VALUE, "invalid", (
+            operator, "operator must be Exists when `key` is empty, which means \"match all values and all keys\""),
+            key="operator" not in tol, hint="add `operator: Exists` to tolerate every taint, or name the taint's `key`"))
+    if tol.get("tolerationSeconds") is not None and effect != "NoExecute":
+        issues.append(Issue(("effect",) if effect else ("tolerationSeconds",), E.INVALID_VALUE, "invalid", (
+            effect, "effect must be 'NoExecute' when `tolerationSeconds` is set"), key=not effect))
+    if operator == "Equal" and isinstance(value, str):
+        issues += [Issue(("value",), E.INVALID_FORMAT, "invalid", (value, d)) for d in label_value(value)]
+    elif operator == "Exists" and value:
+        issues.append(Issue(("value",), E.INVALID_VALUE, "invalid", (value, "value must be empty when `operator` is 'Exists'"),
+                            hint="drop `value`, or use `operator: Equal`"))
+    elif isinstance(operator, str) and operator not in ("Equal", "Exists", "Lt", "Gt"):
+        issues.append(Issue(("operator",), E.UNSUPPORTED_VALUE, "not_supported", (operator, ["Equal", "Exists"])))
+    if isinstance(effect, str) and effect and effect not in POD_TAINT_EFFECTS:
+        issues.append(Issue(("effect",), E.UNSUPPORTED_VALUE, "not_supported", (effect, POD_TAINT_EFFECTS)))
+    return issues
+
+
+NODE_SELECTOR_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
+
+
+def _expression_values(requirement: dict[str, Any]) -> list[Issue]:
+    """How many values an operator takes (``ValidateNodeSelectorRequirement``), and each value a
+    label value whatever the operator."""
+    operator, values = requirement.get("operator"), requirement.get("values")
+    count = len(values) if isinstance(values, list) else 0
+    issues: list[Issue] = []
+    if operator in ("In", "NotIn") and count == 0:
+        issues.append(Issue(("values",), E.REQUIRED, "required", ("must be specified when `operator` is 'In' or 'NotIn'",), key=True))
+    elif operator in ("Exists", "DoesNotExist") and count:
+        issues.append(Issue(("values",), E.INVALID_VALUE, "forbidden", ("may not be specified when `operator` is 'Exists' or 'DoesNotExist'",),
+                            key=True, hint="drop `values`, or use `operator: In`"))
+    elif operator in ("Gt", "Lt") and count != 1:
+        issues.append(Issue(("values",), E.REQUIRED, "required", ("must be specified single value when `operator` is 'Lt' or 'Gt'",), key=True))
+    elif isinstance(operator, str) and operator not in NODE_SELECTOR_OPERATORS:
+        issues.append(Issue(("operator",), E.INVALID_VALUE, "invalid", (operator, "not a valid selector operator"),
+                            hint="operators: " + ", ".join(NODE_SELECTOR_OPERATORS)))
+    for k, value in enumerate(values if isinstance(values, list) else []):
+        for detail in label_value(value) if isinstance(value, str) else []:
+            issues.append(Issue(("values", k), E.INVALID_FORMAT, "invalid", (value, detail),
+                                hint="Gt/Lt compare integers written as label values: no sign, no spaces" if operator in ("Gt", "Lt") else None))
+    return issues
+
+
+def _field_values(requirement: dict[str, Any]) -> list[Issue]:
+    """A ``matchFields`` requirement: key ``metadata.name``, In/NotIn with one node name."""
+    operator, values, key = requirement.get("operator"), requirement.get("values"), requirement.get("key")
+    issues: list[Issue] = []
+    if operator in ("In", "NotIn"):
+        if not isinstance(values, list) or len(values) != 1:
+            issues.append(Issue(("values",), E.REQUIRED, "required", (
+                "must be only one value when `operator` is 'In' or 'NotIn' for node field selector",), key=True))
+    elif isinstance(operator, str):
+        issues.append(Issue(("operator",), E.INVALID_VALUE, "invalid", (operator, "not a valid selector operator"),
+                            hint="matchFields supports only In and NotIn"))
+    if isinstance(key, str) and key != "metadata.name":
+        issues.append(Issue(("key",), E.INVALID_VALUE, "invalid", (key, "not a valid field selector key"),
+                            hint="the only node field a selector can match is `metadata.name`"))
+        return issues
+    for k, value in enumerate(values if isinstance(values, list) else []):
+        for detail in dns_subdomain(value) if isinstance(value, str) else []:
+            issues.append(Issue(("values", k), E.INVALID_FORMAT, "invalid", (value, detail)))
+    return issues
+
+
+def node_selector_term(term: Any) -> list[Issue]:
+    """Every requirement of a NodeSelectorTerm as ``ValidateNodeSelectorTerm`` checks it on create:
+    label-key keys and operator-specific values in ``matchExpressions``, node names in
+    ``matchFields``."""
+    if not isinstance(term, dict):
+        return []
+    issues: list[Issue] = []
+    for i, requirement in enumerate(_list(term.get("matchExpressions"))):
+        if not isinstance(requirement, dict):
+            continue
+        key = requirement.get("key")
+        found = [Issue(("key",), E.INVALID_FORMAT, "invalid", (key, d)) for d in label_key(key)] if isinstance(key, str) else []
+        found += _expression_values(requirement)
+        issues += [_under(("matchExpressions", i), issue) for issue in found]
+    for i, requirement in enumerate(_list(term.get("matchFields"))):
+        if isinstance(requirement, dict):
+            issues += [_under(("matchFields", i), issue) for issue in _field_values(requirement)]
+    return issues
+
+
+def _under(prefix: tuple[str | int, ...], issue: Issue) -> Issue:
+    """``issue`` moved below ``prefix`` (a check on one list entry, reported from its parent)."""
+    return Issue(prefix + issue.path, issue.rule, issue.kind, issue.args, issue.key, issue.hint, issue.gate)
 
 
 def opaque_parameters(params: Any) -> list[Issue]:
@@ -482,6 +591,8 @@ CHECKS: dict[str, Callable[[Any], list[Issue]]] = {
     "claim-references": claim_references,
     "exact-request": exact_request,
     "toleration": toleration,
+    "node-selector-term": node_selector_term,
+    "pod-toleration": pod_toleration,
     "opaque-parameters": opaque_parameters,
     "slice-spec": slice_spec,
     "skip-node-operations": skip_node_operations,

@@ -314,3 +314,48 @@ def gated_uses(expression: str, root: Node, gates: dict[str, bool]) -> list[Sele
 
 def _is_device(node: Node | None) -> bool:
     return node is not None and node.kind == "ident" and node.value == "device"
+
+
+LIST_ATTRIBUTES_GATE = "DRAListTypeAttributes"
+
+
+def _macro_name_span(expression: str, paren: int) -> tuple[int, int]:
+    """The macro name just before the '(' at ``paren`` (cel-go positions a macro at its '(')."""
+    end = paren
+    while end > 0 and expression[end - 1].isspace():
+        end -= 1
+    start = end
+    while start > 0 and (expression[start - 1].isalnum() or expression[start - 1] == "_"):
+        start -= 1
+    return (start, end) if start < end else (paren, paren + 1)
+
+
+def scalar_comprehensions(expression: str, root: Node, gates: dict[str, bool]) -> list[SelectorNote]:
+    """``all``/``exists``/``exists_one``/``map``/``filter`` over one attribute's value while
+    DRAListTypeAttributes is off: every attribute value is then a scalar, so the macro fails at
+    allocation time on every device that has the attribute (and the claim stays pending).
+
+    With the gate on, list attributes exist and such a comprehension is valid.
+    """
+    if gates.get(LIST_ATTRIBUTES_GATE, False):
+        return []
+    notes: list[SelectorNote] = []
+    for node in root.walk():
+        if node.kind != "comprehension" or node.iter_range is None:
+            continue
+        source = node.iter_range
+        if source.kind == "call" and source.value == "orValue" and source.target is not None:
+            source = source.target  # device.attributes["d"].?name.orValue([]) iterates the value too
+        read = next((l for l in lookups(source) if l.node is source and l.kind == "attributes"), None)
+        if read is None:
+            continue
+        start, end = _macro_name_span(expression, node.offset)
+        macro = expression[start:end]
+        notes.append(SelectorNote(
+            f"'{macro}' iterates over attribute {read.domain}/{read.name}, but with {LIST_ATTRIBUTES_GATE} off (the v1.37 "
+            "default) every attribute value is a single int, bool, string or version: the selector fails at allocation "
+            "time on every device that has the attribute, and the claim stays pending",
+            start, end, fails=True,
+            hint=f"compare the value directly (e.g. device.attributes[\"{read.domain}\"].{read.name} == ...), or enable "
+                 f"{LIST_ATTRIBUTES_GATE} on the cluster and pass --feature-gates {LIST_ATTRIBUTES_GATE}=true"))
+    return notes
