@@ -12,6 +12,7 @@ from typing import Any, Iterator
 
 from dralint.lint.context import Context
 from dralint.diagnostics import Finding
+from dralint.k8s.autoscaling import autoscaler_of, min_replicas
 from dralint.k8s.labels import selector_matches
 from dralint.k8s.namespaces import by_namespace
 from dralint.k8s.objects import KubeObject, pod_templates
@@ -25,7 +26,8 @@ def _is_zero(value: Any) -> bool:
 
 
 def selected_workloads(ctx: Context, pdb: KubeObject) -> list[tuple[KubeObject, int]]:
-    """(workload, replicas) of the run's scaled workloads whose pods the budget selects."""
+    """(workload, replicas) of the run's scaled workloads whose pods the budget selects; for a
+    workload an autoscaler scales, its ``minReplicas``, the count it may be scaled down to."""
     selector = pdb.get(("spec", "selector"))
     out = []
     for kind in _SCALED_KINDS:
@@ -33,7 +35,8 @@ def selected_workloads(ctx: Context, pdb: KubeObject) -> list[tuple[KubeObject, 
             for template in pod_templates(workload):
                 labels = template.metadata.get("labels")
                 if template.replicas is not None and selector_matches(selector, labels if isinstance(labels, dict) else {}):
-                    out.append((workload, template.replicas))
+                    hpa = autoscaler_of(ctx, workload)
+                    out.append((workload, template.replicas if hpa is None else min_replicas(hpa)))
     return out
 
 
@@ -52,7 +55,12 @@ def check_budget(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
         blocked = [(w, n) for w, n in workloads if min_available >= n]
         if workloads and len(blocked) == len(workloads):
             workload, replicas = blocked[0]
+            hpa = autoscaler_of(ctx, workload)
+            runs = f"runs {replicas}" if hpa is None else f"may be scaled down to {replicas} by {hpa.display}"
+            related = (workload.related(("spec", "replicas") if workload.get(("spec", "replicas")) is not None else ("spec",), "the selected workload's replicas", key=True),)
+            if hpa is not None:
+                related = (hpa.related(("spec", "minReplicas") if hpa.get(("spec", "minReplicas")) is not None else ("spec",), "the autoscaler's minimum", key=True),)
             yield obj.finding(
-                ("spec", "minAvailable"), f"{obj.display} requires {min_available} available pods but {workload.display} runs {replicas}: no pod can be evicted",
-                hint=hint, related=(workload.related(("spec", "replicas") if workload.get(("spec", "replicas")) is not None else ("spec",), "the selected workload's replicas", key=True),),
+                ("spec", "minAvailable"), f"{obj.display} requires {min_available} available pods but {workload.display} {runs}: no pod can be evicted",
+                hint=hint, related=related,
             )

@@ -13,6 +13,7 @@ from typing import Any, Iterator
 
 from dralint.lint.context import Context
 from dralint.diagnostics import Finding
+from dralint.k8s.autoscaling import autoscaler_of
 from dralint.k8s.labels import map_selector_matches
 from dralint.k8s.namespaces import by_namespace
 from dralint.k8s.objects import KubeObject, PodTemplate, pod_templates
@@ -96,15 +97,6 @@ def check_probes(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
                 )
 
 
-def autoscaled(ctx: Context, obj: KubeObject) -> KubeObject | None:
-    """A HorizontalPodAutoscaler of the run that scales ``obj``."""
-    for hpa in by_namespace(ctx, "HorizontalPodAutoscaler").get(obj.namespace, []):
-        ref = hpa.get(("spec", "scaleTargetRef"))
-        if isinstance(ref, dict) and ref.get("kind") == obj.kind and ref.get("name") == obj.name:
-            return hpa
-    return None
-
-
 def _replicas(obj: KubeObject) -> int:
     value = obj.get(("spec", "replicas"))
     return value if isinstance(value, int) and not isinstance(value, bool) else 1
@@ -116,7 +108,7 @@ def check_replicas(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     if obj.kind == "Rollout" and obj.group != "argoproj.io":
         return
     replicas = _replicas(obj)
-    if replicas == 1 and autoscaled(ctx, obj) is None:
+    if replicas == 1 and autoscaler_of(ctx, obj) is None:
         where = ("spec", "replicas") if obj.get(("spec", "replicas")) is not None else ("spec",)
         yield obj.finding(
             where, f"{obj.display} runs a single replica: every rollout, eviction or node failure takes it down",
