@@ -126,14 +126,30 @@ def check_replicas(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
 
 @object_check("REL011", kinds={"HorizontalPodAutoscaler"})
 def check_hpa_minimum(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
-    """Autoscalers that may scale down to one replica."""
+    """Autoscalers that may scale below ``hpa-min-replicas`` (2 unless configured)."""
+    floor = ctx.options.hpa_min_replicas
     minimum = obj.get(("spec", "minReplicas"))
-    if minimum is None or (isinstance(minimum, int) and not isinstance(minimum, bool) and minimum < 2):
+    if minimum is None or (isinstance(minimum, int) and not isinstance(minimum, bool) and minimum < floor):
         where = ("spec", "minReplicas") if minimum is not None else ("spec",)
+        shown = minimum if minimum is not None else 1
         yield obj.finding(
-            where, f"{obj.display} may scale down to {minimum if minimum is not None else 1} replica (minReplicas {'is ' + str(minimum) if minimum is not None else 'defaults to 1'})",
-            hint="set `spec: {minReplicas: 2}`", key=minimum is None,
+            where, f"{obj.display} may scale down to {shown} replica{'s' if shown > 1 else ''} (minReplicas {'is ' + str(minimum) if minimum is not None else 'defaults to 1'})"
+                   + (f"; the configured minimum is {floor}" if floor != 2 else ""),
+            hint=f"set `spec: {{minReplicas: {floor}}}`", key=minimum is None,
         )
+
+
+@object_check("REL022", kinds={"HorizontalPodAutoscaler"})
+def check_hpa_range(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
+    """Autoscalers whose maxReplicas leaves no room above minReplicas, so they never scale."""
+    minimum = obj.get(("spec", "minReplicas"), 1)
+    maximum = obj.get(("spec", "maxReplicas"))
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in (minimum, maximum)) or maximum != minimum:
+        return
+    yield obj.finding(
+        ("spec", "maxReplicas"), f"{obj.display} has maxReplicas {maximum} and minReplicas {minimum}: it can never scale up, so it only pins the replica count",
+        hint=f"raise maxReplicas above {minimum}, or drop the autoscaler and set the workload's replicas", rule="REL022",
+    )
 
 
 @object_check("REL010", "REL013")
