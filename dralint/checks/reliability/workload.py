@@ -176,3 +176,51 @@ def check_pod_spec_hygiene(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
                     )
                 else:
                     first[name] = index
+
+
+#: Pull policies that reuse an image already on the node.
+_CACHED_PULL = frozenset({"IfNotPresent", "Never"})
+
+
+@object_check("REL016")
+def check_pull_policy(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
+    """A mutable image (``:latest`` or no tag) that the node is told not to pull again.
+
+    The API server defaults such images to ``Always``; an explicit ``IfNotPresent`` or
+    ``Never`` overrides that, so nodes keep whichever build they pulled first. Pinned images
+    are not reported: pulling them again cannot change what runs (Polaris asks for ``Always``
+    everywhere; dralint follows the server's default).
+    """
+    for template in pod_templates(obj):
+        for path, container in template.containers():
+            image, policy = container.get("image"), container.get("imagePullPolicy")
+            if not isinstance(image, str) or not image.strip() or policy not in _CACHED_PULL:
+                continue
+            tag = image_tag(image.strip())
+            if tag is None or tag == "latest":
+                yield obj.finding(
+                    path + ("imagePullPolicy",), f"{template.label}: image {image} can change, but imagePullPolicy {policy} keeps whichever build a node pulled first, "
+                                                 "so nodes run different code",
+                    hint="pin the image to a version tag or digest, or drop imagePullPolicy (it then defaults to Always)", rule="REL016",
+                )
+
+
+@object_check("REL021")
+def check_identical_probes(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
+    """Liveness probes that are copies of the readiness probe, thresholds included.
+
+    A readiness failure (a slow dependency, a full queue) should only take the pod out of its
+    Services; an identical liveness probe fails at the same moment and restarts every replica,
+    turning a brownout into an outage. A liveness probe with the same check but more patient
+    thresholds is fine and not reported.
+    """
+    for template in pod_templates(obj):
+        for path, container in running_containers(template):
+            liveness, readiness = container.get("livenessProbe"), container.get("readinessProbe")
+            if isinstance(liveness, dict) and liveness and liveness == readiness:
+                yield obj.finding(
+                    path + ("livenessProbe",), f"{template.label}: container '{container.get('name', path[-1])}' has a livenessProbe identical to its readinessProbe: "
+                                               "when it is not ready it is also restarted, on every replica at once",
+                    hint="give the liveness probe a cheaper local check, or at least a higher failureThreshold than the readiness probe",
+                    rule="REL021", key=True, related=(obj.related(path + ("readinessProbe",), "the readiness probe", key=True),),
+                )
