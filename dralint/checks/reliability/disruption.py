@@ -1,4 +1,5 @@
-"""PodDisruptionBudgets that allow no voluntary disruption at all.
+"""PodDisruptionBudgets that allow no voluntary disruption at all, let unready pods block
+drains, or are missing for a multi-replica workload.
 
 A budget with ``maxUnavailable: 0``, ``minAvailable: 100%``, or a ``minAvailable`` that reaches
 the replica count of every workload it selects blocks node drains forever: cluster upgrades and
@@ -64,3 +65,32 @@ def check_budget(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
                 ("spec", "minAvailable"), f"{obj.display} requires {min_available} available pods but {workload.display} {runs}: no pod can be evicted",
                 hint=hint, related=related,
             )
+
+
+@object_check("REL023", kinds={"PodDisruptionBudget"})
+def check_unhealthy_eviction(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
+    """Budgets that let pods which are not ready block node drains."""
+    if not isinstance(obj.get(("spec",)), dict) or obj.get(("spec", "unhealthyPodEvictionPolicy")) is not None:
+        return
+    yield obj.finding(("spec",), f"{obj.display} sets no unhealthyPodEvictionPolicy: with the default IfHealthyBudget, pods that are running but not ready "
+                                 "cannot be evicted while the budget is exhausted, so a crash-looping release blocks node drains",
+                      hint="set `spec: {unhealthyPodEvictionPolicy: AlwaysAllow}`", rule="REL023", key=True)
+
+
+def _budgeted(ctx: Context, template_labels: dict[str, Any], namespace: str | None) -> bool:
+    return any(selector_matches(pdb.get(("spec", "selector")), template_labels) for pdb in by_namespace(ctx, "PodDisruptionBudget").get(namespace, []))
+
+
+@object_check("REL024", kinds=_SCALED_KINDS)
+def check_missing_budget(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
+    """Multi-replica workloads that no PodDisruptionBudget of the run protects."""
+    hpa = autoscaler_of(ctx, obj)
+    for template in pod_templates(obj):
+        replicas = min_replicas(hpa) if hpa is not None else template.replicas
+        labels = template.metadata.get("labels")
+        if replicas is None or replicas < 2 or _budgeted(ctx, labels if isinstance(labels, dict) else {}, obj.namespace):
+            continue
+        yield obj.finding(("spec", "replicas") if obj.get(("spec", "replicas")) is not None else ("spec",),
+                          f"{obj.display} runs {replicas} replicas but no PodDisruptionBudget of the run selects its pods: a node drain may evict all of them at once",
+                          hint="add `kind: PodDisruptionBudget` with `spec: {maxUnavailable: 1, selector: {matchLabels: <pod labels>}}`; "
+                               "if budgets are applied from elsewhere, pass them with --context", rule="REL024", key=True)
