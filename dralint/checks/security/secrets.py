@@ -72,8 +72,8 @@ def configmap_secrets(key: str, value: object) -> Iterator[tuple[str, bool]]:
     if _PRIVATE_KEY.search(value):
         yield "a private key", True
         return
-    if "\n" not in value.strip():
-        if secret_like(key.replace(".", "_").replace("-", "_")) and _literal(value) and not _placeholder(value.strip()):
+    if "\n" not in value.strip() and secret_like(key.replace(".", "_").replace("-", "_")):
+        if _literal(value) and not _placeholder(value.strip()):
             yield f"key {key} looks like a secret and has a literal value", False
         return
     for line in value.splitlines():
