@@ -45,8 +45,10 @@ def check_pod_dependencies(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
 def _key_finding(obj: KubeObject, ref: PodReference, resolution: Resolution) -> Finding | None:
     """REF023 when the found ConfigMap or Secret lacks the key the pod reads."""
     target = resolution.target
-    keys = object_keys(target.data) if target is not None else None
-    if keys is None or ref.key is None or ref.key in keys or ref.key_path is None:
+    if target is None or ref.key is None or ref.key_path is None:
+        return None
+    keys = object_keys(target.data)
+    if keys is None or ref.key in keys:
         return None
     near = [k for k in sorted(keys) if looks_like_typo(ref.key, k)]
     listed = ", ".join(repr(k) for k in sorted(keys)) or "none"

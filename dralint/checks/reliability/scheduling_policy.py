@@ -44,11 +44,12 @@ def _node_constrained(spec: dict[str, Any]) -> bool:
 
 @object_check("REL020")
 def check_node_affinity(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
-    """Pods with no node selector or node affinity (DaemonSets run on every node by design)."""
+    """Pods with no node selector or node affinity. DaemonSets run on every node by design, and
+    pods with ResourceClaims only land on nodes where their devices are allocated."""
     if obj.kind == "DaemonSet":
         return
     for template in pod_templates(obj):
-        if not _node_constrained(template.spec):
+        if not _node_constrained(template.spec) and not template.spec.get("resourceClaims"):
             yield obj.finding(template.path, f"{template.label} has no nodeSelector or node affinity: it may be scheduled onto any node pool",
                               hint="add `affinity: {nodeAffinity: ...}` or a `nodeSelector` for the node pool it belongs on", rule="REL020", key=True)
 
