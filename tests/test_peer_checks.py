@@ -151,3 +151,10 @@ def test_instance_label_compares_workload_and_pods_not_the_name(lint_manifest):
     assert not fired(lint_manifest(deploy(meta=meta, labels="{app: web, app.kubernetes.io/instance: shop}")), "REL027")
     (diag,) = fired(lint_manifest(deploy(meta=meta, labels="{app: web, app.kubernetes.io/instance: blog}")), "REL027")
     assert "blog" in diag.message and diag.related
+
+
+def test_pods_asking_for_devices_need_no_node_affinity(lint_manifest):
+    gpu = pod(container="    resources:\n      limits: {nvidia.com/gpu: 1}\n")
+    assert not fired(lint_manifest(gpu), "REL020")
+    claim = pod(spec="  resourceClaims:\n  - {name: gpu, resourceClaimTemplateName: one-gpu}\n")
+    assert not fired(lint_manifest(claim), "REL020")

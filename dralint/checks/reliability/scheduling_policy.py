@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, Iterator
 
 from dralint.diagnostics import Finding
+from dralint.k8s.migration import extended_requests, positive
 from dralint.k8s.objects import KubeObject, PodTemplate, pod_templates
 from dralint.lint.context import Context
 from dralint.lint.registry import object_check
@@ -42,14 +43,22 @@ def _node_constrained(spec: dict[str, Any]) -> bool:
                 or affinity.get("preferredDuringSchedulingIgnoredDuringExecution"))
 
 
+def _asks_for_devices(template: PodTemplate) -> bool:
+    if template.spec.get("resourceClaims"):
+        return True
+    return any(positive(r.quantity) for path, container in template.containers() for implicit in (False, True)
+               for r in extended_requests(path, container, implicit=implicit))
+
+
 @object_check("REL020")
 def check_node_affinity(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     """Pods with no node selector or node affinity. DaemonSets run on every node by design, and
-    pods with ResourceClaims only land on nodes where their devices are allocated."""
+    pods that ask for devices (ResourceClaims or extended resources) only land on nodes that
+    have them."""
     if obj.kind == "DaemonSet":
         return
     for template in pod_templates(obj):
-        if not _node_constrained(template.spec) and not template.spec.get("resourceClaims"):
+        if not _node_constrained(template.spec) and not _asks_for_devices(template):
             yield obj.finding(template.path, f"{template.label} has no nodeSelector or node affinity: it may be scheduled onto any node pool",
                               hint="add `affinity: {nodeAffinity: ...}` or a `nodeSelector` for the node pool it belongs on", rule="REL020", key=True)
 
