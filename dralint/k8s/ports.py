@@ -45,9 +45,9 @@ def probe_ports(container: dict[str, Any]) -> Iterator[tuple[str, DataPath, Any]
                 yield probe, (probe, handler, "port"), action["port"]
 
 
-def service_ports(service_spec: dict[str, Any]) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(index, entry) of a Service's ``spec.ports``."""
-    ports = service_spec.get("ports")
+def service_ports(service_spec: Any) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(index, entry) of a Service's ``spec.ports`` (none when the spec is not a mapping)."""
+    ports = service_spec.get("ports") if isinstance(service_spec, dict) else None
     for index, port in enumerate(ports if isinstance(ports, list) else []):
         if isinstance(port, dict):
             yield index, port

@@ -79,7 +79,7 @@ def _backend_port(obj: KubeObject, path: DataPath, service: KubeObject) -> Findi
     port = obj.get(path + ("port",))
     if not isinstance(port, dict):
         return None
-    entries = [p for _, p in service_ports(service.get(("spec",)) or {})]
+    entries = [p for _, p in service_ports(service.get(("spec",)))]
     related = (service.related(("spec", "ports"), f"the ports of {service.display}", key=True),)
     if isinstance(port.get("name"), str) and port["name"] not in {p.get("name") for p in entries}:
         listed = ", ".join(repr(p["name"]) for p in entries if isinstance(p.get("name"), str)) or "none"

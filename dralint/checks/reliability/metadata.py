@@ -31,7 +31,7 @@ def check_required_metadata(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
         missing = [k for k in keys if not label_text(present.get(k, "")).strip()]
         if not missing:
             continue
-        where = ("metadata", field_name) if field_name in (obj.get(("metadata",)) or {}) else ("metadata",)
+        where = ("metadata", field_name) if isinstance(obj.get(("metadata", field_name)), dict) else ("metadata",)
         yield obj.finding(where, f"{obj.display} lacks the required {field_name[:-1]}{'s' if len(missing) > 1 else ''} {', '.join(missing)}",
                           hint=f"add `{field_name}: {{{', '.join(f'{k}: <value>' for k in missing)}}}` under metadata", rule="REL025", key=True)
 

@@ -52,7 +52,7 @@ def check_service_exposure(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
         yield obj.finding(("spec", "type"), f"{obj.display} is of type {kind}: it is reachable from outside the cluster on every node"
                                             + (" and through a cloud load balancer" if kind == "LoadBalancer" else ""),
                           hint="use a ClusterIP Service behind an Ingress or Gateway; if the exposure is intended, suppress with a reason", rule="SEC042")
-    for index, port in service_ports(obj.get(("spec",)) or {}):
+    for index, port in service_ports(obj.get(("spec",))):
         for field_name in ("port", "targetPort"):
             if _number(port.get(field_name)) == SSH_PORT:
                 yield obj.finding(("spec", "ports", index, field_name), f"{obj.display} forwards port 22 (SSH)",
