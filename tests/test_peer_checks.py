@@ -3,6 +3,15 @@ secrets, batch hygiene, images, QoS, disruption, scheduling policy and metadata.
 
 from __future__ import annotations
 
+import copy
+import random
+
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conftest import lint_text
+from dralint.lint.catalog import load_catalog
 from podtext import fired, pod
 
 SERVICE = "apiVersion: v1\nkind: Service\nmetadata: {{name: web, namespace: team-a}}\nspec:\n{spec}  ports: [{{port: {port}, targetPort: 8080}}]\n"
@@ -158,3 +167,39 @@ def test_pods_asking_for_devices_need_no_node_affinity(lint_manifest):
     assert not fired(lint_manifest(gpu), "REL020")
     claim = pod(spec="  resourceClaims:\n  - {name: gpu, resourceClaimTemplateName: one-gpu}\n")
     assert not fired(lint_manifest(claim), "REL020")
+
+
+NEW_RULES = ("REF012", "REF013", "REF014", "REF015", "REF016", "REF017", "REF018", "REF019", "REF020", "REF021", "REF022",
+             "REF023", "REF024", "REF025", "REF026", "SEC040", "SEC041", "SEC042", "SEC043", "SEC045", "SEC046", "REL014",
+             "REL015", "REL016", "REL017", "REL018", "REL019", "REL020", "REL021", "REL022", "REL023", "REL024", "REL025",
+             "REL026", "REL027")
+ODD_VALUES = [None, 0, -1, True, "x", "", [], {}, [1], {"a": 1}, "http", 22, "*", "*.a.b", 3.5]
+
+
+def _example_documents() -> list[dict]:
+    catalog = load_catalog()
+    return [doc for rule in NEW_RULES for example in catalog[rule].bad + catalog[rule].good
+            for doc in yaml.safe_load_all(example.manifest) if isinstance(doc, dict)]
+
+
+def _mutate(node: object, chance: random.Random) -> None:
+    """Replace about one value in eight, anywhere in the tree, with a value of another shape."""
+    items = list(node.items()) if isinstance(node, dict) else list(enumerate(node)) if isinstance(node, list) else []
+    for key, value in items:
+        if chance.random() < 0.12:
+            node[key] = chance.choice(ODD_VALUES)  # type: ignore[index]
+        else:
+            _mutate(value, chance)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(min_value=0, max_value=2**32 - 1))
+def test_odd_shapes_never_break_the_new_checks(tmp_path_factory, seed):
+    chance = random.Random(seed)
+    documents = _example_documents()
+    sample = [copy.deepcopy(chance.choice(documents)) for _ in range(3)]
+    for document in sample:
+        _mutate(document, chance)
+    result = lint_text(tmp_path_factory.mktemp("odd"), yaml.safe_dump_all(sample), allowed_priority_classes=["a"], required_labels=["team"],
+                       max_dns_ndots=2, closed_world={"Pod", "ConfigMap", "Secret", "Service", "ServiceAccount", "IngressClass", "Deployment"})
+    assert [d.message for d in result.diagnostics if d.rule == "INT001"] == []
