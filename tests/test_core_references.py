@@ -173,3 +173,18 @@ def test_named_probe_ports_must_be_declared_numbers_need_not(lint_manifest):
                  "    readinessProbe: {tcpSocket: {port: 9000}}\n    startupProbe: {httpGet: {path: /, port: http}}\n")
     (diag,) = fired(lint_manifest(pod("", container)), "REF026")
     assert "livenessProbe" in diag.message and "did you mean 'http'" in diag.hint
+
+
+def test_secrets_made_by_operators_are_found(lint_manifest):
+    env = "    envFrom:\n    - secretRef: {name: api-tls}\n    - secretRef: {name: db}\n    - secretRef: {name: sealed}\n"
+    makers = ("apiVersion: cert-manager.io/v1\nkind: Certificate\nmetadata: {name: api, namespace: shop}\nspec: {secretName: api-tls, dnsNames: [a.example.com], issuerRef: {name: le}}\n---\n"
+              "apiVersion: external-secrets.io/v1\nkind: ExternalSecret\nmetadata: {name: db, namespace: shop}\nspec: {secretStoreRef: {name: vault}}\n---\n"
+              "apiVersion: bitnami.com/v1alpha1\nkind: SealedSecret\nmetadata: {name: sealed, namespace: shop}\nspec: {encryptedData: {}}\n---\n")
+    result = lint_manifest(makers + pod("", env), closed_world={"Secret"})
+    assert not fired(result, "REF022") and not fired(result, "REF012")
+
+
+def test_a_secret_of_the_same_name_elsewhere_is_no_proof(lint_manifest):
+    other = "apiVersion: v1\nkind: Secret\nmetadata: {name: db, namespace: other}\nstringData: {password: x}\n---\n"
+    result = lint_manifest(other + pod("", "    envFrom:\n    - secretRef: {name: db}\n"))
+    assert not fired(result, "REF022") and len(fired(result, "REF012")) == 1

@@ -9,6 +9,7 @@ near-identical name). References marked ``optional: true`` are skipped, as the k
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Iterator
 
 from dralint.diagnostics import Finding
@@ -33,13 +34,22 @@ def check_pod_dependencies(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
         for ref in pod_references(template):
             if ref.optional or (ref.kind, ref.name) in AUTO_CREATED:
                 continue
-            resolution = resolve(ctx, ref.kind, obj.namespace, ref.name, referrer=obj)
+            resolution = _weigh(resolve(ctx, ref.kind, obj.namespace, ref.name, referrer=obj))
             if ref.key is None:
                 finding = reference_finding(obj, ref.path, resolution, WHAT[ref.kind], missing_rule=MISSING_RULE[ref.kind], scope_rule=NOT_IN_SCOPE)
             else:
                 finding = _key_finding(obj, ref, resolution) if resolution.found else None
             if finding:
                 yield finding
+
+
+def _weigh(resolution: Resolution) -> Resolution:
+    """Drop "same name in another namespace" as evidence for Secrets: they are commonly made per
+    namespace out of band (a secret manager's injector, ``kubectl create secret``), so a copy
+    elsewhere does not show that this one is missing."""
+    if resolution.kind != "Secret" or not any(e.reason == "other-namespace" for e in resolution.evidence):
+        return resolution
+    return replace(resolution, evidence=tuple(e for e in resolution.evidence if e.reason != "other-namespace"))
 
 
 def _key_finding(obj: KubeObject, ref: PodReference, resolution: Resolution) -> Finding | None:
