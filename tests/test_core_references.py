@@ -184,7 +184,10 @@ def test_secrets_made_by_operators_are_found(lint_manifest):
     assert not fired(result, "REF022") and not fired(result, "REF012")
 
 
-def test_a_secret_of_the_same_name_elsewhere_is_no_proof(lint_manifest):
+def test_a_secret_or_config_map_of_the_same_name_elsewhere_is_no_proof(lint_manifest):
     other = "apiVersion: v1\nkind: Secret\nmetadata: {name: db, namespace: other}\nstringData: {password: x}\n---\n"
     result = lint_manifest(other + pod("", "    envFrom:\n    - secretRef: {name: db}\n"))
+    assert not fired(result, "REF022") and len(fired(result, "REF012")) == 1
+    config_map = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: other}\ndata: {a: b}\n---\n"
+    result = lint_manifest(config_map + pod("", "    envFrom:\n    - configMapRef: {name: settings}\n"))
     assert not fired(result, "REF022") and len(fired(result, "REF012")) == 1

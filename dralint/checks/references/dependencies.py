@@ -43,11 +43,14 @@ def check_pod_dependencies(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
                 yield finding
 
 
+#: Kinds often made per namespace outside manifest files (secret managers, ``kubectl create
+#: secret``, kustomize's configMapGenerator), so a copy in another namespace proves nothing.
+OUT_OF_BAND_KINDS = frozenset({"Secret", "ConfigMap"})
+
+
 def _weigh(resolution: Resolution) -> Resolution:
-    """Drop "same name in another namespace" as evidence for Secrets: they are commonly made per
-    namespace out of band (a secret manager's injector, ``kubectl create secret``), so a copy
-    elsewhere does not show that this one is missing."""
-    if resolution.kind != "Secret" or not any(e.reason == "other-namespace" for e in resolution.evidence):
+    """Drop "same name in another namespace" as evidence for kinds made out of band."""
+    if resolution.kind not in OUT_OF_BAND_KINDS or not any(e.reason == "other-namespace" for e in resolution.evidence):
         return resolution
     return replace(resolution, evidence=tuple(e for e in resolution.evidence if e.reason != "other-namespace"))
 
