@@ -23,8 +23,6 @@ from dralint.lint.registry import object_check
 NOT_IN_SCOPE = "REF012"
 #: The rule that reports a missing target, per kind.
 MISSING_RULE = {"ServiceAccount": "REF021", "ConfigMap": "REF022", "Secret": "REF022", "PersistentVolumeClaim": "REF024"}
-WHAT = {"ServiceAccount": "serviceAccountName", "ConfigMap": "the ConfigMap reference",
-        "Secret": "the Secret reference", "PersistentVolumeClaim": "claimName"}
 
 
 @object_check("REF012", "REF021", "REF022", "REF023", "REF024", kinds=None)
@@ -36,11 +34,17 @@ def check_pod_dependencies(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
                 continue
             resolution = _weigh(resolve(ctx, ref.kind, obj.namespace, ref.name, referrer=obj))
             if ref.key is None:
-                finding = reference_finding(obj, ref.path, resolution, WHAT[ref.kind], missing_rule=MISSING_RULE[ref.kind], scope_rule=NOT_IN_SCOPE)
+                finding = reference_finding(obj, ref.path, resolution, _field(ref), missing_rule=MISSING_RULE[ref.kind], scope_rule=NOT_IN_SCOPE)
             else:
                 finding = _key_finding(obj, ref, resolution) if resolution.found else None
             if finding:
                 yield finding
+
+
+def _field(ref: PodReference) -> str:
+    """How a message names the referring field: ``configMapKeyRef``, ``secretName``, ``claimName``."""
+    last = ref.path[-1]
+    return str(ref.path[-2]) if last == "name" and len(ref.path) > 1 else str(last)
 
 
 #: Kinds often made per namespace outside manifest files (secret managers, ``kubectl create
