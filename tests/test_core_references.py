@@ -191,3 +191,8 @@ def test_a_secret_or_config_map_of_the_same_name_elsewhere_is_no_proof(lint_mani
     config_map = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: other}\ndata: {a: b}\n---\n"
     result = lint_manifest(config_map + pod("", "    envFrom:\n    - configMapRef: {name: settings}\n"))
     assert not fired(result, "REF022") and len(fired(result, "REF012")) == 1
+
+
+def test_numbered_target_port_needs_every_selected_template_to_declare_ports(lint_manifest):
+    bare = pod("").replace("metadata: {name: api, namespace: shop}", "metadata: {name: api, namespace: shop, labels: {app: web}}")
+    assert not fired(lint_manifest(deploy() + service(ports="[{port: 80}]") + bare), "REF014")

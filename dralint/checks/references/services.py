@@ -25,13 +25,15 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _declared(templates: list[PodTemplate]) -> tuple[set[str], set[int]]:
+def _declared(templates: list[PodTemplate]) -> tuple[set[str], set[int] | None]:
+    """Port names and numbers the templates' containers declare; numbers are None when some
+    template declares none (its containers may listen anywhere, so numbers prove nothing)."""
     names: set[str] = set()
-    numbers: set[int] = set()
+    numbers: set[int] | None = set()
     for template in templates:
-        for _, container in template.containers():
-            names |= set(port_names(container))
-            numbers |= port_numbers(container)
+        declared = {n for _, container in template.containers() for n in port_numbers(container)}
+        names |= {n for _, container in template.containers() for n in port_names(container)}
+        numbers = numbers | declared if numbers is not None and declared else None
     return names, numbers
 
 
@@ -55,7 +57,7 @@ def check_target_ports(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
             yield obj.finding(path, f"{obj.display} forwards to port {target!r}, but no container of the pods it selects ({shown}) has a port of that name "
                                     f"(named ports: {listed}); the Service has no endpoints for it",
                               hint="use a port name the containers declare, or the container port number", rule="REF014")
-        elif _is_number(target) and numbers and target not in numbers:
+        elif _is_number(target) and numbers is not None and target not in numbers:
             listed = ", ".join(str(n) for n in sorted(numbers))
             yield obj.finding(path, f"{obj.display} forwards to port {target}, which no container of the pods it selects ({shown}) declares "
                                     f"(declared: {listed}); unless the container listens there undeclared, connections are refused",
