@@ -37,9 +37,8 @@ def test_rows_come_from_the_catalog_and_the_data():
 
 
 def test_a_new_rule_covers_a_check_without_touching_the_generator():
-    check = "dangling-ingress"
     before = peer_parity(RULES, CHECKS, ELSEWHERE)
-    assert "not covered yet" in row(before, check)
+    check = next(str(e["id"]) for e in CHECKS["kube-linter"] if "not covered yet" in row(before, str(e["id"])))
     extra = parse_rule({**BASE, "peers": {"kube-linter": [check, "brand-new-check"]}}, "x.yaml")
     after = peer_parity([*RULES, extra], CHECKS, ELSEWHERE)
     assert "x-rule" in row(after, check) and "x-rule" in row(after, "brand-new-check")

@@ -41,6 +41,8 @@ class ObjectIndex(Protocol):
     code is typed against the protocol so that it never depends on the lint machinery.
     """
 
+    objects: list[KubeObject]
+
     def by_kind(self, kind: str) -> list[KubeObject]: ...
 
     def find(self, kind: str, namespace: str | None, name: str) -> KubeObject | None: ...

@@ -34,3 +34,15 @@ class LintOptions:
     min_score: int | None = None
     sarif_root: str = "."
     pss_level: str | None = None
+    # Thresholds and lists of the general checks, where other linters make them configurable.
+    #: Service types SEC042 reports (kube-linter's forbiddenServiceTypes).
+    exposed_service_types: list[str] = field(default_factory=lambda: ["NodePort", "LoadBalancer"])
+    #: The fewest replicas REL011 accepts as an autoscaler's minReplicas.
+    hpa_min_replicas: int = 2
+    #: priorityClassNames pods may use; REL019 is off while this is empty.
+    allowed_priority_classes: list[str] = field(default_factory=list)
+    #: Label and annotation keys every workload must carry; REL025 is off while both are empty.
+    required_labels: list[str] = field(default_factory=list)
+    required_annotations: list[str] = field(default_factory=list)
+    #: The highest resolver ``ndots`` REL026 accepts for ClusterFirst pods; off while unset.
+    max_dns_ndots: int | None = None

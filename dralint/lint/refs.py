@@ -135,6 +135,10 @@ class Resolution:
 #: (kind, API group, path of the name, kind created in the same namespace).
 CREATORS: tuple[tuple[str, str, DataPath, str], ...] = (
     ("ComputeDomain", "resource.nvidia.com", ("spec", "channel", "resourceClaimTemplate", "name"), "ResourceClaimTemplate"),
+    ("Certificate", "cert-manager.io", ("spec", "secretName"), "Secret"),
+    ("ExternalSecret", "external-secrets.io", ("spec", "target", "name"), "Secret"),
+    ("ExternalSecret", "external-secrets.io", ("metadata", "name"), "Secret"),  # target.name defaults to it
+    ("SealedSecret", "bitnami.com", ("metadata", "name"), "Secret"),
 )
 
 

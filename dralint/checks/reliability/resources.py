@@ -1,4 +1,4 @@
-"""CPU and memory requests and limits of the containers that keep running.
+"""CPU, memory and ephemeral-storage requests and limits of the containers that keep running.
 
 Three things peers miss, each a false positive: Kubernetes copies a limit into a missing
 request, pod-level ``spec.resources`` covers every container, and a LimitRange of the namespace
@@ -13,6 +13,7 @@ from typing import Any, Iterator
 from dralint.lint.context import Context
 from dralint.diagnostics import Finding
 from dralint.k8s.objects import KubeObject, PodTemplate, pod_templates
+from dralint.k8s.quantity import quantity_value
 from dralint.lint.registry import object_check
 from dralint.k8s.workloads import running_containers
 
@@ -85,3 +86,41 @@ def check_resources(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
                 where, f"{template.label}: container '{name}' has no {resource} {section[:-1]}: {_WHY[(section, resource)]}",
                 hint=f"add `resources: {{{section}: {{{resource}: {example}}}}}` sized from observed usage", rule=rule, key=True,
             )
+
+
+@object_check("REL017")
+def check_guaranteed_qos(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
+    """Containers whose cpu or memory request differs from its limit (Burstable, not Guaranteed QoS)."""
+    for template in pod_templates(obj):
+        for path, container in running_containers(template):
+            resources = container.get("resources")
+            requests, limits = _section(resources, "requests"), _section(resources, "limits")
+            for resource in ("cpu", "memory"):
+                wanted, cap = quantity_value(requests.get(resource)), quantity_value(limits.get(resource))
+                if wanted is None or cap is None or wanted == cap:
+                    continue
+                yield obj.finding(
+                    path + ("resources", "requests", resource),
+                    f"{template.label}: container '{container.get('name', path[-1])}' requests {requests[resource]} {resource} but is limited to {limits[resource]}, "
+                    "so the pod is not in the Guaranteed QoS class: it is evicted before Guaranteed pods and gets no exclusive CPUs",
+                    hint=f"set the {resource} request equal to the limit ({limits[resource]})", rule="REL017",
+                )
+
+
+@object_check("REL018")
+def check_ephemeral_storage(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
+    """Containers that may fill the node's disk: no ephemeral-storage request or limit."""
+    for template in pod_templates(obj):
+        defaults = limit_range_defaults(ctx, template.owner.namespace)
+        for path, container in running_containers(template):
+            resources = container.get("resources")
+            missing = [section[:-1] for section in ("requests", "limits")
+                       if (section, "ephemeral-storage") not in defaults and not is_set(resources, section, "ephemeral-storage")]
+            if missing:
+                where = path + ("resources",) if "resources" in container else (path + ("name",) if "name" in container else path)
+                yield obj.finding(
+                    where, f"{template.label}: container '{container.get('name', path[-1])}' has no ephemeral-storage {' or '.join(missing)}: "
+                           "logs and scratch files can fill the node's disk, and the kubelet then evicts pods at random",
+                    hint="add `resources: {requests: {ephemeral-storage: 1Gi}, limits: {ephemeral-storage: 2Gi}}` sized from observed usage",
+                    rule="REL018", key=True,
+                )

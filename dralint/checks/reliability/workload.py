@@ -13,6 +13,7 @@ from typing import Any, Iterator
 
 from dralint.lint.context import Context
 from dralint.diagnostics import Finding
+from dralint.k8s.autoscaling import autoscaler_of
 from dralint.k8s.labels import map_selector_matches
 from dralint.k8s.namespaces import by_namespace
 from dralint.k8s.objects import KubeObject, PodTemplate, pod_templates
@@ -96,15 +97,6 @@ def check_probes(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
                 )
 
 
-def autoscaled(ctx: Context, obj: KubeObject) -> KubeObject | None:
-    """A HorizontalPodAutoscaler of the run that scales ``obj``."""
-    for hpa in by_namespace(ctx, "HorizontalPodAutoscaler").get(obj.namespace, []):
-        ref = hpa.get(("spec", "scaleTargetRef"))
-        if isinstance(ref, dict) and ref.get("kind") == obj.kind and ref.get("name") == obj.name:
-            return hpa
-    return None
-
-
 def _replicas(obj: KubeObject) -> int:
     value = obj.get(("spec", "replicas"))
     return value if isinstance(value, int) and not isinstance(value, bool) else 1
@@ -116,7 +108,7 @@ def check_replicas(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     if obj.kind == "Rollout" and obj.group != "argoproj.io":
         return
     replicas = _replicas(obj)
-    if replicas == 1 and autoscaled(ctx, obj) is None:
+    if replicas == 1 and autoscaler_of(ctx, obj) is None:
         where = ("spec", "replicas") if obj.get(("spec", "replicas")) is not None else ("spec",)
         yield obj.finding(
             where, f"{obj.display} runs a single replica: every rollout, eviction or node failure takes it down",
@@ -134,14 +126,30 @@ def check_replicas(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
 
 @object_check("REL011", kinds={"HorizontalPodAutoscaler"})
 def check_hpa_minimum(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
-    """Autoscalers that may scale down to one replica."""
+    """Autoscalers that may scale below ``hpa-min-replicas`` (2 unless configured)."""
+    floor = ctx.options.hpa_min_replicas
     minimum = obj.get(("spec", "minReplicas"))
-    if minimum is None or (isinstance(minimum, int) and not isinstance(minimum, bool) and minimum < 2):
+    if minimum is None or (isinstance(minimum, int) and not isinstance(minimum, bool) and minimum < floor):
         where = ("spec", "minReplicas") if minimum is not None else ("spec",)
+        shown = minimum if minimum is not None else 1
         yield obj.finding(
-            where, f"{obj.display} may scale down to {minimum if minimum is not None else 1} replica (minReplicas {'is ' + str(minimum) if minimum is not None else 'defaults to 1'})",
-            hint="set `spec: {minReplicas: 2}`", key=minimum is None,
+            where, f"{obj.display} may scale down to {shown} replica{'s' if shown > 1 else ''} (minReplicas {'is ' + str(minimum) if minimum is not None else 'defaults to 1'})"
+                   + (f"; the configured minimum is {floor}" if floor != 2 else ""),
+            hint=f"set `spec: {{minReplicas: {floor}}}`", key=minimum is None,
         )
+
+
+@object_check("REL022", kinds={"HorizontalPodAutoscaler"})
+def check_hpa_range(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
+    """Autoscalers whose maxReplicas leaves no room above minReplicas, so they never scale."""
+    minimum = obj.get(("spec", "minReplicas"), 1)
+    maximum = obj.get(("spec", "maxReplicas"))
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in (minimum, maximum)) or maximum != minimum:
+        return
+    yield obj.finding(
+        ("spec", "maxReplicas"), f"{obj.display} has maxReplicas {maximum} and minReplicas {minimum}: it can never scale up, so it only pins the replica count",
+        hint=f"raise maxReplicas above {minimum}, or drop the autoscaler and set the workload's replicas", rule="REL022",
+    )
 
 
 @object_check("REL010", "REL013")
@@ -168,3 +176,51 @@ def check_pod_spec_hygiene(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
                     )
                 else:
                     first[name] = index
+
+
+#: Pull policies that reuse an image already on the node.
+_CACHED_PULL = frozenset({"IfNotPresent", "Never"})
+
+
+@object_check("REL016")
+def check_pull_policy(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
+    """A mutable image (``:latest`` or no tag) that the node is told not to pull again.
+
+    The API server defaults such images to ``Always``; an explicit ``IfNotPresent`` or
+    ``Never`` overrides that, so nodes keep whichever build they pulled first. Pinned images
+    are not reported: pulling them again cannot change what runs (Polaris asks for ``Always``
+    everywhere; dralint follows the server's default).
+    """
+    for template in pod_templates(obj):
+        for path, container in template.containers():
+            image, policy = container.get("image"), container.get("imagePullPolicy")
+            if not isinstance(image, str) or not image.strip() or policy not in _CACHED_PULL:
+                continue
+            tag = image_tag(image.strip())
+            if tag is None or tag == "latest":
+                yield obj.finding(
+                    path + ("imagePullPolicy",), f"{template.label}: image {image} can change, but imagePullPolicy {policy} keeps whichever build a node pulled first, "
+                                                 "so nodes run different code",
+                    hint="pin the image to a version tag or digest, or drop imagePullPolicy (it then defaults to Always)", rule="REL016",
+                )
+
+
+@object_check("REL021")
+def check_identical_probes(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
+    """Liveness probes that are copies of the readiness probe, thresholds included.
+
+    A readiness failure (a slow dependency, a full queue) should only take the pod out of its
+    Services; an identical liveness probe fails at the same moment and restarts every replica,
+    turning a brownout into an outage. A liveness probe with the same check but more patient
+    thresholds is fine and not reported.
+    """
+    for template in pod_templates(obj):
+        for path, container in running_containers(template):
+            liveness, readiness = container.get("livenessProbe"), container.get("readinessProbe")
+            if isinstance(liveness, dict) and liveness and liveness == readiness:
+                yield obj.finding(
+                    path + ("livenessProbe",), f"{template.label}: container '{container.get('name', path[-1])}' has a livenessProbe identical to its readinessProbe: "
+                                               "when it is not ready it is also restarted, on every replica at once",
+                    hint="give the liveness probe a cheaper local check, or at least a higher failureThreshold than the readiness probe",
+                    rule="REL021", key=True, related=(obj.related(path + ("readinessProbe",), "the readiness probe", key=True),),
+                )

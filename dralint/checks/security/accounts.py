@@ -58,9 +58,12 @@ def check_service_account(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     for template in pod_templates(obj):
         account = service_account_name(template)
         disabled = _token_disabled(template, ctx, account)
-        if template.spec.get("automountServiceAccountToken") is None and not disabled and (obj.namespace, account) not in bound_accounts(ctx):
+        explicit = template.spec.get("automountServiceAccountToken") is True
+        if (explicit or template.spec.get("automountServiceAccountToken") is None) and not disabled and (obj.namespace, account) not in bound_accounts(ctx):
+            how = "sets automountServiceAccountToken: true" if explicit else "mounts a token"
             yield obj.finding(
-                template.path, f"{template.label} mounts a token for service account '{account}', and no RoleBinding or ClusterRoleBinding in the linted files gives that account any role",
+                template.path + ("automountServiceAccountToken",) if explicit else template.path,
+                f"{template.label} {how} for service account '{account}', and no RoleBinding or ClusterRoleBinding in the linted files gives that account any role",
                 hint="if the pod does not call the Kubernetes API, set `automountServiceAccountToken: false` in the pod spec (or on the ServiceAccount)",
                 rule="SEC014", key=True,
             )

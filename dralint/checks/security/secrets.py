@@ -1,4 +1,5 @@
-"""Secrets written into manifests: literal env values with secret-like names, private keys.
+"""Secrets written into manifests (literal env values with secret-like names, private keys,
+secret-looking ConfigMap values) and Secrets read into the environment.
 
 Names are split into words, so ``DB_PASSWORD`` and ``apiKey`` count while ``TOKEN_PATH``,
 ``PASSWORD_FILE`` or ``SECRET_NAME`` (which point at a secret rather than hold one) do not;
@@ -53,3 +54,60 @@ def check_env_secrets(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
                     yield obj.finding(path + ("env", index, "value"), f"{template.label}: env var {name} holds a private key in plain text", hint=hint, severity=Severity.ERROR)
                 elif secret_like(name) and _literal(value):
                     yield obj.finding(path + ("env", index, "value"), f"{template.label}: env var {name} looks like a secret and its value is written in the manifest", hint=hint)
+
+
+_ASSIGNMENT = re.compile(r"^\s*[\"']?([A-Za-z_][A-Za-z0-9_.-]*)[\"']?\s*[:=]\s*[\"']?([^\"'#\s][^\"'#]*?)[\"']?\s*$")
+
+
+def _placeholder(value: str) -> bool:
+    """Values filled in later (``${VAR}``, ``{{ .Values.x }}``, ``$(VAR)``) hold no secret."""
+    return "${" in value or "{{" in value or value.startswith("$(") or value.startswith("<")
+
+
+def configmap_secrets(key: str, value: object) -> Iterator[tuple[str, bool]]:
+    """(what, is_private_key) for each secret a ConfigMap entry seems to hold: a private key, a
+    secret-named key with a literal value, or such an assignment inside an embedded config file."""
+    if not isinstance(value, str):
+        return
+    if _PRIVATE_KEY.search(value):
+        yield "a private key", True
+        return
+    if "\n" not in value.strip() and secret_like(key.replace(".", "_").replace("-", "_")):
+        if _literal(value) and not _placeholder(value.strip()):
+            yield f"key {key} looks like a secret and has a literal value", False
+        return
+    for line in value.splitlines():
+        found = _ASSIGNMENT.match(line)
+        if found and secret_like(found.group(1).replace(".", "_").replace("-", "_")) and _literal(found.group(2)) and not _placeholder(found.group(2)):
+            yield f"key {key} sets {found.group(1)} to a literal value", False
+            return
+
+
+@object_check("SEC046", kinds={"ConfigMap"})
+def check_configmap_secrets(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
+    """Secret-looking values in a ConfigMap, which anyone who may read ConfigMaps can see."""
+    data = obj.get(("data",))
+    for key, value in (data.items() if isinstance(data, dict) else ()):
+        for what, private in configmap_secrets(str(key), value):
+            yield obj.finding(("data", key), f"{obj.display}: {what}; ConfigMaps are readable by far more accounts than Secrets and are not encrypted at rest",
+                              hint="move the value to a Secret (mounted as a file) and keep only non-secret settings in the ConfigMap",
+                              severity=Severity.ERROR if private else None)
+
+
+@object_check("SEC045", kinds=None)
+def check_secret_env(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
+    """Secrets read into environment variables (``secretKeyRef``, ``envFrom.secretRef``)."""
+    for template in pod_templates(obj):
+        for path, container in template.containers():
+            env = container.get("env")
+            for index, var in enumerate(env if isinstance(env, list) else []):
+                source = var.get("valueFrom") if isinstance(var, dict) else None
+                if isinstance(source, dict) and isinstance(source.get("secretKeyRef"), dict):
+                    yield obj.finding(path + ("env", index, "valueFrom", "secretKeyRef"), f"{template.label}: env var {var.get('name', '?')} is read from a Secret; "
+                                      "environment variables leak into crash dumps, child processes and `kubectl describe` output of some tools",
+                                      hint="mount the Secret as a file (`volumes: [{secret: {secretName: ...}}]`) and read it there", rule="SEC045", key=True)
+            env_from = container.get("envFrom")
+            for index, source in enumerate(env_from if isinstance(env_from, list) else []):
+                if isinstance(source, dict) and isinstance(source.get("secretRef"), dict):
+                    yield obj.finding(path + ("envFrom", index, "secretRef"), f"{template.label}: every key of a Secret is read into the environment",
+                                      hint="mount the Secret as a file and read it there", rule="SEC045", key=True)
