@@ -31,3 +31,11 @@ class LintOptions:
     fail_on: str = "error"
     min_score: int | None = None
     sarif_root: str = "."
+    # Rendering charts and overlays (dralint.lint.rendering): `helm template` settings for every
+    # chart, and per chart directory in `charts` ({values: [..], set: [..], release, namespace}).
+    helm_values: list[str] = field(default_factory=list)
+    helm_set: list[str] = field(default_factory=list)
+    helm_release: str = "release-name"
+    helm_namespace: str | None = None
+    helm_command: str = "helm"
+    charts: dict[str, dict] = field(default_factory=dict)

@@ -1,0 +1,131 @@
+"""Charts and overlays in a run: which settings render each one, and where findings land.
+
+Checks see a render like any other file. Afterwards every finding in a render moves to the
+file the user edits (the template, resource or patch its document came from), at the key's
+line when the key is written there literally, otherwise at the document's first line in that
+file; the place in the rendered text is kept in ``Diagnostic.rendered``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from typing import Any, Iterable
+
+from dralint.diagnostics import Diagnostic, Related, Span
+from dralint.lint.options import LintOptions
+from dralint.yaml.loader import DataPath, Document, SourceText, iter_paths
+from dralint.yaml.render import (
+    ChartSettings, RenderedSource, RenderIssue, RenderUnit, has_source_comments, helm_origins, read_files, render_chart,
+    render_overlay, stream_chart_resolver,
+)
+from dralint.yaml.sources import SourceFile
+from dralint.yaml.templates import KeyLine, locate_key
+
+def chart_settings(root: str, options: LintOptions) -> ChartSettings:
+    """The run's Helm settings for the chart at ``root``: its ``charts`` entry in the config
+    first, then the global ``--helm-*`` options (values files and ``--set`` pairs add up, later
+    ones win in helm; a release name or namespace of the chart's own entry wins)."""
+    real = os.path.realpath(root)
+    own: dict[str, Any] = next((v for k, v in options.charts.items() if os.path.realpath(k) == real), {})
+    return ChartSettings(
+        values=tuple(own.get("values", ())) + tuple(options.helm_values),
+        set=tuple(own.get("set", ())) + tuple(options.helm_set),
+        release=own.get("release") or options.helm_release,
+        namespace=own.get("namespace") or options.helm_namespace,
+    )
+
+
+def render_units(units: Iterable[RenderUnit], options: LintOptions) -> list[RenderedSource | RenderIssue]:
+    """Render every chart and overlay; each yields its output or one issue."""
+    return [render_chart(u, chart_settings(u.root, options), options.helm_command) if u.tool == "helm" else render_overlay(u)
+            for u in units]
+
+
+def as_stream(source: SourceFile) -> SourceFile:
+    """A piped-in ``helm template`` render becomes a render whose findings map to templates."""
+    if not has_source_comments(source.text):
+        return source
+    origins = helm_origins(source.text, stream_chart_resolver())
+    if not any(o.path for o in origins):
+        return source
+    return RenderedSource(source.path, source.text, origins, read_files(o.path for o in origins), generated=False)
+
+
+# --- moving findings to the files the user edits -------------------------------------------------
+
+def _keys(path: DataPath) -> list[str]:
+    return [step for step in path if isinstance(step, str)]
+
+
+def _path_at(doc: Document, line: int, column: int) -> tuple[DataPath, bool]:
+    """The deepest path whose key starts at, or whose value holds, (line, column); and whether
+    the point is on the key."""
+    best: DataPath = ()
+    on_key = False
+    for path, _ in iter_paths(doc.data):
+        if not path or len(path) <= len(best):
+            continue
+        key = doc.locate(path, key=True)
+        if isinstance(path[-1], str) and (key.line, key.column) == (line, column):
+            best, on_key = path, True
+            continue
+        value = doc.locate(path)
+        if (value.line, value.column) <= (line, column) < (value.end_line, value.end_column):
+            best, on_key = path, False
+    return best, on_key
+
+
+class Remapper:
+    """Moves the findings of one run's renders to the files their documents came from."""
+
+    def __init__(self, renders: dict[str, RenderedSource], documents: dict[str, list[Document]]):
+        self.renders = renders
+        self.documents = documents
+        self.texts = {f.path: SourceText(f.path, f.text) for r in renders.values() for f in r.files}
+
+    def diagnostic(self, diag: Diagnostic) -> Diagnostic:
+        span = self.span(diag.span)
+        if span == diag.span:
+            return diag
+        related = tuple(Related(self.span(r.span), r.message) for r in diag.related)
+        return dataclasses.replace(diag, span=span, related=related, rendered=diag.span)
+
+    def span(self, span: Span) -> Span:
+        """``span`` in the file the user edits, or unchanged when it is in no known document."""
+        render = self.renders.get(span.path)
+        origin = render.origin_at(span.line) if render is not None else None
+        if origin is None or origin.path is None or origin.path not in self.texts:
+            return span
+        doc = next((d for d in self.documents.get(span.path, ()) if _holds(d, span.line)), None)
+        path, on_key = _path_at(doc, span.line, span.column) if doc is not None else ((), False)
+        keys = _keys(path)
+        for candidate in (*origin.patches, origin.path):
+            text = self.texts.get(candidate)
+            found = locate_key(text.text, keys) if text is not None and keys else None
+            if found is not None:
+                return _at_key(candidate, found, span, on_key, self._rendered_value(doc, path))
+        first = locate_key(self.texts[origin.path].text, ["kind"])
+        line = first.line if first is not None else 1
+        return Span(origin.path, line, 1, line, len(self.texts[origin.path].line_text(line)) + 1)
+
+    def _rendered_value(self, doc: Document | None, path: DataPath) -> str | None:
+        if doc is None or not path:
+            return None
+        value = doc.locate(path)
+        if value.line != value.end_line:
+            return None
+        return doc.source.line_text(value.line)[value.column - 1:value.end_column - 1]
+
+
+def _holds(doc: Document, line: int) -> bool:
+    whole = doc.locate(())
+    return whole.line <= line <= whole.end_line
+
+
+def _at_key(path: str, found: KeyLine, rendered: Span, on_key: bool, rendered_value: str | None) -> Span:
+    """The key in the source file, or its value when the rendered value is written there as is."""
+    start = found.value_column
+    if not on_key and start is not None and rendered_value is not None and found.value_text == rendered_value:
+        return Span(path, found.line, start, found.line, start + len(rendered_value))
+    return Span(path, found.line, found.column, found.line, found.column + len(found.key))
