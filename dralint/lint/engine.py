@@ -346,23 +346,20 @@ def _from_renders(diagnostics: list[Diagnostic], scanned: _Loaded) -> tuple[list
             documents.setdefault(obj.path, []).append(obj.doc)
     remapper = Remapper(scanned.renders, documents)
     moved = [remapper.diagnostic(d) if d.span.path in scanned.renders else d for d in diagnostics]
-    files: list[FileResult] = []
+    by_path: dict[str, FileResult] = {}
     for result in scanned.files:
-        render = scanned.renders.get(result.path)
-        if render is None:
-            files.append(result)
-            continue
-        per_file: dict[str, FileResult] = {}
-        for obj in scanned.objects:
-            if obj.path == result.path:
-                origin = render.origin_at(obj.span(()).line)
-                target = origin.path if origin is not None and origin.path in remapper.texts else result.path
-                per_file.setdefault(target, FileResult(target)).objects += 1
-        for diag in moved:
-            if diag.rendered is not None and diag.rendered.path == result.path:
-                per_file.setdefault(diag.span.path, FileResult(diag.span.path))
-        per_file.setdefault(result.path, FileResult(result.path))
-        files.extend(f for f in per_file.values() if f.objects or f.path != result.path or any(d.span.path == f.path for d in moved))
+        if result.path not in scanned.renders:
+            by_path.setdefault(result.path, result)
+    for obj in scanned.objects:
+        render = scanned.renders.get(obj.path)
+        if render is not None:
+            origin = render.origin_at(obj.span(()).line)
+            target = origin.path if origin is not None and origin.path in remapper.texts else obj.path
+            by_path.setdefault(target, FileResult(target)).objects += 1
+    for diag in moved:
+        if diag.rendered is not None or diag.span.path in scanned.renders:
+            by_path.setdefault(diag.span.path, FileResult(diag.span.path))
+    files = list(by_path.values())
     return moved, files
 
 

@@ -20,7 +20,7 @@ from dralint.yaml.render import (
     render_overlay, stream_chart_resolver,
 )
 from dralint.yaml.sources import SourceFile
-from dralint.yaml.templates import KeyLine, locate_key
+from dralint.yaml.templates import KeyLine, document_start, locate_key
 
 def chart_settings(root: str, options: LintOptions) -> ChartSettings:
     """The run's Helm settings for the chart at ``root``: its ``charts`` entry in the config
@@ -105,8 +105,7 @@ class Remapper:
             found = locate_key(text.text, keys) if text is not None and keys else None
             if found is not None:
                 return _at_key(candidate, found, span, on_key, self._rendered_value(doc, path))
-        first = locate_key(self.texts[origin.path].text, ["kind"])
-        line = first.line if first is not None else 1
+        line = document_start(self.texts[origin.path].text)
         return Span(origin.path, line, 1, line, len(self.texts[origin.path].line_text(line)) + 1)
 
     def _rendered_value(self, doc: Document | None, path: DataPath) -> str | None:

@@ -94,3 +94,19 @@ def locate_key(text: str, keys: list[str]) -> KeyLine | None:
         if parents == list(reversed(keys[:-1])):
             candidates.append(KeyLine(index + 1, found[1] + 1, keys[-1], line))
     return candidates[0] if len(candidates) == 1 else None
+
+
+def document_start(text: str) -> int:
+    """1-based first line of the document that holds the file's top-level ``kind:`` key (the
+    line after the ``---`` before it, blank lines and comments passed over); 1 when the file
+    holds no such key or several."""
+    lines = text.split("\n")
+    kind = locate_key(text, ["kind"])
+    if kind is None:
+        return 1
+    start = kind.line - 1
+    while start > 0 and not lines[start - 1].startswith("---"):
+        start -= 1
+    while start < kind.line - 1 and (not lines[start].strip() or lines[start].lstrip().startswith("#")):
+        start += 1
+    return start + 1
