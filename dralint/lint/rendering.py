@@ -104,17 +104,17 @@ class Remapper:
             text = self.texts.get(candidate)
             found = locate_key(text.text, keys) if text is not None and keys else None
             if found is not None:
-                return _at_key(candidate, found, span, on_key, self._rendered_value(doc, path))
+                return _at_key(candidate, found, span, on_key, self._rendered_value(doc, path) if doc is not None else None)
         line = document_start(self.texts[origin.path].text)
         return Span(origin.path, line, 1, line, len(self.texts[origin.path].line_text(line)) + 1)
 
-    def _rendered_value(self, doc: Document | None, path: DataPath) -> str | None:
-        if doc is None or not path:
+    @staticmethod
+    def _rendered_value(doc: Document, path: DataPath) -> tuple[Span, str] | None:
+        """The value at ``path`` in the render and its text, when it is on one line."""
+        value = doc.locate(path) if path else None
+        if value is None or value.line != value.end_line:
             return None
-        value = doc.locate(path)
-        if value.line != value.end_line:
-            return None
-        return doc.source.line_text(value.line)[value.column - 1:value.end_column - 1]
+        return value, doc.source.line_text(value.line)[value.column - 1:value.end_column - 1]
 
 
 def _holds(doc: Document, line: int) -> bool:
@@ -122,9 +122,14 @@ def _holds(doc: Document, line: int) -> bool:
     return whole.line <= line <= whole.end_line
 
 
-def _at_key(path: str, found: KeyLine, rendered: Span, on_key: bool, rendered_value: str | None) -> Span:
-    """The key in the source file, or its value when the rendered value is written there as is."""
+def _at_key(path: str, found: KeyLine, rendered: Span, on_key: bool, value: tuple[Span, str] | None) -> Span:
+    """The key in the source file; or, when the rendered value is written there as is, the
+    same characters of it that the rendered span covers (a CEL error inside an expression)."""
     start = found.value_column
-    if not on_key and start is not None and rendered_value is not None and found.value_text == rendered_value:
-        return Span(path, found.line, start, found.line, start + len(rendered_value))
+    if not on_key and start is not None and value is not None and found.value_text == value[1]:
+        where = value[0]
+        if rendered.line == rendered.end_line == where.line and where.column <= rendered.column < where.end_column:
+            offset = rendered.column - where.column
+            width = min(rendered.end_column, where.end_column) - rendered.column
+            return Span(path, found.line, start + offset, found.line, start + offset + max(1, width))
     return Span(path, found.line, found.column, found.line, found.column + len(found.key))
