@@ -11,12 +11,14 @@ HELM_VERSION=v3.22.0
 KUSTOMIZE_VERSION=v5.8.2
 dir="${DRALINT_TOOLS_DIR:-$HOME/.cache/dralint-tools}"
 mkdir -p "$dir"
-build() {  # build NAME MODULE@VERSION, unless $dir/NAME already reports VERSION
-    local name="$1" module="$2" version="${2##*@}"
-    if [ -x "$dir/$name" ] && "$dir/$name" version 2>/dev/null | grep -q "${version#v}"; then
+build() {  # build NAME MODULE@VERSION, unless a stamp says $dir/NAME is that version
+    # (a stamp, because `helm version` of a go-installed helm prints only "v3.22")
+    local name="$1" module="$2" stamp="$dir/.$1-${2##*@}"
+    if [ -x "$dir/$name" ] && [ -f "$stamp" ]; then
         return
     fi
     (cd "$(mktemp -d)" && GOBIN="$dir" GOFLAGS=-mod=mod go install "$module") >&2
+    touch "$stamp"
 }
 build helm "helm.sh/helm/v3/cmd/helm@$HELM_VERSION"
 build kustomize "sigs.k8s.io/kustomize/kustomize/v5@$KUSTOMIZE_VERSION"
