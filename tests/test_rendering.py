@@ -406,3 +406,25 @@ def test_the_kustomize_recordings_match_real_kustomize(real_tools, tmp_path):
         done = subprocess.run([_real("kustomize"), "build", str(wrapper)], capture_output=True, text=True, check=True)
         recorded = (RENDERS / f"kustomize-{overlay}.yaml").read_text(encoding="utf-8")
         assert done.stdout == recorded.replace("@REPO@", os.path.relpath(REPO, wrapper))
+
+
+def test_sarif_offers_no_automatic_fix_for_a_rendered_finding(tools):
+    from dralint.fix.runner import fix_replacements
+
+    tools("kustomize", "kustomize-prod.yaml")
+    result = lint([PROD])
+    assert _only(result, "API001").rendered is not None
+    assert fix_replacements(result) == {}
+
+
+def test_a_broken_kustomization_is_one_finding_never_a_traceback(tmp_path, at_repo):
+    overlay = tmp_path / "overlay"
+    overlay.mkdir()
+    (overlay / "kustomization.yaml").write_text("resources: [missing.yaml\n")
+    (overlay / "notes.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: notes\n")
+    if shutil.which("kustomize") is None and shutil.which("kubectl") is None:
+        pytest.skip("needs kustomize or kubectl on PATH to see the build fail")
+    result = lint([str(overlay)])
+    failed = _only(result, "YAML014")
+    assert failed.span.path == str(overlay / "kustomization.yaml")
+    assert "notes.yaml" in {Path(f.path).name for f in result.files}  # not a resource: linted as a file
