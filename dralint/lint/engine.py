@@ -340,11 +340,11 @@ def _run(
 def _from_renders(diagnostics: list[Diagnostic], scanned: _Loaded) -> tuple[list[Diagnostic], list[FileResult]]:
     """Findings in renders moved to the files the user edits, and per-file figures for those
     files: each counts the rendered objects whose documents came from it."""
-    documents: dict[str, list[Document]] = {}
+    documents: dict[str, dict[int, Document]] = {}
     for obj in scanned.objects:
-        if obj.path in scanned.renders and all(d is not obj.doc for d in documents.get(obj.path, ())):
-            documents.setdefault(obj.path, []).append(obj.doc)
-    remapper = Remapper(scanned.renders, documents)
+        if obj.path in scanned.renders:
+            documents.setdefault(obj.path, {})[id(obj.doc)] = obj.doc  # a List's items share one
+    remapper = Remapper(scanned.renders, {path: list(docs.values()) for path, docs in documents.items()})
     moved = [remapper.diagnostic(d) if d.span.path in scanned.renders else d for d in diagnostics]
     by_path: dict[str, FileResult] = {}
     for result in scanned.files:

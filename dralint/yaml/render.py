@@ -417,8 +417,11 @@ def strip_build_metadata(text: str) -> str:
 
 def _drop_empty_annotations(text: str) -> str:
     lines = text.split("\n")
+    in_metadata = False
     for index, line in enumerate(lines):
+        if line and not line.startswith(" "):
+            in_metadata = line.startswith("metadata:")
         following = lines[index + 1] if index + 1 < len(lines) else ""
-        if line == "  annotations:" and not following.startswith("    "):
+        if in_metadata and line == "  annotations:" and not following.startswith("    "):
             return "\n".join(lines[:index] + lines[index + 1:])
     return text
