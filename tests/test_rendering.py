@@ -41,9 +41,9 @@ def _line_of(path: str, text: str) -> int:
     return next(n for n, line in enumerate(lines, 1) if text in line)
 
 
-def fake_tool(bin_dir: Path, name: str, render: str, log: Path) -> None:
+def fake_tool(bin_dir: Path, name: str, render: str, log: Path, root: Path = REPO) -> None:
     """A stand-in for helm or kustomize: logs its arguments and prints ``render`` (a recorded
-    render, where ``@REPO@`` becomes the repository's path relative to the directory built)."""
+    render, where ``@REPO@`` becomes ``root``'s path relative to the directory built)."""
     bin_dir.mkdir(exist_ok=True)
     script = bin_dir / name
     script.write_text(
@@ -52,7 +52,7 @@ def fake_tool(bin_dir: Path, name: str, render: str, log: Path) -> None:
         f"with open({str(log)!r}, 'a') as handle:\n"
         "    handle.write(json.dumps(sys.argv[1:]) + '\\n')\n"
         f"text = {render!r}\n"
-        f"sys.stdout.write(text.replace('@REPO@', os.path.relpath({str(REPO)!r}, sys.argv[-1])))\n",
+        f"sys.stdout.write(text.replace('@REPO@', os.path.relpath({str(root)!r}, sys.argv[-1])))\n",
         encoding="utf-8",
     )
     script.chmod(0o755)
@@ -70,9 +70,9 @@ def tools(tmp_path, monkeypatch, at_repo):
     bin_dir.mkdir()
     monkeypatch.setenv("PATH", str(bin_dir))
 
-    def install(name: str, recording: str, render: str | None = None) -> Path:
+    def install(name: str, recording: str, render: str | None = None, root: Path = REPO) -> Path:
         log = tmp_path / f"{name}.log"
-        fake_tool(bin_dir, name, render if render is not None else (RENDERS / recording).read_text(encoding="utf-8"), log)
+        fake_tool(bin_dir, name, render if render is not None else (RENDERS / recording).read_text(encoding="utf-8"), log, root)
         return log
 
     return install
@@ -428,3 +428,65 @@ def test_a_broken_kustomization_is_one_finding_never_a_traceback(tmp_path, at_re
     failed = _only(result, "YAML014")
     assert failed.span.path == str(overlay / "kustomization.yaml")
     assert "notes.yaml" in {Path(f.path).name for f in result.files}  # not a resource: linted as a file
+
+
+CLAIM = """apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata:
+  name: {name}
+spec:
+  spec:
+    devices:
+      requests:
+      - name: gpu
+        exactly:
+          deviceClassName: gpu.nvidia.com
+          selectors:
+          - cel:
+              expression: {expression}
+"""
+GOOD_CEL = "device.driver == 'gpu.nvidia.com'"
+BAD_CEL = "device.attributes['gpu.nvidia.com'].driverVersion >= '550'"
+
+
+def test_a_template_with_several_documents_maps_to_the_right_one(tools, tmp_path):
+    chart = tmp_path / "chart"
+    (chart / "templates").mkdir(parents=True)
+    (chart / "Chart.yaml").write_text("apiVersion: v2\nname: claims\nversion: 0.1.0\n")
+    template = CLAIM.format(name="{{ .Release.Name }}-a", expression=GOOD_CEL) + "---\n" + CLAIM.format(name="{{ .Release.Name }}-b", expression=BAD_CEL)
+    (chart / "templates" / "claims.yaml").write_text(template)
+    render = "".join(f"---\n# Source: claims/templates/claims.yaml\n{CLAIM.format(name=name, expression=cel)}"
+                     for name, cel in (("r-a", GOOD_CEL), ("r-b", BAD_CEL)))
+    tools("helm", "", render=render)
+    diag = _only(lint([str(chart)]), "CEL011")
+    assert (diag.span.path, diag.span.line) == (str(chart / "templates" / "claims.yaml"), template.split("\n").index(f"              expression: {BAD_CEL}") + 1)
+
+
+def test_a_resource_file_with_several_objects_maps_by_kind_and_name(tools, tmp_path):
+    overlay = tmp_path / "overlay"
+    overlay.mkdir()
+    (overlay / "kustomization.yaml").write_text("namePrefix: prod-\nresources:\n- claims.yaml\n")
+    resource = CLAIM.format(name="a", expression=GOOD_CEL) + "---\n" + CLAIM.format(name="b", expression=BAD_CEL)
+    (overlay / "claims.yaml").write_text(resource)
+    origin = "  annotations:\n    config.kubernetes.io/origin: |\n      path: @REPO@/overlay/claims.yaml\n"
+    render = "---\n".join(CLAIM.format(name=f"prod-{n}", expression=cel).replace("metadata:\n", "metadata:\n" + origin)
+                           for n, cel in (("a", GOOD_CEL), ("b", BAD_CEL)))
+    tools("kustomize", "", render=render, root=tmp_path)
+    result = lint([str(overlay)])
+    diag = _only(result, "CEL011")
+    assert (diag.span.path, diag.span.line) == (str(overlay / "claims.yaml"), resource.split("\n").index(f"              expression: {BAD_CEL}") + 1)
+    assert "config.kubernetes.io" not in result.sources[diag.rendered.path].text
+
+
+def test_the_cli_passes_the_helm_options(tools, tmp_path):
+    log = tools("helm", "helm-gpu-training.yaml")
+    values = tmp_path / "prod.yaml"
+    values.write_text("workers: 1\n")
+    done = subprocess.run([sys.executable, "-m", "dralint", "lint", "--no-config", "--format", "json", "--helm-values", str(values),
+                           "--helm-set", "gpusPerWorker=4", "--helm-release", "nightly", "--helm-namespace", "ml", CHART],
+                          capture_output=True, text=True, env={**os.environ})
+    assert done.returncode == 1, done.stderr
+    assert json.loads(log.read_text().splitlines()[0]) == [
+        "template", "nightly", CHART, "--namespace", "ml", "--values", str(values), "--set", "gpusPerWorker=4"]
+    report = json.loads(done.stdout)
+    assert [d["path"] for d in report["diagnostics"] if d["rule"] == "CEL011"] == [CLAIM_TEMPLATE]

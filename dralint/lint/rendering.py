@@ -16,11 +16,11 @@ from dralint.diagnostics import Diagnostic, Related, Span
 from dralint.lint.options import LintOptions
 from dralint.yaml.loader import DataPath, Document, SourceText, iter_paths
 from dralint.yaml.render import (
-    ChartSettings, RenderedSource, RenderIssue, RenderUnit, has_source_comments, helm_origins, read_files, render_chart,
+    ChartSettings, Origin, RenderedSource, RenderIssue, RenderUnit, has_source_comments, helm_origins, read_files, render_chart,
     render_overlay, stream_chart_resolver,
 )
 from dralint.yaml.sources import SourceFile
-from dralint.yaml.templates import KeyLine, document_start, locate_key
+from dralint.yaml.templates import KeyLine, document_start, locate_key, sections
 
 def chart_settings(root: str, options: LintOptions) -> ChartSettings:
     """The run's Helm settings for the chart at ``root``: its ``charts`` entry in the config
@@ -94,19 +94,37 @@ class Remapper:
     def span(self, span: Span) -> Span:
         """``span`` in the file the user edits, or unchanged when it is in no known document."""
         render = self.renders.get(span.path)
-        origin = render.origin_at(span.line) if render is not None else None
+        if render is None:
+            return span
+        origin = render.origin_at(span.line)
         if origin is None or origin.path is None or origin.path not in self.texts:
             return span
         doc = next((d for d in self.documents.get(span.path, ()) if _holds(d, span.line)), None)
         path, on_key = _path_at(doc, span.line, span.column) if doc is not None else ((), False)
         keys = _keys(path)
+        identity = _identity(doc)
         for candidate in (*origin.patches, origin.path):
             text = self.texts.get(candidate)
-            found = locate_key(text.text, keys) if text is not None and keys else None
+            if text is None or not keys:
+                continue
+            found = locate_key(text.text, keys, self._section(candidate, origin, render, identity))
             if found is not None:
                 return _at_key(candidate, found, span, on_key, self._rendered_value(doc, path) if doc is not None else None)
-        line = document_start(self.texts[origin.path].text)
-        return Span(origin.path, line, 1, line, len(self.texts[origin.path].line_text(line)) + 1)
+        text = self.texts[origin.path]
+        line = document_start(text.text, self._section(origin.path, origin, render, identity))
+        return Span(origin.path, line, 1, line, len(text.line_text(line)) + 1)
+
+    def _section(self, path: str, origin: Origin, render: RenderedSource, identity: tuple[str, str]) -> tuple[int, int] | None:
+        """The lines of the document of ``path`` an object came from, when the file holds
+        several: for Helm the n-th part when the template renders as many documents as it
+        has parts, otherwise the one part declaring the object's kind and (literal) name."""
+        parts = sections(self.texts[path].text)
+        if len(parts) < 2:
+            return None
+        if path == origin.path and origin.part is not None and sum(1 for o in render.origins if o.path == path) == len(parts):
+            return parts[origin.part]
+        matches = [p for p in parts if _declares(self.texts[path].text, p, *identity)]
+        return matches[0] if len(matches) == 1 else None
 
     @staticmethod
     def _rendered_value(doc: Document, path: DataPath) -> tuple[Span, str] | None:
@@ -115,6 +133,25 @@ class Remapper:
         if value is None or value.line != value.end_line:
             return None
         return value, doc.source.line_text(value.line)[value.column - 1:value.end_column - 1]
+
+
+def _identity(doc: Document | None) -> tuple[str, str]:
+    data = doc.data if doc is not None and isinstance(doc.data, dict) else {}
+    metadata = data.get("metadata")
+    name = metadata.get("name", "") if isinstance(metadata, dict) else ""
+    return str(data.get("kind", "")), str(name)
+
+
+def _declares(text: str, part: tuple[int, int], kind: str, name: str) -> bool:
+    """Whether the document at ``part`` of a file is one of ``kind`` that may be ``name``: its
+    literal name is part of the rendered one (Kustomize adds prefixes and suffixes), or is
+    a template expression."""
+    written_kind = locate_key(text, ["kind"], part)
+    if written_kind is None or written_kind.value_text != kind:
+        return False
+    written_name = locate_key(text, ["metadata", "name"], part)
+    shown = written_name.value_text.strip("\"'") if written_name is not None else ""
+    return not shown or "{{" in shown or shown in name
 
 
 def _holds(doc: Document, line: int) -> bool:

@@ -50,13 +50,15 @@ class Origin:
 
     ``line`` and ``end_line`` (1-based, inclusive) delimit the document in the rendered text;
     ``path`` is the file the user edits, None when it cannot be found; ``patches`` are the patch
-    files that may have changed the object, latest first.
+    files that may have changed the object, latest first; ``part`` counts, from 0, the documents
+    rendered from the same template before this one (Helm only).
     """
 
     line: int
     end_line: int
     path: str | None
     patches: tuple[str, ...] = ()
+    part: int | None = None
 
 
 @dataclass(frozen=True)
@@ -238,12 +240,14 @@ def chart_file(root: str, source: str) -> str | None:
 def helm_origins(text: str, resolve: Callable[[str], str | None]) -> tuple[Origin, ...]:
     """One origin per ``# Source:``-labelled document of a Helm render."""
     origins: list[Origin] = []
+    seen: dict[str, int] = {}
     lines = text.split("\n")
     start, source = 1, None
     for number, line in enumerate(lines + ["---"], 1):
         if line.startswith("---"):
             if source is not None:
-                origins.append(Origin(start, number - 1, resolve(source)))
+                origins.append(Origin(start, number - 1, resolve(source), part=seen.get(source, 0)))
+                seen[source] = seen.get(source, 0) + 1
             start, source = number + 1, None
             continue
         match = _SOURCE_RE.match(line)

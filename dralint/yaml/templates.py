@@ -74,10 +74,27 @@ def _ancestors(lines: list[str], index: int, column: int) -> list[str]:
     return out
 
 
-def locate_key(text: str, keys: list[str]) -> KeyLine | None:
+def sections(text: str) -> list[tuple[int, int]]:
+    """1-based (first, last) lines of each ``---``-separated part of ``text`` that holds a
+    top-level key, in order: the documents a template or a multi-document file renders."""
+    out: list[tuple[int, int]] = []
+    lines = text.split("\n")
+    start, has_key = 1, False
+    for number, line in enumerate(lines + ["---"], 1):
+        if line.startswith("---"):
+            if has_key:
+                out.append((start, number - 1))
+            start, has_key = number + 1, False
+        elif _key_at(line) is not None and not line[:1].isspace() and not line.startswith("-"):
+            has_key = True
+    return out
+
+
+def locate_key(text: str, keys: list[str], within: tuple[int, int] | None = None) -> KeyLine | None:
     """The one line of ``text`` holding the last of ``keys`` under the others as its parents.
 
-    ``keys`` is the rendered path's mapping keys, outermost first (list indexes left out).
+    ``keys`` is the rendered path's mapping keys, outermost first (list indexes left out);
+    ``within`` limits the search to a range of lines (one document of the file).
     A line matches when its chain of parent keys in the file is exactly ``keys[:-1]``; a key
     that reaches the document through ``include`` or ``toYaml`` is not in the file literally
     and is not found.
@@ -86,7 +103,8 @@ def locate_key(text: str, keys: list[str]) -> KeyLine | None:
         return None
     lines = text.split("\n")
     candidates: list[KeyLine] = []
-    for index, line in enumerate(lines):
+    first, last = within if within is not None else (1, len(lines))
+    for index, line in enumerate(lines[first - 1:last], first - 1):
         found = _key_at(line)
         if found is None or found[2] != keys[-1]:
             continue
@@ -96,14 +114,14 @@ def locate_key(text: str, keys: list[str]) -> KeyLine | None:
     return candidates[0] if len(candidates) == 1 else None
 
 
-def document_start(text: str) -> int:
-    """1-based first line of the document that holds the file's top-level ``kind:`` key (the
-    line after the ``---`` before it, blank lines and comments passed over); 1 when the file
-    holds no such key or several."""
+def document_start(text: str, within: tuple[int, int] | None = None) -> int:
+    """1-based first line of the document holding the file's top-level ``kind:`` key (of the
+    document ``within`` those lines, if given), blank lines and comments passed over; 1 when
+    no single document fits."""
     lines = text.split("\n")
-    kind = locate_key(text, ["kind"])
+    kind = locate_key(text, ["kind"], within)
     if kind is None:
-        return 1
+        return within[0] if within is not None else 1
     start = kind.line - 1
     while start > 0 and not lines[start - 1].startswith("---"):
         start -= 1
