@@ -490,3 +490,12 @@ def test_the_cli_passes_the_helm_options(tools, tmp_path):
         "template", "nightly", CHART, "--namespace", "ml", "--values", str(values), "--set", "gpusPerWorker=4"]
     report = json.loads(done.stdout)
     assert [d["path"] for d in report["diagnostics"] if d["rule"] == "CEL011"] == [CLAIM_TEMPLATE]
+
+
+def test_a_render_that_is_not_yaml_is_a_syntax_finding_at_the_template(tools, tmp_path):
+    broken = tmp_path / "bin" / "helm"
+    broken.write_bytes(b"#!/bin/sh\nprintf -- '---\\n# Source: gpu-training/templates/job.yaml\\napiVersion: v1\\nkind: [oops\\n\\377\\n'\n")
+    broken.chmod(0o755)
+    diag = _only(lint([CHART]), "YAML001")
+    assert (diag.span.path, diag.span.line) == ("examples/helm-chart/templates/job.yaml", 1)
+    assert diag.rendered.path == "<helm template examples/helm-chart>"

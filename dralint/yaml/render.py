@@ -182,7 +182,8 @@ def _issue(unit: RenderUnit, kind: str, message: str) -> RenderIssue:
 
 def _run(command: list[str], unit: RenderUnit) -> str | RenderIssue:
     try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=RENDER_TIMEOUT_SECONDS, stdin=subprocess.DEVNULL)
+        done = subprocess.run(command, capture_output=True, encoding="utf-8", errors="replace", timeout=RENDER_TIMEOUT_SECONDS,
+                              stdin=subprocess.DEVNULL)
     except subprocess.TimeoutExpired:
         return _issue(unit, "render-failed", f"`{' '.join(command[:2])}` did not finish within {RENDER_TIMEOUT_SECONDS} s; {unit.root} was not linted")
     except OSError as error:
