@@ -370,8 +370,10 @@ def _safe(text: str) -> Any:
 
 
 def _origin_path(value: Any, wrapper: str) -> str | None:
+    """The file an origin annotation names: the resource's file, or for a generated object
+    (a ConfigMap or Secret generator) the kustomization that configured it."""
     data = _safe(value) if isinstance(value, str) else None
-    path = data.get("path") if isinstance(data, dict) and not data.get("repo") else None
+    path = (data.get("path") or data.get("configuredIn")) if isinstance(data, dict) and not data.get("repo") else None
     if not isinstance(path, str):
         return None
     real = os.path.realpath(os.path.join(wrapper, path))
