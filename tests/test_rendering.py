@@ -499,3 +499,17 @@ def test_a_render_that_is_not_yaml_is_a_syntax_finding_at_the_template(tools, tm
     diag = _only(lint([CHART]), "YAML001")
     assert (diag.span.path, diag.span.line) == ("examples/helm-chart/templates/job.yaml", 1)
     assert diag.rendered.path == "<helm template examples/helm-chart>"
+
+
+def test_a_generated_object_maps_to_the_kustomization_that_configured_it(tools, tmp_path):
+    overlay = tmp_path / "overlay"
+    overlay.mkdir()
+    (overlay / "kustomization.yaml").write_text("configMapGenerator:\n- name: settings\n  literals: [mode=train]\n")
+    render = ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  annotations:\n    config.kubernetes.io/origin: |\n"
+              "      configuredIn: @REPO@/overlay/kustomization.yaml\n      configuredBy:\n        apiVersion: builtin\n"
+              "        kind: ConfigMapGenerator\n  name: settings-7b8f\ndata:\n  mode: train\n  mode: twice\n")
+    tools("kustomize", "", render=render, root=tmp_path)
+    result = lint([str(overlay)])
+    diag = _only(result, "YAML002")
+    assert (diag.span.path, diag.span.line) == (str(overlay / "kustomization.yaml"), 1)
+    assert {f.path: f.objects for f in result.files} == {str(overlay / "kustomization.yaml"): 1}
