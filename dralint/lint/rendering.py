@@ -22,6 +22,7 @@ from dralint.yaml.render import (
 from dralint.yaml.sources import SourceFile
 from dralint.yaml.templates import KeyLine, document_start, locate_key, sections
 
+
 def chart_settings(root: str, options: LintOptions) -> ChartSettings:
     """The run's Helm settings for the chart at ``root``: its ``charts`` entry in the config
     first, then the global ``--helm-*`` options (values files and ``--set`` pairs add up, later
