@@ -87,6 +87,9 @@ class Diagnostic:
     object: ObjectRef | None = None
     field: str | None = None
     related: tuple[Related, ...] = ()
+    #: For a finding in a Helm or Kustomize render: where it is in the rendered text, while
+    #: ``span`` names the template, resource or patch the user edits.
+    rendered: Span | None = None
 
     @property
     def sort_key(self) -> tuple:

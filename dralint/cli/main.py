@@ -172,12 +172,18 @@ def _write(text: str, target: str | None) -> None:
 @click.option("--select", multiple=True, metavar="RULE", help="Only these rules (id, family prefix, name, category or tag).")
 @click.option("--ignore", multiple=True, metavar="RULE", help="Skip these rules (id, family prefix, name, category or tag).")
 @click.option("--stdin-filename", help="Name to report for input read from '-'.  [default: <stdin>]")
+@click.option("--helm-values", multiple=True, type=click.Path(dir_okay=False), metavar="FILE", help="Values file for every chart rendered (repeatable).")
+@click.option("--helm-set", multiple=True, metavar="KEY=VALUE", help="`helm template --set` for every chart rendered (repeatable).")
+@click.option("--helm-release", metavar="NAME", help="Release name charts are rendered with.  [default: release-name]")
+@click.option("--helm-namespace", metavar="NAMESPACE", help="Namespace charts are rendered into.")
 @click.pass_context
 def lint_command(ctx: click.Context, paths: tuple[str, ...], formats: tuple[str, ...], outputs: tuple[str, ...], color: str,
                  fail_on: str | None, min_score: int | None, config_path: str | None, no_config: bool, baseline: str | None,
                  write_baseline: str | None, sarif_root: str | None, exclude: tuple[str, ...], context_paths: tuple[str, ...],
                  slices: tuple[str, ...], feature_gates: str | None, closed_world: tuple[str, ...], profile: str | None, pss_level: str | None,
-                 select: tuple[str, ...], ignore: tuple[str, ...], stdin_filename: str | None) -> None:
+                 select: tuple[str, ...], ignore: tuple[str, ...], stdin_filename: str | None,
+                 helm_values: tuple[str, ...], helm_set: tuple[str, ...], helm_release: str | None,
+                 helm_namespace: str | None) -> None:
     """Lint manifests in PATHS (files, directories, or - for stdin; default: .)."""
     # click has validated FORMATS and OUTPUTS; pairing them needs their order on the command line.
     targets = report_targets(ctx.meta["dralint.raw_args"])
@@ -188,6 +194,8 @@ def lint_command(ctx: click.Context, paths: tuple[str, ...], formats: tuple[str,
         "feature_gates": parse_feature_gates(feature_gates) if feature_gates is not None else None,
         "profile": profile, "stdin_name": stdin_filename, "fail_on": fail_on, "min_score": min_score,
         "baseline": baseline, "sarif_root": sarif_root, "pss_level": pss_level,
+        "helm_values": list(helm_values), "helm_set": list(helm_set), "helm_release": helm_release,
+        "helm_namespace": helm_namespace,
     }
     options = _options(config, {k: v for k, v in given.items() if v is not None and v != [] and v != set()})
     try:

@@ -287,7 +287,8 @@ def fix_replacements(result: RunResult) -> dict[Diagnostic, tuple[Replacement, .
     out: dict[Diagnostic, tuple[Replacement, ...]] = {}
     for diag in result.diagnostics:
         source = result.sources.get(diag.span.path)
-        if diag.rule not in wanted or source is None:
+        if diag.rule not in wanted or source is None or diag.rendered is not None:
+            # a finding in a render: its fix would edit the render, not the template or patch
             continue
         try:
             single = apply_fixes(diag.span.path, source.text.encode("utf-8"), [diag])

@@ -32,7 +32,7 @@ CONFIG_NAMES = (".dralint.yaml", ".dralint.yml")
 PYPROJECT = "pyproject.toml"
 BAD_CONFIG, UNKNOWN_RULE = "CFG001", "CFG002"
 #: Fields whose values are file-system paths, resolved against the config file's directory.
-PATH_FIELDS = frozenset({"paths", "context", "slices", "baseline", "sarif_root"})
+PATH_FIELDS = frozenset({"paths", "context", "slices", "baseline", "sarif_root", "helm_values"})
 #: Fields whose values are fixed words.
 CHOICES: dict[str, tuple[str, ...]] = {"profile": PROFILES, "fail_on": FAIL_ON, "pss_level": PSS_LEVELS}
 #: Fields that name rules (by id, family, name, category or tag).
@@ -300,6 +300,8 @@ def _convert(type_text: str, value: Any, path: tuple) -> Any:
     if base in ("list[str]", "set[str]"):
         items = _str_list(value, path)
         return set(items) if base == "set[str]" else items
+    if base == "dict":
+        return _mapping(value, path)
     if base.startswith("dict[str, "):
         inner = base[len("dict[str, "):-1]
         return {k: _convert(inner, v, path + (k,)) for k, v in _mapping(value, path).items()}
@@ -346,7 +348,30 @@ def _check_value(name: str, value: Any, key: str, config: LoadedConfig) -> Any:
     if name == "per_path_ignores":
         for pattern, names in value.items():
             _rule_names(names, (key, pattern), config)
+    if name == "charts":
+        return _charts(value, key, config)
     return value
+
+
+#: What a ``charts`` entry may set, and the type of each setting.
+CHART_KEYS = {"values": "list[str]", "set": "list[str]", "release": "str", "namespace": "str | None"}
+
+
+def _charts(value: dict, key: str, config: LoadedConfig) -> dict:
+    """``charts: {DIR: {values, set, release, namespace}}``: each entry checked on its own."""
+    kept = {}
+    for chart, settings in value.items():
+        try:
+            entry = {}
+            for name, setting in _mapping(settings, (key, chart)).items():
+                if name not in CHART_KEYS:
+                    raise _Bad((key, chart, name), f"is not a chart setting (known: {', '.join(CHART_KEYS)})", key=True)
+                entry[name] = _convert(CHART_KEYS[name], setting, (key, chart, name))
+        except _Bad as bad:
+            _report(config, bad)
+            continue
+        kept[chart] = entry
+    return kept
 
 
 def _report(config: LoadedConfig, bad: _Bad) -> None:
@@ -385,4 +410,7 @@ def _validate(config: LoadedConfig, data: dict, base_dir: str) -> None:
         if spec.name == "per_path_ignores":
             config.written_patterns = {_rebase(p, base_dir): p for p in converted}
             converted = {_rebase(p, base_dir): names for p, names in converted.items()}
+        if spec.name == "charts":
+            converted = {_rebase(chart, base_dir): {**entry, **({"values": _rebase(entry["values"], base_dir)} if "values" in entry else {})}
+                         for chart, entry in converted.items()}
         config.values[spec.name] = _rebase(converted, base_dir) if spec.name in PATH_FIELDS else converted

@@ -21,7 +21,9 @@ from dralint.k8s.manifests import ShapeProblem, objects_from
 from dralint.k8s.objects import KubeObject
 from dralint.lint.options import LintOptions
 from dralint.lint.registry import Check, all_checks
+from dralint.lint.rendering import Remapper, as_stream, render_units
 from dralint.lint.score import score
+from dralint.yaml.render import RenderedSource, RenderIssue, plan
 from dralint.yaml.sources import FileIssue, SourceFile, discover, not_a_manifest, read
 from dralint.yaml.loader import Document, SourceText, YamlProblem, load
 
@@ -42,6 +44,8 @@ ENGINE_RULES = {
     "encoding": "YAML009",
     "not-a-manifest": "YAML010",
     "complex-key": "YAML011",
+    "renderer-missing": "YAML013",
+    "render-failed": "YAML014",
     "internal": "INT001",
 }
 
@@ -75,6 +79,8 @@ class RunResult:
     failed_gates: list[str] = field(default_factory=list)
     # The edits `dralint fix` would make, per diagnostic; computed only for reports that show them.
     fixes: dict[Diagnostic, tuple[Replacement, ...]] = field(default_factory=dict)
+    # Helm and Kustomize renders of the run, by their display path (see dralint.lint.rendering).
+    renders: dict[str, RenderedSource] = field(default_factory=dict)
 
     @property
     def objects(self) -> int:
@@ -187,6 +193,7 @@ class _Loaded:
     objects: list[KubeObject]
     sources: dict[str, SourceText]
     files: list[FileResult]
+    renders: dict[str, RenderedSource] = field(default_factory=dict)
 
 
 def _load_sources(items: Iterable[SourceFile | FileIssue], origin: str, collect: _Collector, report: bool) -> _Loaded:
@@ -196,11 +203,17 @@ def _load_sources(items: Iterable[SourceFile | FileIssue], origin: str, collect:
             if report:
                 collect.engine(item.kind, item.message, _issue_span(item))
                 loaded.files.append(FileResult(item.path))
+                if isinstance(item, RenderIssue) and item.text:
+                    loaded.sources[item.path] = SourceText(item.path, item.text)
             continue
         source = SourceText(item.path, item.text)
         loaded.sources[item.path] = source
         file_result = FileResult(item.path)
-        skip = not_a_manifest(item)
+        if isinstance(item, RenderedSource):
+            loaded.renders[item.path] = item
+            for origin_file in item.files:
+                loaded.sources.setdefault(origin_file.path, SourceText(origin_file.path, origin_file.text))
+        skip = None if isinstance(item, RenderedSource) else not_a_manifest(item)
         if skip is not None:
             if report:
                 collect.engine("not-a-manifest", skip.message, _issue_span(skip))
@@ -311,21 +324,61 @@ def _run(
         else:
             _run_check(check, ctx, collect, None)
     reported = {f.path for f in scanned.files} | {f.path for f in snapshot.files}
-    diagnostics = sorted({d for d in collect.diagnostics if d.span.path in reported}, key=lambda d: d.sort_key)
+    found = collect.diagnostics
+    if scanned.renders:
+        found, scanned.files = _from_renders(found, scanned)
+        reported |= {f.path for f in scanned.files}
+    diagnostics = sorted({d for d in found if d.span.path in reported}, key=lambda d: d.sort_key)
     files = scanned.files + [f for f in snapshot.files if any(d.span.path == f.path for d in diagnostics)]
     by_path = {f.path: f for f in files}
     for diag in diagnostics:
         if diag.span.path in by_path:
             by_path[diag.span.path].counts[diag.severity] += 1
     sources = {**scanned.sources, **snapshot.sources}
-    return RunResult(diagnostics, files, sources, ctx)
+    return RunResult(diagnostics, files, sources, ctx, renders=scanned.renders)
+
+
+def _from_renders(diagnostics: list[Diagnostic], scanned: _Loaded) -> tuple[list[Diagnostic], list[FileResult]]:
+    """Findings in renders moved to the files the user edits, and per-file figures for those
+    files: each counts the rendered objects whose documents came from it."""
+    documents: dict[str, dict[int, Document]] = {}
+    for obj in scanned.objects:
+        if obj.path in scanned.renders:
+            documents.setdefault(obj.path, {})[id(obj.doc)] = obj.doc  # a List's items share one
+    remapper = Remapper(scanned.renders, {path: list(docs.values()) for path, docs in documents.items()})
+    moved = [remapper.diagnostic(d) if d.span.path in scanned.renders else d for d in diagnostics]
+    by_path: dict[str, FileResult] = {}
+    for result in scanned.files:
+        if result.path not in scanned.renders:
+            by_path.setdefault(result.path, result)
+    for obj in scanned.objects:
+        render = scanned.renders.get(obj.path)
+        if render is not None:
+            origin = render.origin_at(obj.span(()).line)
+            target = origin.path if origin is not None and origin.path in remapper.texts else obj.path
+            by_path.setdefault(target, FileResult(target)).objects += 1
+    for diag in moved:
+        if diag.rendered is not None or diag.span.path in scanned.renders:
+            by_path.setdefault(diag.span.path, FileResult(diag.span.path))
+    files = list(by_path.values())
+    return moved, files
 
 
 def read_all(paths: list[str], options: LintOptions, stdin: BinaryIO | None = None) -> list[SourceFile | FileIssue]:
-    """Discover and read every file under ``paths``."""
+    """Discover and read every file under ``paths``; charts and overlays among them are
+    rendered, and the files they own are read only through the render."""
+    found = list(discover(paths, options.exclude))
+    work = plan(item for item in found if isinstance(item, str) and item != "-")
     out: list[SourceFile | FileIssue] = []
-    for item in discover(paths, options.exclude):
-        out.append(item if isinstance(item, FileIssue) else read(item, stdin, options.stdin_name, options.max_file_bytes))
+    for item in found:
+        if isinstance(item, FileIssue):
+            out.append(item)
+        elif item == "-":
+            read_item = read(item, stdin, options.stdin_name, options.max_file_bytes)
+            out.append(as_stream(read_item) if isinstance(read_item, SourceFile) else read_item)
+        elif os.path.realpath(item) not in work.owned:
+            out.append(read(item, stdin, options.stdin_name, options.max_file_bytes))
+    out.extend(render_units(work.units, options))
     return out
 
 

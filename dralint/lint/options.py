@@ -46,3 +46,11 @@ class LintOptions:
     required_annotations: list[str] = field(default_factory=list)
     #: The highest resolver ``ndots`` REL026 accepts for ClusterFirst pods; off while unset.
     max_dns_ndots: int | None = None
+    # Rendering charts and overlays (dralint.lint.rendering): `helm template` settings for every
+    # chart, and per chart directory in `charts` ({values: [..], set: [..], release, namespace}).
+    helm_values: list[str] = field(default_factory=list)
+    helm_set: list[str] = field(default_factory=list)
+    helm_release: str = "release-name"
+    helm_namespace: str | None = None
+    helm_command: str = "helm"
+    charts: dict[str, dict] = field(default_factory=dict)

@@ -19,6 +19,7 @@ Forms (a ``#`` inside a string value, such as a script in a ``|`` block, is text
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import fnmatch
 import re
@@ -249,6 +250,13 @@ def _meta_findings(suppressions: list[Suppression], enabled: dict[str, Rule], ca
     return out
 
 
+def _as_rendered(diag: Diagnostic) -> Diagnostic:
+    """A finding in a render at its rendered place, where the annotations of the rendered
+    object (and the comments of a piped-in render) apply."""
+    assert diag.rendered is not None
+    return dataclasses.replace(diag, span=diag.rendered)
+
+
 def apply(result: RunResult, options: LintOptions, today: dt.date,
           locate_config: Callable[[str], Span | None] = lambda _: None) -> Outcome:
     """Split the run's diagnostics into active and suppressed; report suppression problems."""
@@ -259,6 +267,9 @@ def apply(result: RunResult, options: LintOptions, today: dt.date,
     for obj in result.context.objects:
         documents.setdefault(obj.path, {})[id(obj.doc)] = obj.doc
     for source in result.sources.values():
+        render = result.renders.get(source.path)
+        if render is not None and render.generated:
+            continue  # its comments are the templates' own, read from the templates
         suppressions.extend(comment_suppressions(source, findings, documents.get(source.path, {}).values()))
     suppressions.extend(annotation_suppressions((o for o in result.context.objects if o.origin != "context"), findings))
     suppressions.extend(path_suppressions(options, locate_config))
@@ -269,7 +280,7 @@ def apply(result: RunResult, options: LintOptions, today: dt.date,
         hit = None
         for sup in live:
             selector = sup.selector_for(diag, catalog)
-            if selector is not None and sup.covers(diag):
+            if selector is not None and (sup.covers(diag) or (diag.rendered is not None and sup.covers(_as_rendered(diag)))):
                 sup.used.add(selector)
                 hit = hit or sup
         if hit is None:

@@ -13,7 +13,7 @@ from dralint.lint.engine import RunResult
 def diagnostic_dict(diag: Diagnostic) -> dict[str, Any]:
     """One diagnostic as the contract spells it."""
     obj = diag.object
-    return {
+    out: dict[str, Any] = {
         "rule": diag.rule,
         "name": diag.name,
         "severity": diag.severity.value,
@@ -28,6 +28,10 @@ def diagnostic_dict(diag: Diagnostic) -> dict[str, Any]:
         "field": diag.field,
         "related": [{"path": r.span.path, "line": r.span.line, "column": r.span.column, "message": r.message} for r in diag.related],
     }
+    if diag.rendered is not None:  # only for findings in a Helm or Kustomize render
+        span = diag.rendered
+        out["rendered"] = {"path": span.path, "line": span.line, "column": span.column, "endLine": span.end_line, "endColumn": span.end_column}
+    return out
 
 
 def document(result: RunResult) -> dict[str, Any]:

@@ -100,11 +100,16 @@ def _result(diag: Diagnostic, index: dict[str, int], fingerprint: str | None, ro
         obj = diag.object
         name = "/".join(p for p in (obj.kind, obj.namespace, obj.name) if p)
         out["locations"][0]["logicalLocations"] = [{"fullyQualifiedName": name + (f".{diag.field}" if diag.field else ""), "kind": "object"}]
-    if diag.related:
+    related = [(r.span, r.message) for r in diag.related]
+    if diag.rendered is not None:
+        related.append((diag.rendered, "where the finding is in the rendered output"))
+    if related:
         out["relatedLocations"] = [
-            {"id": i, "physicalLocation": _physical(r.span, root, artifacts), "message": {"text": r.message}}
-            for i, r in enumerate(diag.related, 1)
+            {"id": i, "physicalLocation": _physical(span, root, artifacts), "message": {"text": message}}
+            for i, (span, message) in enumerate(related, 1)
         ]
+    if diag.rendered is not None:
+        out["properties"] = {"rendered": _physical(diag.rendered, root, artifacts)}
     if fingerprint:
         out["partialFingerprints"] = {"primaryLocationLineHash": fingerprint, "dralint/v1": fingerprint}
     if suppression is not None:

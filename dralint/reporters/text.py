@@ -42,6 +42,10 @@ def _finding(diag: Diagnostic, result: RunResult, paint: _Paint) -> list[str]:
     lines = [head, *_snippet(diag, result, paint)]
     if diag.hint:
         lines.append(f"        hint: {diag.hint}")
+    if diag.rendered is not None:
+        shown = result.sources[diag.rendered.path].line_text(diag.rendered.line).strip() if diag.rendered.path in result.sources else ""
+        where = f"{diag.rendered.path}:{diag.rendered.line}:{diag.rendered.column}"
+        lines.append(f"        {paint('rendered', _DIM)}: {where}" + (f": {shown}" if shown else ""))
     for related in diag.related:
         lines.append(f"        {paint('note', _DIM)}: {related.span.path}:{related.span.line}:{related.span.column}: {related.message}")
     return lines

@@ -1,0 +1,3 @@
+{{- define "gpu-training.fullname" -}}
+{{- printf "%s-%s" .Release.Name .Chart.Name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
