@@ -348,3 +348,16 @@ status:
   reservedFor: [{resource: pods, name: p}]
 """
     assert _errors(text) == [(E.SERVER_WRITTEN, "status: is written by the server (status); it is ignored on create or rejected on apply")]
+
+
+def test_validation_inside_a_discarded_status_is_not_reported_but_decoding_is():
+    """Create resets status, so only what the JSON decoder rejects there still fails a request."""
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+           "spec": {"containers": [{"name": "c", "image": "registry.example/app:1"}]},
+           "status": {"containerStatuses": [{"name": "c"}]}}
+    assert [(e.rule, e.path) for e in validate_object(pod)] == [("API016", ("status",))]
+    pod["status"]["containerStatuses"][0]["bogus"] = 1
+    pod["status"]["containerStatuses"][0]["restartCount"] = "many"
+    rules = {(e.rule, e.path[-1]) for e in validate_object(pod)}
+    assert {("API001", "bogus"), ("API002", "restartCount")} <= rules
+    assert not any(rule == "API003" for rule, _ in rules)
