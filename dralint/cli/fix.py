@@ -15,6 +15,7 @@ import click
 from dralint.lint.catalog import load_catalog
 from dralint.fix.runner import FileFix, fix_bytes, fixable_rules, write_atomically
 from dralint.lint.options import PROFILES, LintOptions
+from dralint.lint.selectors import did_you_mean, split_names
 from dralint.yaml.sources import FileIssue, discover
 
 
@@ -23,12 +24,15 @@ def _rules(selected: tuple[str, ...]) -> set[str] | None:
     if not selected:
         return None
     available = fixable_rules()
-    by_name = {rule.name: rule.id for rule in load_catalog().values()}
+    catalog = load_catalog()
+    by_name = {rule.name: rule.id for rule in catalog.values()}
     chosen = set()
-    for item in selected:
+    for item in split_names(selected):
         rule = by_name.get(item, item.upper())
         if rule not in available:
-            raise click.BadParameter(f"{item!r} has no automatic fix; fixable rules: {', '.join(sorted(available))}", param_hint="--rule")
+            problem = "has no automatic fix" if rule in catalog else \
+                f"is not a dralint rule;{did_you_mean(item, [*available, *(catalog[r].name for r in available)])}"
+            raise click.BadParameter(f"{item!r} {problem}; fixable rules: {', '.join(sorted(available))}", param_hint="--rule")
         chosen.add(rule)
     return chosen
 

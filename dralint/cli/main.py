@@ -18,6 +18,9 @@ from dralint.k8s.allocator.examples import EXAMPLES
 from dralint.lint.baseline import BaselineError, baseline_document
 from dralint.lint.catalog import load_catalog
 from dralint.lint.config import LoadedConfig, find_config, load_config
+from dralint.lint.context import CLOSABLE_KINDS
+from dralint.k8s.features import DRA_GATES
+from dralint.lint.selectors import did_you_mean, selector_words, split_names, unknown_selectors
 from dralint.cli.config import config_command
 from dralint.lint.gate import lint_with_config
 from dralint.lint.options import FAIL_ON, PROFILES, LintOptions
@@ -37,14 +40,37 @@ def use_color(choice: str, stream: object) -> bool:
 
 
 def parse_feature_gates(value: str | None) -> dict[str, bool]:
-    """``Name=true,Other=false`` as Kubernetes components take it."""
+    """``Name=true,Other=false`` as Kubernetes components take it; names dralint models only."""
     gates: dict[str, bool] = {}
-    for item in filter(None, (part.strip() for part in (value or "").split(","))):
+    for item in split_names([value or ""]):
         name, sep, flag = item.partition("=")
         if not sep or flag.lower() not in ("true", "false"):
             raise click.BadParameter(f"{item!r} is not Name=true or Name=false", param_hint="--feature-gates")
-        gates[name.strip()] = flag.lower() == "true"
+        name = name.strip()
+        if name not in DRA_GATES:
+            raise click.BadParameter(f"{name!r} is not a Kubernetes v1.37 feature gate that dralint models;{did_you_mean(name, DRA_GATES)} "
+                                     f"known: {', '.join(sorted(DRA_GATES))}", param_hint="--feature-gates")
+        gates[name] = flag.lower() == "true"
     return gates
+
+
+def rule_selectors(values: tuple[str, ...], param: str) -> list[str]:
+    """``--select``/``--ignore`` values split at commas; a name that selects no rule is a usage error."""
+    names = split_names(values)
+    catalog = load_catalog().values()
+    for name in unknown_selectors(names, catalog):
+        raise click.BadParameter(f"{name!r} matches no dralint rule (by id, family, name, category or tag);"
+                                 f"{did_you_mean(name, selector_words(catalog))} `dralint rules` lists them", param_hint=param)
+    return names
+
+
+def closed_kinds(values: tuple[str, ...]) -> set[str]:
+    """``--closed-world`` kinds split at commas; only kinds whose completeness matters."""
+    kinds = set(split_names(values))
+    for kind in sorted(kinds - set(CLOSABLE_KINDS)):
+        raise click.BadParameter(f"{kind!r} is not a kind dralint resolves references to;{did_you_mean(kind, CLOSABLE_KINDS)} "
+                                 f"known: {', '.join(CLOSABLE_KINDS)}", param_hint="--closed-world")
+    return kinds
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -81,7 +107,7 @@ def _occurrences(raw: list[str]) -> list[tuple[str, str]]:
 def report_targets(raw: list[str]) -> list[tuple[str, str | None]]:
     """Which format goes where: an ``--output`` belongs to the ``--format`` before it.
 
-    ``--output FORMAT=FILE`` names its format; an ``--output`` given before any ``--format``
+    ``--output FORMAT=FILE`` names its format (an unknown FORMAT is a usage error); an ``--output`` given before any ``--format``
     goes to the first format still without a file (text when no format is given). At most
     one report may go to standard output.
     """
@@ -91,6 +117,9 @@ def report_targets(raw: list[str]) -> list[tuple[str, str | None]]:
         name, sep, path = value.partition("=")
         if kind == "format":
             targets.append([value, None])
+        elif sep and name.isalnum() and name not in FORMATS:
+            raise click.BadParameter(f"unknown format {name!r} in {value!r};{did_you_mean(name, FORMATS)} formats: {', '.join(FORMATS)} "
+                                     f"(write ./{value} for a file of that name)", param_hint="--output")
         elif sep and name in FORMATS:
             match = next((t for t in targets if t[0] == name and t[1] is None), None)
             if match is None:
@@ -182,7 +211,8 @@ def lint_command(ctx: click.Context, paths: tuple[str, ...], formats: tuple[str,
     config = _load_config(config_path, no_config)
     given: dict[str, object] = {
         "paths": list(paths), "exclude": list(exclude), "context": list(context_paths), "slices": list(slices),
-        "closed_world": set(closed_world), "select": list(select), "ignore": list(ignore),
+        "closed_world": closed_kinds(closed_world), "select": rule_selectors(select, "--select"),
+        "ignore": rule_selectors(ignore, "--ignore"),
         "feature_gates": parse_feature_gates(feature_gates) if feature_gates is not None else None,
         "profile": profile, "stdin_name": stdin_filename, "fail_on": fail_on, "min_score": min_score,
         "baseline": baseline, "sarif_root": sarif_root,

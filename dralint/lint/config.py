@@ -24,7 +24,7 @@ from typing import Any, Callable
 
 from dralint.lint.catalog import load_catalog
 from dralint.diagnostics import Finding, Severity, Span
-from dralint.lint.engine import rule_matches
+from dralint.lint.selectors import did_you_mean, selector_words, split_names, unknown_selectors
 from dralint.lint.options import FAIL_ON, PROFILES, LintOptions
 from dralint.yaml.loader import SourceText, load
 
@@ -309,11 +309,12 @@ def _convert(type_text: str, value: Any, path: tuple) -> Any:
 def _rule_names(names: list[str], path: tuple, config: LoadedConfig) -> None:
     """CFG002 for each rule selector that matches no rule in the catalog."""
     catalog = load_catalog().values()
-    for index, name in enumerate(names):
-        if not any(rule_matches(rule, name) for rule in catalog):
+    for index, written in enumerate(names):
+        for name in unknown_selectors(split_names([written]), catalog):
             assert config.locate is not None
             config.findings.append(_problem(config.locate(path + (index,), False), f"{name!r} matches no dralint rule (by id, family, name, category or tag)",
-                                            hint="`dralint rules` lists the rules", rule=UNKNOWN_RULE))
+                                            hint=f"{did_you_mean(name, selector_words(catalog)).strip() or '`dralint rules` lists the rules'}",
+                                            rule=UNKNOWN_RULE))
 
 
 def _check_value(name: str, value: Any, key: str, config: LoadedConfig) -> Any:
@@ -341,9 +342,11 @@ def _check_value(name: str, value: Any, key: str, config: LoadedConfig) -> Any:
         return kept if kept or not value else None
     if name in RULE_LIST_FIELDS:
         _rule_names(value, (key,), config)
+        return split_names(value)
     if name == "per_path_ignores":
         for pattern, names in value.items():
             _rule_names(names, (key, pattern), config)
+        return {pattern: split_names(names) for pattern, names in value.items()}
     return value
 
 

@@ -14,6 +14,9 @@ from dralint.lint.options import LintOptions
 
 T = TypeVar("T")
 
+#: Kinds whose completeness changes a verdict (references to them become errors when closed).
+CLOSABLE_KINDS = ("DeviceClass", "Node", "ResourceClaim", "ResourceClaimTemplate")
+
 
 class Context:
     """Every object of the run, indexed by kind and by (kind, namespace, name)."""

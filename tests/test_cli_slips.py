@@ -1,0 +1,109 @@
+"""Slips that used to turn the gate off silently (issue 20): each is a usage error or a finding now."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from dralint.cli.main import main
+from dralint.k8s.features import DRA_GATES
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+PRIVILEGED = """apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: a}
+spec:
+  containers:
+  - name: c
+    image: registry.example/app:1.0
+    securityContext: {privileged: true}
+"""
+
+
+def invoke(*args: str, stdin: str | None = None):
+    return CliRunner().invoke(main, list(args), input=stdin)
+
+
+@pytest.mark.parametrize("option", ["--select", "--ignore"])
+def test_unknown_rule_selector_is_a_usage_error_with_a_suggestion(tmp_path, option):
+    (tmp_path / "pod.yaml").write_text(PRIVILEGED)
+    result = invoke("lint", option, "SEC00", option, "REL0O1", str(tmp_path))
+    assert result.exit_code == 2
+    assert "'REL0O1' matches no dralint rule" in result.output
+    assert "did you mean 'REL001'?" in result.output
+
+
+def test_comma_separated_select_selects_each_rule(tmp_path):
+    (tmp_path / "pod.yaml").write_text(PRIVILEGED)
+    together = invoke("lint", "--format", "json", "--select", "SEC002,SEC003,REL001", str(tmp_path))
+    apart = invoke("lint", "--format", "json", "--select", "SEC002", "--select", "SEC003", "--select", "REL001", str(tmp_path))
+    assert together.exit_code == apart.exit_code
+    assert together.output == apart.output
+    assert '"rule": "' in together.output
+
+
+def test_comma_separated_ignore_drops_each_rule(tmp_path):
+    (tmp_path / "pod.yaml").write_text(PRIVILEGED)
+    shown = invoke("lint", "--format", "json", "--profile", "strict", str(tmp_path)).output
+    rules = sorted({line.split('"rule": "')[1].split('"')[0] for line in shown.splitlines() if '"rule": "' in line})
+    assert len(rules) >= 2
+    result = invoke("lint", "--format", "json", "--profile", "strict", "--ignore", ",".join(rules), str(tmp_path))
+    assert result.exit_code == 0, result.output
+    assert '"rule": "' not in result.output
+
+
+def test_unknown_closed_world_kind_is_a_usage_error(tmp_path):
+    (tmp_path / "pod.yaml").write_text(PRIVILEGED)
+    result = invoke("lint", "--closed-world", "DeviceClas", str(tmp_path))
+    assert result.exit_code == 2
+    assert "did you mean 'DeviceClass'?" in result.output
+    assert invoke("lint", "--closed-world", "DeviceClass,Node", "--select", "REF", str(tmp_path)).exit_code == 0
+
+
+def test_unknown_feature_gate_is_a_usage_error(tmp_path):
+    (tmp_path / "pod.yaml").write_text(PRIVILEGED)
+    result = invoke("lint", "--feature-gates", "DRAPartitionableDevice=true", str(tmp_path))
+    assert result.exit_code == 2
+    assert "did you mean 'DRAPartitionableDevices'?" in result.output
+    ok = invoke("lint", "--select", "API", "--feature-gates", "DRAListTypeAttributes=true,DRADerivedAttributes=false", str(tmp_path))
+    assert ok.exit_code == 0, ok.output
+
+
+def test_every_gate_the_code_reads_is_a_known_gate():
+    root = Path(__file__).resolve().parent.parent
+    import re
+
+    used = set()
+    for path in [*(root / "dralint").rglob("*.py"), root / "schemas" / "dra-overlay.yaml"]:
+        used |= set(re.findall(r"\b(DRA[A-Z][a-z][A-Za-z]*|DynamicResourceAllocation)\b", path.read_text()))
+    used -= {"DRADevice"}  # the CEL message type, not a gate
+    assert used and used <= set(DRA_GATES)
+
+
+def test_fix_rule_accepts_commas_and_suggests_a_rule(tmp_path):
+    (tmp_path / "pod.yaml").write_text(PRIVILEGED)
+    wrong = invoke("fix", "--rule", "API001,API01", str(tmp_path))
+    assert wrong.exit_code == 2
+    assert "'API01' is not a dralint rule; did you mean 'API001'?" in wrong.output
+    assert invoke("fix", "--diff", "--rule", "API001,API012", str(tmp_path)).exit_code == 0
+
+
+def test_config_select_accepts_comma_lists(tmp_path):
+    (tmp_path / "pod.yaml").write_text(PRIVILEGED)
+    (tmp_path / ".dralint.yaml").write_text("select: ['SEC002,REL001']\nignore: [BOGUS99]\n")
+    result = invoke("lint", "--config", str(tmp_path / ".dralint.yaml"), "--format", "json", str(tmp_path / "pod.yaml"))
+    assert "'SEC002,REL001'" not in result.output
+    assert "'BOGUS99' matches no dralint rule" in result.output
+
+
+def test_output_with_an_unknown_format_is_a_usage_error(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pod.yaml").write_text(PRIVILEGED)
+    result = invoke("lint", "--output", "yaml=x.yaml", "pod.yaml")
+    assert result.exit_code == 2
+    assert "unknown format 'yaml'" in result.output
+    assert not (tmp_path / "yaml=x.yaml").exists()
+    assert invoke("lint", "--output", "./yaml=x.yaml", "pod.yaml").exit_code == 1
+    assert (tmp_path / "yaml=x.yaml").read_text().startswith("pod.yaml:")
