@@ -37,8 +37,8 @@ def test_unknown_rule_selector_is_a_usage_error_with_a_suggestion(tmp_path, opti
 
 def test_comma_separated_select_selects_each_rule(tmp_path):
     (tmp_path / "pod.yaml").write_text(PRIVILEGED)
-    together = invoke("lint", "--format", "json", "--select", "SEC002,SEC003,REL001", str(tmp_path))
-    apart = invoke("lint", "--format", "json", "--select", "SEC002", "--select", "SEC003", "--select", "REL001", str(tmp_path))
+    together = invoke("lint", "--format", "json", "--select", "SEC001,SEC003,REL001", str(tmp_path))
+    apart = invoke("lint", "--format", "json", "--select", "SEC001", "--select", "SEC003", "--select", "REL001", str(tmp_path))
     assert together.exit_code == apart.exit_code
     assert together.output == apart.output
     assert '"rule": "' in together.output
@@ -92,9 +92,9 @@ def test_fix_rule_accepts_commas_and_suggests_a_rule(tmp_path):
 
 def test_config_select_accepts_comma_lists(tmp_path):
     (tmp_path / "pod.yaml").write_text(PRIVILEGED)
-    (tmp_path / ".dralint.yaml").write_text("select: ['SEC002,REL001']\nignore: [BOGUS99]\n")
+    (tmp_path / ".dralint.yaml").write_text("select: ['SEC001,REL001']\nignore: [BOGUS99]\n")
     result = invoke("lint", "--config", str(tmp_path / ".dralint.yaml"), "--format", "json", str(tmp_path / "pod.yaml"))
-    assert "'SEC002,REL001'" not in result.output
+    assert "'SEC001,REL001'" not in result.output
     assert "'BOGUS99' matches no dralint rule" in result.output
 
 
@@ -107,3 +107,65 @@ def test_output_with_an_unknown_format_is_a_usage_error(tmp_path, monkeypatch):
     assert not (tmp_path / "yaml=x.yaml").exists()
     assert invoke("lint", "--output", "./yaml=x.yaml", "pod.yaml").exit_code == 1
     assert (tmp_path / "yaml=x.yaml").read_text().startswith("pod.yaml:")
+
+
+def test_unreadable_file_named_on_the_command_line_is_a_finding_and_the_run_goes_on(tmp_path, monkeypatch):
+    """click's own readability check used to abort the run; the file is reported like any other."""
+    import os
+
+    import dralint.yaml.sources
+
+    secret, good = tmp_path / "noperm.yaml", tmp_path / "good.yaml"
+    secret.write_text(PRIVILEGED)
+    good.write_text(PRIVILEGED)
+    real_open, real_access = open, os.access
+
+    def deny_open(path, *args, **kwargs):
+        if str(path) == str(secret):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr(dralint.yaml.sources, "open", deny_open, raising=False)
+    monkeypatch.setattr(os, "access", lambda path, mode, *a, **k: str(path) != str(secret) and real_access(path, mode, *a, **k))
+    result = invoke("lint", "--format", "json", "--select", "YAML008,SEC001", str(secret), str(good))
+    assert result.exit_code == 1, result.output
+    assert f"cannot read {secret}: Permission denied" in result.output
+    assert f'"path": "{good}"' in result.output
+
+
+def _junit(output: str):
+    import xml.etree.ElementTree as ET
+
+    return ET.fromstring(output.split("\n", 1)[1])
+
+
+def test_junit_verdict_agrees_with_the_exit_code(tmp_path):
+    (tmp_path / "pod.yaml").write_text(PRIVILEGED)
+    (tmp_path / "notes.yaml").write_text("title: not a manifest\n")
+    below = invoke("lint", "--format", "junit", "--select", "YAML010,REL001", "--fail-on", "error", str(tmp_path))
+    root = _junit(below.output)
+    assert below.exit_code == 0
+    assert root.get("failures") == "0"
+    assert "not a Kubernetes manifest" in "".join(e.text or "" for e in root.iter("system-out"))
+    gated = invoke("lint", "--format", "junit", "--select", "YAML010,REL001", "--fail-on", "info", str(tmp_path))
+    assert gated.exit_code == 1
+    assert int(_junit(gated.output).get("failures")) >= 1
+
+
+def test_junit_fails_when_only_the_score_gate_fails(tmp_path):
+    (tmp_path / "pod.yaml").write_text(PRIVILEGED)
+    result = invoke("lint", "--format", "junit", "--select", "REL001", "--fail-on", "never", "--min-score", "100", str(tmp_path))
+    root = _junit(result.output)
+    assert result.exit_code == 1
+    assert root.get("failures") == "1"
+    assert [f.get("message") for f in root.iter("failure")] == [next(iter(root.iter("failure"))).get("message")]
+    assert "--min-score 100" in next(iter(root.iter("failure"))).get("message")
+
+
+def test_write_baseline_says_what_it_wrote_and_reports_no_failed_gate(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pod.yaml").write_text(PRIVILEGED)
+    result = invoke("lint", "--select", "SEC001", "--write-baseline", "base.json", "pod.yaml")
+    assert result.exit_code == 0
+    assert "wrote baseline base.json with 1 finding\n" in result.output
+    assert "FAILED" not in result.output

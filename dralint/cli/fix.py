@@ -56,7 +56,7 @@ def _report(outcome: FileFix, diff: bool) -> None:
 
 
 @click.command("fix")
-@click.argument("paths", nargs=-1, type=click.Path())
+@click.argument("paths", nargs=-1, type=click.Path(readable=False))
 @click.option("--diff", is_flag=True, help="Print a unified diff of the fixes and change nothing.")
 @click.option("--rule", "rules", multiple=True, metavar="RULE", help="Only apply the fixes of RULE (id or name; repeatable).")
 @click.option("--exclude", multiple=True, metavar="GLOB", help="Skip paths matching GLOB (repeatable).")

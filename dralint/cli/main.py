@@ -177,7 +177,7 @@ def _write(text: str, target: str | None) -> None:
 
 
 @main.command("lint", cls=_LintCommand)
-@click.argument("paths", nargs=-1, type=click.Path())
+@click.argument("paths", nargs=-1, type=click.Path(readable=False))
 @click.option("--format", "formats", type=click.Choice(FORMATS), multiple=True, help="Report format (repeatable; default text).")
 @click.option("--output", "-o", "outputs", multiple=True, metavar="[FORMAT=]FILE", help="Write the preceding --format's report to FILE (repeatable).")
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True)
@@ -189,7 +189,7 @@ def _write(text: str, target: str | None) -> None:
 @click.option("--write-baseline", type=click.Path(dir_okay=False), help="Record today's findings in this file (and exit 0).")
 @click.option("--sarif-root", type=click.Path(file_okay=False), help="Directory SARIF URIs are relative to.  [default: .]")
 @click.option("--exclude", multiple=True, metavar="GLOB", help="Skip paths matching GLOB (repeatable).")
-@click.option("--context", "context_paths", multiple=True, type=click.Path(), metavar="PATH", help="Load PATH for cross-references without reporting on it (repeatable).")
+@click.option("--context", "context_paths", multiple=True, type=click.Path(readable=False), metavar="PATH", help="Load PATH for cross-references without reporting on it (repeatable).")
 @click.option("--slices", multiple=True, metavar="FILE",
               help="Cluster state: `kubectl get resourceslices,deviceclasses,nodes,resourceclaims -o yaml` output, "
                    f"or example:NAME for a bundled snapshot ({', '.join(sorted(EXAMPLES))}); repeatable.")
@@ -223,10 +223,13 @@ def lint_command(ctx: click.Context, paths: tuple[str, ...], formats: tuple[str,
     except BaselineError as error:
         raise click.BadParameter(str(error), param_hint="--baseline") from error
     if write_baseline:
+        # Recording a baseline is not a gate: the findings go into the file, and no report of
+        # this run may say FAILED while the exit code says 0.
         recorded = sorted(result.diagnostics + result.known, key=lambda d: d.sort_key)
         _write(json.dumps(baseline_document(recorded, result.fingerprints), indent=2) + "\n", write_baseline)
+        result = dataclasses.replace(result, failed_gates=[])
         if not any(target is None and fmt not in ("text", "github") for fmt, target in targets):
-            click.echo(f"dralint: recorded {len(recorded)} findings in {write_baseline}", err=True)
+            click.echo(f"dralint: wrote baseline {write_baseline} with {len(recorded)} finding{'s' if len(recorded) != 1 else ''}", err=True)
     if any(fmt == "sarif" for fmt, _ in targets):
         result = dataclasses.replace(result, fixes=fix_replacements(result))
     for fmt, target in targets:

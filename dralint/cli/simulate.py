@@ -116,14 +116,14 @@ def as_text(rows: list[dict[str, Any]]) -> str:
 
 
 @click.command("simulate")
-@click.argument("paths", nargs=-1, type=click.Path())
+@click.argument("paths", nargs=-1, type=click.Path(readable=False))
 @click.option(
     "--slices",
     multiple=True,
     metavar="FILE",
     help=f"Cluster snapshot file, or example:NAME ({', '.join(sorted(EXAMPLES))}); repeatable.",
 )
-@click.option("--context", "context_paths", multiple=True, type=click.Path(), metavar="PATH",
+@click.option("--context", "context_paths", multiple=True, type=click.Path(readable=False), metavar="PATH",
               help="Load PATH for references (claim templates, classes) without simulating its pods.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 def simulate_command(paths: tuple[str, ...], slices: tuple[str, ...], context_paths: tuple[str, ...], fmt: str) -> None:

@@ -73,6 +73,8 @@ class RunResult:
     known: list[Diagnostic] = field(default_factory=list)
     fingerprints: dict[Diagnostic, str] = field(default_factory=dict)
     failed_gates: list[str] = field(default_factory=list)
+    #: The ``--fail-on`` level the gates used, so a report can tell failures from notes.
+    fail_on: str = "error"
     # The edits `dralint fix` would make, per diagnostic; computed only for reports that show them.
     fixes: dict[Diagnostic, tuple[Replacement, ...]] = field(default_factory=dict)
 
