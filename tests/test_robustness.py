@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import dralint.yaml.sources
@@ -290,13 +290,13 @@ def _load_any(raw: bytes) -> None:
             document.scalar_offset_span(("a",), 0, 3)
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=400, deadline=None)
 @given(st.binary(max_size=200))
 def test_fuzz_random_bytes(raw):
     _load_any(raw)
 
 
-@settings(max_examples=1500, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=1500, deadline=None)
 @given(YAMLISH)
 def test_fuzz_yaml_like_text(text):
     _load_any(text.encode("utf-8", "surrogatepass"))

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from conftest import YAML_TEST_SUITE
+from conftest import YAML_TEST_SUITE, require
 from dralint.cli.main import main
 from dralint.lint.engine import ENGINE_RULES
 from dralint.yaml.sources import SourceFile, decode
@@ -23,8 +23,7 @@ from dralint.yaml.loader import SourceText, load
 
 SUITE = YAML_TEST_SUITE
 
-if not SUITE.is_dir():
-    pytest.skip(f"YAML test suite not found at {SUITE}", allow_module_level=True)
+require(SUITE, "the YAML test suite")
 
 EMPTY_KEY = "an empty implicit key (': value'), which YAML 1.1 and libyaml do not allow"
 DIRECTIVE = "a reserved or future directive (%FOO, %YAML 1.3, %YAM), which libyaml refuses instead of ignoring"
