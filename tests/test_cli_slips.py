@@ -141,12 +141,12 @@ def _junit(output: str):
 
 def test_junit_verdict_agrees_with_the_exit_code(tmp_path):
     (tmp_path / "pod.yaml").write_text(PRIVILEGED)
-    (tmp_path / "notes.yaml").write_text("title: not a manifest\n")
+    (tmp_path / "kustomization.yaml").write_text("resources: []\n")
     below = invoke("lint", "--format", "junit", "--select", "YAML010,REL001", "--fail-on", "error", str(tmp_path))
     root = _junit(below.output)
     assert below.exit_code == 0
     assert root.get("failures") == "0"
-    assert "not a Kubernetes manifest" in "".join(e.text or "" for e in root.iter("system-out"))
+    assert "kustomization file" in "".join(e.text or "" for e in root.iter("system-out"))
     gated = invoke("lint", "--format", "junit", "--select", "YAML010,REL001", "--fail-on", "info", str(tmp_path))
     assert gated.exit_code == 1
     assert int(_junit(gated.output).get("failures")) >= 1

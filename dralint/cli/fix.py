@@ -16,6 +16,7 @@ from dralint.lint.catalog import load_catalog
 from dralint.fix.runner import FileFix, fix_bytes, fixable_rules, write_atomically
 from dralint.lint.options import PROFILES, LintOptions
 from dralint.lint.selectors import did_you_mean, split_names
+from dralint.reporters.terminal import printable
 from dralint.yaml.sources import FileIssue, discover
 
 
@@ -48,11 +49,11 @@ def unified_diff(outcome: FileFix) -> str:
 def _report(outcome: FileFix, diff: bool) -> None:
     verb = "would fix" if diff else "fixed"
     for record in outcome.applied:
-        click.echo(f"{outcome.path}:{record.line}:{record.column}: {verb} {record.rule}: {record.description}", err=diff)
+        click.echo(printable(f"{outcome.path}:{record.line}:{record.column}: {verb} {record.rule}: {record.description}"), err=diff)
     for record in outcome.rejected:
-        click.echo(f"{outcome.path}:{record.line}:{record.column}: {record.rule} not fixed ({record.description}): {record.reason}", err=True)
+        click.echo(printable(f"{outcome.path}:{record.line}:{record.column}: {record.rule} not fixed ({record.description}): {record.reason}"), err=True)
     if outcome.problem:
-        click.echo(f"{outcome.path}: cannot be fixed automatically: {outcome.problem}", err=True)
+        click.echo(printable(f"{outcome.path}: cannot be fixed automatically: {outcome.problem}"), err=True)
 
 
 @click.command("fix")

@@ -25,6 +25,7 @@ from dralint.cli.config import config_command
 from dralint.lint.gate import lint_with_config
 from dralint.lint.options import FAIL_ON, PROFILES, LintOptions
 from dralint.reporters import FORMATS, reporter
+from dralint.reporters.terminal import printable
 from dralint.reporters.text import summary
 
 
@@ -199,12 +200,13 @@ def _write(text: str, target: str | None) -> None:
 @click.option("--select", multiple=True, metavar="RULE", help="Only these rules (id, family prefix, name, category or tag).")
 @click.option("--ignore", multiple=True, metavar="RULE", help="Skip these rules (id, family prefix, name, category or tag).")
 @click.option("--stdin-filename", help="Name to report for input read from '-'.  [default: <stdin>]")
+@click.option("--verbose", "-v", is_flag=True, help="Also say how many files were skipped because they hold no Kubernetes document.")
 @click.pass_context
 def lint_command(ctx: click.Context, paths: tuple[str, ...], formats: tuple[str, ...], outputs: tuple[str, ...], color: str,
                  fail_on: str | None, min_score: int | None, config_path: str | None, no_config: bool, baseline: str | None,
                  write_baseline: str | None, sarif_root: str | None, exclude: tuple[str, ...], context_paths: tuple[str, ...],
                  slices: tuple[str, ...], feature_gates: str | None, closed_world: tuple[str, ...], profile: str | None,
-                 select: tuple[str, ...], ignore: tuple[str, ...], stdin_filename: str | None) -> None:
+                 select: tuple[str, ...], ignore: tuple[str, ...], stdin_filename: str | None, verbose: bool) -> None:
     """Lint manifests in PATHS (files, directories, or - for stdin; default: .)."""
     # click has validated FORMATS and OUTPUTS; pairing them needs their order on the command line.
     targets = report_targets(ctx.meta["dralint.raw_args"])
@@ -239,6 +241,9 @@ def lint_command(ctx: click.Context, paths: tuple[str, ...], formats: tuple[str,
         # Every report went to a file: the summary line is the job log. When a machine report
         # holds stdout nothing else is printed, not even on stderr, so `2>&1` cannot corrupt it.
         click.echo(summary(result))
+    if verbose:
+        count = len(result.skipped)
+        click.echo(f"dralint: skipped {count} file{'s' if count != 1 else ''} with no Kubernetes document (plain YAML or JSON, or empty)", err=True)
     if not result.sources:
         click.echo("dralint: nothing could be read from the given paths", err=True)
         sys.exit(2)
@@ -251,7 +256,7 @@ def rules_command() -> None:
     catalog = load_catalog()
     width = max(len(r.name) for r in catalog.values())
     for rule in sorted(catalog.values(), key=lambda r: r.id):
-        click.echo(f"{rule.id:<8} {rule.severity.value:<8} {rule.category:<19} {rule.name:<{width}}  {rule.summary}")
+        click.echo(printable(f"{rule.id:<8} {rule.severity.value:<8} {rule.category:<19} {rule.name:<{width}}  {rule.summary}"))
 
 
 @main.command("explain")
@@ -264,7 +269,7 @@ def explain_command(rule_id: str) -> None:
         raise click.BadParameter(f"no rule {rule_id!r}; `dralint rules` lists them", param_hint="RULE_ID")
     from dralint.lint.ruledocs import explain
 
-    click.echo(explain(rule))
+    click.echo(printable(explain(rule)))
 
 
 from dralint.cli.fix import fix_command  # noqa: E402  (commands register after main exists)

@@ -22,6 +22,7 @@ from dralint.lint.engine import lint
 from dralint.k8s.inventory import format_amount
 from dralint.k8s.objects import pod_templates
 from dralint.lint.options import LintOptions
+from dralint.reporters.terminal import printable
 
 
 def placements(sim: Simulation) -> Iterator[tuple[PodDemand, Outcome, int | None]]:
@@ -141,5 +142,5 @@ def simulate_command(paths: tuple[str, ...], slices: tuple[str, ...], context_pa
     if fmt == "json":
         click.echo(json.dumps({"nodes": len(sim.inv.nodes), "templates": rows}, indent=2))
     else:
-        click.echo(as_text(rows), nl=False)
+        click.echo(printable(as_text(rows)), nl=False)
     sys.exit(1 if any(not r["feasibleNodes"] and not r["unresolved"] for r in rows) else 0)

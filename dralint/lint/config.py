@@ -27,6 +27,7 @@ from dralint.diagnostics import Finding, Severity, Span
 from dralint.lint.selectors import did_you_mean, selector_words, split_names, unknown_selectors
 from dralint.lint.options import FAIL_ON, PROFILES, LintOptions
 from dralint.yaml.loader import SourceText, load
+from dralint.yaml.plain import type_name
 
 CONFIG_NAMES = (".dralint.yaml", ".dralint.yml")
 PYPROJECT = "pyproject.toml"
@@ -245,12 +246,6 @@ def _toml_locator(source: SourceText) -> Locate:
 
 # --- validation ----------------------------------------------------------------------------------
 
-def _type_name(value: Any) -> str:
-    if value is None:
-        return "null"
-    return {bool: "a boolean", int: "an integer", float: "a number", str: "a string", list: "a list", dict: "a mapping"}.get(type(value), type(value).__name__)
-
-
 class _Bad(Exception):
     def __init__(self, path: tuple, message: str, key: bool = False):
         super().__init__(message)
@@ -261,19 +256,19 @@ def _str_list(value: Any, path: tuple) -> list[str]:
     if isinstance(value, str):
         raise _Bad(path, f"must be a list of strings, got a string; write [{value!r}]")
     if not isinstance(value, list):
-        raise _Bad(path, f"must be a list of strings, got {_type_name(value)}")
+        raise _Bad(path, f"must be a list of strings, got {type_name(value)}")
     for index, item in enumerate(value):
         if not isinstance(item, str) or not item:
-            raise _Bad(path + (index,), f"must be a non-empty string, got {_type_name(item)}")
+            raise _Bad(path + (index,), f"must be a non-empty string, got {type_name(item)}")
     return list(value)
 
 
 def _mapping(value: Any, path: tuple) -> dict:
     if not isinstance(value, dict):
-        raise _Bad(path, f"must be a mapping, got {_type_name(value)}")
+        raise _Bad(path, f"must be a mapping, got {type_name(value)}")
     for key in value:
         if not isinstance(key, str):
-            raise _Bad(path + (key,), f"keys must be strings, got {_type_name(key)}", key=True)
+            raise _Bad(path + (key,), f"keys must be strings, got {type_name(key)}", key=True)
     return value
 
 
@@ -287,15 +282,15 @@ def _convert(type_text: str, value: Any, path: tuple) -> Any:
         raise _Bad(path, "must not be empty")
     if base == "str":
         if not isinstance(value, str):
-            raise _Bad(path, f"must be a string, got {_type_name(value)}")
+            raise _Bad(path, f"must be a string, got {type_name(value)}")
         return value
     if base == "int":
         if not isinstance(value, int) or isinstance(value, bool):
-            raise _Bad(path, f"must be an integer, got {_type_name(value)}")
+            raise _Bad(path, f"must be an integer, got {type_name(value)}")
         return value
     if base == "bool":
         if not isinstance(value, bool):
-            raise _Bad(path, f"must be true or false, got {_type_name(value)}")
+            raise _Bad(path, f"must be true or false, got {type_name(value)}")
         return value
     if base in ("list[str]", "set[str]"):
         items = _str_list(value, path)

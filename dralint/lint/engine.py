@@ -23,7 +23,7 @@ from dralint.lint.options import LintOptions
 from dralint.lint.registry import Check, all_checks
 from dralint.lint.score import score
 from dralint.yaml.sources import FileIssue, SourceFile, discover, not_a_manifest, read
-from dralint.yaml.loader import Document, SourceText, YamlProblem, load
+from dralint.yaml.loader import LoadResult, SourceText, YamlProblem, load
 
 #: Rules the engine itself reports (parsing and robustness), not any check.
 ENGINE_RULES = {
@@ -75,6 +75,8 @@ class RunResult:
     failed_gates: list[str] = field(default_factory=list)
     #: The ``--fail-on`` level the gates used, so a report can tell failures from notes.
     fail_on: str = "error"
+    #: Files that hold no Kubernetes document (CI workflows, empty files): read, not reported.
+    skipped: list[str] = field(default_factory=list)
     # The edits `dralint fix` would make, per diagnostic; computed only for reports that show them.
     fixes: dict[Diagnostic, tuple[Replacement, ...]] = field(default_factory=dict)
 
@@ -188,6 +190,23 @@ class _Loaded:
     objects: list[KubeObject]
     sources: dict[str, SourceText]
     files: list[FileResult]
+    skipped: list[str] = field(default_factory=list)
+
+
+#: YAML problems that do not stop a file from being read; a file with nothing but these and no
+#: Kubernetes document (a CI workflow with `on:`) is not the linter's business.
+_READABLE_PROBLEMS = frozenset({"yaml-1.2", "duplicate-key", "complex-key"})
+
+
+def _holds_no_manifest(result: LoadResult, objects: list[KubeObject], problems: list[ShapeProblem]) -> bool:
+    """True for YAML that parses and has no Kubernetes document: skipped quietly.
+
+    A document counts as Kubernetes when it has an object or names apiVersion or kind; a file
+    the parser could not read through may have held one, so it is still reported.
+    """
+    if objects or any(p.kind not in _READABLE_PROBLEMS for p in result.problems):
+        return False
+    return not any(isinstance(p.document.data, dict) and ("apiVersion" in p.document.data or "kind" in p.document.data) for p in problems)
 
 
 def _load_sources(items: Iterable[SourceFile | FileIssue], origin: str, collect: _Collector, report: bool) -> _Loaded:
@@ -214,25 +233,23 @@ def _load_sources(items: Iterable[SourceFile | FileIssue], origin: str, collect:
             objects, problems = objects_from(doc, origin)
             file_objects.extend(objects)
             shape_problems.extend(problems)
+        if report and _holds_no_manifest(result, file_objects, shape_problems):
+            # CI workflows, .pre-commit-config.yaml, empty files: counted (--verbose), not reported.
+            loaded.skipped.append(item.path)
+            continue
         if report:
             for problem in result.problems:
                 _yaml_problem(problem, source, collect)
-            if not result.documents and not result.problems:
-                # Otherwise an empty file would pass silently, as if it had been linted.
-                collect.engine("not-a-manifest", "the file holds no YAML document (it is empty or only comments); nothing was linted", _point(item.path, 0, 0))
-            _report_shapes(item.path, file_objects, shape_problems, result.documents, collect)
+            _report_shapes(shape_problems, collect)
             file_result.objects = len(file_objects)
             loaded.files.append(file_result)
         loaded.objects.extend(file_objects)
     return loaded
 
 
-def _report_shapes(path: str, objects: list[KubeObject], problems: list[ShapeProblem], documents: list[Document], collect: _Collector) -> None:
-    """Shape problems; a file with no manifest at all gets one info instead of many errors."""
-    if not objects and not any(p.kind == "missing-identity" for p in problems):
-        if documents:
-            collect.engine("not-a-manifest", "no document in this file has apiVersion and kind; it is not a Kubernetes manifest", _point(path, 0, 0))
-        return
+def _report_shapes(problems: list[ShapeProblem], collect: _Collector) -> None:
+    """Shape problems of a file that holds Kubernetes documents; plain YAML documents among
+    them get one info for the file instead of an error each."""
     identityless = [p for p in problems if p.kind == "no-identity"]
     if identityless:
         first = identityless[0]
@@ -319,7 +336,7 @@ def _run(
         if diag.span.path in by_path:
             by_path[diag.span.path].counts[diag.severity] += 1
     sources = {**scanned.sources, **snapshot.sources}
-    return RunResult(diagnostics, files, sources, ctx)
+    return RunResult(diagnostics, files, sources, ctx, skipped=scanned.skipped)
 
 
 def read_all(paths: list[str], options: LintOptions, stdin: BinaryIO | None = None) -> list[SourceFile | FileIssue]:
