@@ -57,7 +57,7 @@ def _report(outcome: FileFix, diff: bool) -> None:
 
 
 @click.command("fix")
-@click.argument("paths", nargs=-1, type=click.Path(readable=False))
+@click.argument("paths", nargs=-1, type=click.Path(exists=True, readable=False, allow_dash=True))
 @click.option("--diff", is_flag=True, help="Print a unified diff of the fixes and change nothing.")
 @click.option("--rule", "rules", multiple=True, metavar="RULE", help="Only apply the fixes of RULE (id or name; repeatable).")
 @click.option("--exclude", multiple=True, metavar="GLOB", help="Skip paths matching GLOB (repeatable).")
@@ -75,7 +75,7 @@ def fix_command(paths: tuple[str, ...], diff: bool, rules: tuple[str, ...], excl
     troubled = changed = 0
     for item in discover(options.paths, options.exclude):
         if isinstance(item, FileIssue):
-            click.echo(f"{item.path}: {item.message}", err=True)
+            click.echo(printable(item.message), err=True)
             troubled += 1
             continue
         try:

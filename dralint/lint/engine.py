@@ -38,6 +38,7 @@ ENGINE_RULES = {
     "unreadable": "YAML008",
     "too-large": "YAML008",
     "symlink-loop": "YAML008",
+    "symlink-outside": "YAML008",
     "binary": "YAML009",
     "encoding": "YAML009",
     "not-a-manifest": "YAML010",
