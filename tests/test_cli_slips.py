@@ -169,3 +169,15 @@ def test_write_baseline_says_what_it_wrote_and_reports_no_failed_gate(tmp_path, 
     assert result.exit_code == 0
     assert "wrote baseline base.json with 1 finding\n" in result.output
     assert "FAILED" not in result.output
+
+
+def test_sarif_links_to_no_page_that_does_not_exist(tmp_path):
+    """No public home page exists, so neither informationUri nor helpUri is written (issue 20);
+    the rule text travels in ``help``."""
+    import json
+
+    (tmp_path / "pod.yaml").write_text(PRIVILEGED)
+    report = json.loads(invoke("lint", "--format", "sarif", "--select", "SEC001", str(tmp_path)).stdout)
+    driver = report["runs"][0]["tool"]["driver"]
+    assert "informationUri" not in driver
+    assert driver["rules"] and all("helpUri" not in rule and rule["help"]["markdown"] for rule in driver["rules"])
