@@ -16,6 +16,7 @@ from typing import BinaryIO, Iterable, Iterator
 from dralint.k8s.allocator.examples import PREFIX as EXAMPLE_PREFIX, example_sources
 from dralint.lint.catalog import DRA_CATEGORIES, Rule, load_catalog
 from dralint.lint.context import Context
+from dralint.lint.dedup import one_per_mistake
 from dralint.diagnostics import Diagnostic, Finding, Related, Replacement, Severity, Span, Suppressed
 from dralint.k8s.manifests import ShapeProblem, objects_from
 from dralint.k8s.objects import KubeObject
@@ -330,7 +331,7 @@ def _run(
         else:
             _run_check(check, ctx, collect, None)
     reported = {f.path for f in scanned.files} | {f.path for f in snapshot.files}
-    diagnostics = sorted({d for d in collect.diagnostics if d.span.path in reported}, key=lambda d: d.sort_key)
+    diagnostics = one_per_mistake({d for d in collect.diagnostics if d.span.path in reported})
     files = scanned.files + [f for f in snapshot.files if any(d.span.path == f.path for d in diagnostics)]
     by_path = {f.path: f for f in files}
     for diag in diagnostics:
