@@ -82,3 +82,26 @@ def test_fix_leaves_a_read_only_file_untouched_and_reports_it(tmp_path):
         assert os.stat(target).st_mode & 0o777 == 0o444
     finally:
         target.chmod(0o644)
+
+
+BLOCK_INDENTED = """    # a document indented as a whole, as pasted from a README
+    apiVersion: resource.k8s.io/v1beta1
+    kind: DeviceClass
+    metadata:
+      name: gpu
+    spec:
+      selectors:
+      - cel:
+          expression: device.driver == "gpu.example.com" &&
+            device.attributes["gpu.example.com"].model == "H100"
+"""
+
+
+def test_fix_keeps_untouched_lines_of_a_block_indented_document_byte_for_byte(tmp_path):
+    target = tmp_path / "class.yaml"
+    target.write_text(BLOCK_INDENTED)
+    result = invoke("fix", "--rule", "API012", str(target))
+    assert result.exit_code == 0, result.output
+    before, after = BLOCK_INDENTED.splitlines(keepends=True), target.read_text().splitlines(keepends=True)
+    assert after[1] == "    apiVersion: resource.k8s.io/v1\n"
+    assert after[:1] + after[2:] == before[:1] + before[2:]
