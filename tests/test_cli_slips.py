@@ -181,3 +181,15 @@ def test_sarif_links_to_no_page_that_does_not_exist(tmp_path):
     driver = report["runs"][0]["tool"]["driver"]
     assert "informationUri" not in driver
     assert driver["rules"] and all("helpUri" not in rule and rule["help"]["markdown"] for rule in driver["rules"])
+
+
+def test_config_file_names_unknown_gates_and_kinds(tmp_path):
+    from dralint.lint.config import load_config
+
+    config = tmp_path / ".dralint.yaml"
+    config.write_text("feature-gates: {DRAPartitionableDevice: true}\nclosed-world: [DeviceClas, Node]\n")
+    loaded = load_config(str(config))
+    messages = [(f.rule, f.span.line, f.message) for f in loaded.findings]
+    assert [(rule, line) for rule, line, _ in messages] == [("CFG001", 1), ("CFG001", 2)]
+    assert "did you mean 'DRAPartitionableDevices'?" in messages[0][2]
+    assert "did you mean 'DeviceClass'?" in messages[1][2]

@@ -24,6 +24,8 @@ from typing import Any, Callable
 
 from dralint.lint.catalog import load_catalog
 from dralint.diagnostics import Finding, Severity, Span
+from dralint.k8s.features import DRA_GATES
+from dralint.lint.context import CLOSABLE_KINDS
 from dralint.lint.selectors import did_you_mean, selector_words, split_names, unknown_selectors
 from dralint.lint.options import FAIL_ON, PROFILES, LintOptions
 from dralint.yaml.loader import SourceText, load
@@ -335,6 +337,16 @@ def _check_value(name: str, value: Any, key: str, config: LoadedConfig) -> Any:
             else:
                 kept[rule_id] = level
         return kept if kept or not value else None
+    if name == "feature_gates":
+        for gate in value:
+            if gate not in DRA_GATES:
+                _report(config, _Bad((key, gate), f"{gate!r} is not a Kubernetes v1.37 feature gate that dralint models;"
+                                                  f"{did_you_mean(gate, DRA_GATES)} it changes nothing here", key=True))
+    if name == "closed_world":
+        for kind in sorted(set(split_names(value)) - set(CLOSABLE_KINDS)):
+            _report(config, _Bad((key,), f"{kind!r} is not a kind dralint resolves references to;{did_you_mean(kind, CLOSABLE_KINDS)} "
+                                         f"known: {', '.join(CLOSABLE_KINDS)}"))
+        return set(split_names(value))
     if name in RULE_LIST_FIELDS:
         _rule_names(value, (key,), config)
         return split_names(value)
