@@ -88,10 +88,9 @@ def test_judgement_rules_on_one_span_are_not_merged():
     assert one_per_mistake(stacked) == sorted(stacked, key=lambda d: d.sort_key)
 
 
-def test_same_rule_same_message_keeps_the_first_position():
-    (kept,) = one_per_mistake([_diag("REF001", "same", 9), _diag("REF001", "same", 4)])
-    assert kept.span.line == 4
-    assert [r.span.line for r in kept.related] == [9]
+def test_one_rule_at_two_places_stays_two_findings():
+    """Two duplicate keys are two mistakes, each suppressible on its own line."""
+    assert len(one_per_mistake([_diag("YAML002", "same", 9), _diag("YAML002", "same", 4)])) == 2
 
 
 def test_different_correctness_families_on_one_span_keep_the_worst_then_the_earliest_stage():

@@ -1,17 +1,16 @@
 """One mistake, one finding: collapse diagnostics that report the same mistake twice.
 
 Checks are independent, so one typo can reach several of them: a value the API server
-rejects is also a reference that resolves to nothing; a check can meet the same problem
-through two paths of one object. Two cases are merged, whatever the rules involved:
-
-* the same rule says the same thing about the same object more than once: the first
-  position is kept and the others become notes;
-* diagnostics of different correctness families (YAML, API, CEL, REF, EXT, SCH) cover exactly
-  the same span: the one the API server would meet first is kept (the others follow from
-  it), with the others' messages as notes at the same place.
+rejects is also a reference that resolves to nothing. When diagnostics of different
+correctness families (YAML, API, CEL, REF, EXT, SCH) cover exactly the same span, the one the
+API server would meet first is kept (the others follow from it), with the others' messages
+as notes at the same place.
 
 Judgement rules (security, reliability) stack on one span on purpose, such as three missing
-resource settings on one ``resources`` key, and are never merged.
+resource settings on one ``resources`` key, and are never merged; nor are findings of one
+rule at different places (two duplicate keys are two mistakes, each suppressible on its own
+line). Repeats inside one check (a parser's follow-on errors, subrequests naming one missing
+class) are grouped by that check, which knows they share a cause.
 """
 
 from __future__ import annotations
@@ -38,13 +37,6 @@ def _merge(kept: Diagnostic, dropped: list[Diagnostic], note: Callable[[Diagnost
     return dataclasses.replace(kept, related=kept.related + tuple(note(d) for d in dropped)) if dropped else kept
 
 
-def _same_message(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
-    groups: dict[tuple, list[Diagnostic]] = {}
-    for diag in diagnostics:
-        groups.setdefault((diag.rule, diag.message, diag.object, diag.span.path), []).append(diag)
-    return [_merge(first, rest, lambda d: Related(d.span, "the same here")) for first, *rest in groups.values()]
-
-
 def _same_span(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     groups: dict[tuple, list[Diagnostic]] = {}
@@ -68,4 +60,4 @@ def _same_span(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
 def one_per_mistake(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
     """The diagnostics with repeated reports of one mistake merged (see the module docstring)."""
     ordered = sorted(diagnostics, key=lambda d: d.sort_key)
-    return sorted(_same_span(_same_message(ordered)), key=lambda d: d.sort_key)
+    return sorted(_same_span(ordered), key=lambda d: d.sort_key)

@@ -196,8 +196,8 @@ class _Loaded:
 
 
 #: YAML problems that do not stop a file from being read; a file with nothing but these and no
-#: Kubernetes document (a CI workflow with `on:`) is not the linter's business.
-_READABLE_PROBLEMS = frozenset({"yaml-1.2", "duplicate-key", "complex-key"})
+#: Kubernetes document (a CI workflow with a repeated key) is not the linter's business.
+_READABLE_PROBLEMS = frozenset({"duplicate-key", "complex-key"})
 
 
 def _holds_no_manifest(result: LoadResult, objects: list[KubeObject], problems: list[ShapeProblem]) -> bool:
