@@ -108,9 +108,9 @@ def _occurrences(raw: list[str]) -> list[tuple[str, str]]:
 def report_targets(raw: list[str]) -> list[tuple[str, str | None]]:
     """Which format goes where: an ``--output`` belongs to the ``--format`` before it.
 
-    ``--output FORMAT=FILE`` names its format (an unknown FORMAT is a usage error); an ``--output`` given before any ``--format``
-    goes to the first format still without a file (text when no format is given). At most
-    one report may go to standard output.
+    ``--output FORMAT=FILE`` names its format (an unknown FORMAT is a usage error); an
+    ``--output`` given before any ``--format`` goes to the first format still without a file
+    (text when no format is given). At most one report may go to standard output.
     """
     targets: list[list] = []
     pending: list[str] = []
@@ -197,8 +197,8 @@ def _write(text: str, target: str | None) -> None:
 @click.option("--feature-gates", metavar="GATES", help="Kubernetes feature gates as Name=true,Other=false.")
 @click.option("--closed-world", multiple=True, metavar="KIND", help="Treat the run as holding every object of KIND (repeatable).")
 @click.option("--profile", type=click.Choice(PROFILES), help="Which rules run.  [default: recommended]")
-@click.option("--select", multiple=True, metavar="RULE", help="Only these rules (id, family prefix, name, category or tag).")
-@click.option("--ignore", multiple=True, metavar="RULE", help="Skip these rules (id, family prefix, name, category or tag).")
+@click.option("--select", multiple=True, metavar="RULE", help="Only these rules (id, family prefix, name, category or tag; repeatable or comma-separated).")
+@click.option("--ignore", multiple=True, metavar="RULE", help="Skip these rules (id, family prefix, name, category or tag; repeatable or comma-separated).")
 @click.option("--stdin-filename", help="Name to report for input read from '-'.  [default: <stdin>]")
 @click.option("--verbose", "-v", is_flag=True, help="Also say how many files were skipped because they hold no Kubernetes document.")
 @click.pass_context
