@@ -17,11 +17,12 @@ from dralint.lint.options import LintOptions
 def shared_dir(name: str) -> Path:
     """A folder of the team's shared material (``corpus``, ``yaml-test-suite``).
 
-    CI lays ``shared/`` beside the checkout; ``DRALINT_SHARED`` overrides that, and the team's
-    workspace copy is the last resort. Tests that need it skip when it is absent.
+    CI lays ``shared/`` beside the checkout; ``DRALINT_SHARED`` replaces that search, and the team's
+    workspace copy is the last resort. Tests that need it call ``require`` on it.
     """
-    candidates = [Path(os.environ["DRALINT_SHARED"])] if os.environ.get("DRALINT_SHARED") else []
-    candidates += [Path(__file__).resolve().parents[2] / "shared", Path("/work/shared")]
+    if os.environ.get("DRALINT_SHARED"):
+        return Path(os.environ["DRALINT_SHARED"]) / name
+    candidates = [Path(__file__).resolve().parents[2] / "shared", Path("/work/shared")]
     return next((c / name for c in candidates if (c / name).is_dir()), candidates[0] / name)
 
 
@@ -29,9 +30,21 @@ CORPUS = shared_dir("corpus")
 YAML_TEST_SUITE = shared_dir("yaml-test-suite")
 
 
-# CI explores the same examples on every run, so a red build is reproducible; local runs keep
-# exploring new ones (and store failures in .hypothesis/ for replay).
-settings.register_profile("ci", derandomize=True, deadline=None)
+def require(path: Path, what: str) -> None:
+    """Skip a module whose input ``path`` is absent on a developer's machine; in CI (``CI`` set)
+    fail instead, so a missing checkout of ``shared/`` cannot turn the suite green by skipping."""
+    if path.exists():
+        return
+    message = f"{what} not found at {path}"
+    if os.environ.get("CI"):
+        pytest.fail(f"{message}; CI must provide it (or set DRALINT_SHARED)", pytrace=False)
+    pytest.skip(message, allow_module_level=True)
+
+
+# CI explores the same examples on every run and keeps no example database, so a red build is
+# reproducible and never caused by a new random example or a failure replayed from an earlier
+# run; local runs keep exploring new ones (and store failures in .hypothesis/ for replay).
+settings.register_profile("ci", derandomize=True, database=None, deadline=None, print_blob=True)
 if os.environ.get("CI"):
     settings.load_profile("ci")
 

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from conftest import CORPUS
+from conftest import CORPUS, require
 from dralint.diagnostics import Severity
 from dralint.lint.engine import lint
 from dralint.lint.options import LintOptions
 
-pytestmark = pytest.mark.skipif(not (CORPUS / "INDEX.md").is_file(), reason="the shared corpus is not available")
+require(CORPUS / "INDEX.md", "the shared corpus")
 
 # Files that are genuinely wrong for a v1.37 server, and why.
 GENUINELY_WRONG = {

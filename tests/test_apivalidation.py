@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 from typing import Any
 
 import pytest
@@ -30,6 +31,10 @@ def test_every_overlay_entry_applies_to_some_definition():
 
 def test_generator_reproduces_the_committed_files():
     if importlib.util.find_spec("kubernetes_validate") is None:
+        # CI installs the extra (.ci/run), so drift between the bundled schemas and their
+        # generator cannot hide behind a skip there.
+        if os.environ.get("CI"):
+            pytest.fail("kubernetes-validate (the 'schemas' extra) is not installed; CI must install it")
         pytest.skip("kubernetes-validate (the 'schemas' extra) is not installed")
     from tools.generate_schemas import INDEX_FILE, SCHEMA_FILE, build
 

@@ -36,7 +36,8 @@ def test_error_exits_one_and_is_located(tmp_path):
 def test_fail_on_never_and_warning(tmp_path):
     (tmp_path / "bad.yaml").write_text(DUPLICATE)
     assert invoke("lint", "--fail-on", "never", str(tmp_path)).exit_code == 0
-    (tmp_path / "bad.yaml").write_text("name: not-a-manifest\n")
+    (tmp_path / "bad.yaml").unlink()
+    (tmp_path / "values.yaml").write_text("replicas: 1\n")  # a Helm values file: one info finding
     assert invoke("lint", "--fail-on", "warning", str(tmp_path)).exit_code == 0
     assert invoke("lint", "--fail-on", "info", str(tmp_path)).exit_code == 1
 

@@ -33,7 +33,8 @@ def _valid_value(name: str, type_text: str):
     """A non-default value of each field's type, so the test covers fields added later too."""
     special = {"profile": "strict", "fail_on": "warning", "severity_overrides": {"YAML002": "warning"},
                "select": ["YAML"], "ignore": ["YAML010"], "per_path_ignores": {"vendor/*": ["YAML002"]},
-               "min_score": 80, "max_file_bytes": 1000, "pss_level": "restricted",
+               "min_score": 80, "max_file_bytes": 1000, "pss_level": "restricted", "closed_world": ["DeviceClass"],
+               "feature_gates": {"DRAPrioritizedList": False},
                "charts": {"chart": {"values": ["prod.yaml"], "set": ["workers=4"], "release": "r", "namespace": "ml"}}}
     if name in special:
         return special[name]

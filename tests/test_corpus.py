@@ -10,12 +10,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from conftest import CORPUS
+from conftest import CORPUS, require
 from dralint.cli.main import main
 
-
-if not (CORPUS / "INDEX.md").is_file():
-    pytest.skip(f"corpus not found at {CORPUS}", allow_module_level=True)
+require(CORPUS / "INDEX.md", "the shared corpus")
 
 
 def unparseable_files() -> list[Path]:

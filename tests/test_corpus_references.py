@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import CORPUS
+from conftest import CORPUS, require
 from dralint.lint.engine import lint
 from dralint.lint.options import LintOptions
 
-pytestmark = pytest.mark.skipif(not (CORPUS / "INDEX.md").is_file(), reason="the shared corpus is not available")
+require(CORPUS / "INDEX.md", "the shared corpus")
 
 #: Rule -> the kind its finding says is missing (by the field the finding points at).
 TARGET_KINDS = {

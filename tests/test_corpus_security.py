@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import CORPUS
+from conftest import CORPUS, require
 from dralint.lint.engine import lint
 from dralint.lint.options import LintOptions
 
 DRIVER = CORPUS / "ffromani__dra-driver-memory" / "hack__ci__install.tmpl.yaml"
 
-pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason="shared corpus not available")
+require(CORPUS, "the shared corpus")
 
 
 @pytest.fixture(scope="module")

@@ -26,7 +26,7 @@ def invoke(*args):
 def test_baseline_hides_known_findings_and_survives_edits_above(in_tmp):
     (in_tmp / "cm.yaml").write_text(DUPLICATE)
     written = invoke("--write-baseline", "base.json", "cm.yaml")
-    assert written.exit_code == 0 and "recorded 1 findings in base.json" in written.output
+    assert written.exit_code == 0 and "wrote baseline base.json with 1 finding\n" in written.output
     recorded = json.loads((in_tmp / "base.json").read_text())
     assert recorded["version"] == 1 and [f["rule"] for f in recorded["findings"]] == ["YAML002"]
 

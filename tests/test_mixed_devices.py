@@ -113,7 +113,7 @@ def test_simulate_shows_the_kind_a_legacy_request_received(tmp_path):
     path.write_text(GUIDE)
     out = CliRunner().invoke(main, ["simulate", "--slices", "example:h100-mig", "--format", "json", str(path)])
     devices = json.loads(out.output)["templates"][0]["claims"][0]["devices"]
-    assert devices == [{"request": "container-0-request-0", "device": "gpu.nvidia.com/h100-node-0/gpu-0-mig-3g.40gb-1",
+    assert devices == [{"request": "nvidia.com/gpu of container 'cuda'", "device": "gpu.nvidia.com/h100-node-0/gpu-0-mig-3g.40gb-1",
                         "kind": "partition of NVIDIA H100 80GB HBM3 (memory 40Gi)"}]
     text = CliRunner().invoke(main, ["simulate", "--slices", "example:h100-mig", str(path)]).output
     assert "gpu-0-mig-3g.40gb-1 [partition of NVIDIA H100 80GB HBM3 (memory 40Gi)]" in text

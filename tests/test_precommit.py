@@ -77,3 +77,37 @@ def test_hook_fails_a_bad_manifest_and_passes_a_good_one(tmp_path):
     passed = _try_repo(work, home)
     assert passed.returncode == 0, passed.stdout + passed.stderr
     assert "Passed" in passed.stdout
+
+
+def _readme_block(heading: str) -> str:
+    """The first fenced YAML block after ``heading`` in the README."""
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    after = text[text.index(heading):]
+    return after.split("```yaml\n", 1)[1].split("```", 1)[0]
+
+
+def test_readme_precommit_snippet_works_as_written(tmp_path):
+    """The README's pre-commit configuration, unchanged, with dralint installed (issue 20)."""
+    work, home = tmp_path / "work", tmp_path / "pre-commit-home"
+    work.mkdir()
+    _git(work, "init", "-q")
+    snippet = _readme_block("### pre-commit")
+    assert "<org>" not in snippet and "<" not in snippet
+    (work / ".pre-commit-config.yaml").write_text(snippet)
+    (work / "settings.yaml").write_text(BAD)
+    (work / ".github").mkdir()
+    (work / ".github" / "ci.yaml").write_text("on: [push]\n")
+    _git(work, "add", "-A")
+    env = _env(home)
+    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+    failed = subprocess.run([sys.executable, "-m", "pre_commit", "run", "--all-files"], cwd=work, env=env,
+                            capture_output=True, text=True, timeout=600)
+    assert failed.returncode == 1, failed.stdout + failed.stderr
+    assert "settings.yaml:6:3: error: duplicate key 'name'" in failed.stdout
+    assert "ci.yaml" not in failed.stdout and "pre-commit-config" not in failed.stdout
+
+
+def test_readme_install_commands_name_no_package_index_release():
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    assert "pip install dralint" not in text
+    assert "<org>" not in text

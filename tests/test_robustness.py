@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import dralint.yaml.sources
@@ -185,13 +185,16 @@ def test_read_error_is_reported_even_when_root_could_read_the_file(tmp_path, goo
 
 
 @pytest.mark.parametrize("content", ["", "\n\n", "# nothing here\n#   kind: Pod\n", "---\n# only a comment\n"])
-def test_empty_and_comment_only_files_get_one_info(tmp_path, good, content):
+def test_empty_and_comment_only_files_are_skipped_quietly(tmp_path, good, content):
+    """No Kubernetes document, nothing to report (issue 20); --verbose counts the file."""
     bad = tmp_path / "empty.yaml"
     bad.write_text(content)
     report, _ = lint_json(bad, good)
-    diag = only(report, bad)
-    assert diag["rule"] == "YAML010" and diag["severity"] == "info" and where(diag) == (1, 1)
+    assert findings(report, bad) == []
+    assert [f["path"] for f in report["files"]] == [str(good)]
     assert_rest_linted(report, good)
+    verbose = CliRunner().invoke(main, ["lint", "--verbose", str(bad), str(good)])
+    assert "dralint: skipped 1 file with no Kubernetes document" in verbose.output
 
 
 LIST = """\
@@ -267,8 +270,9 @@ def test_many_hostile_files_in_one_run(tmp_path, good):
     (tmp_path / "empty.yaml").write_text("")
     report, elapsed = lint_json(tmp_path)
     rules = {Path(d["path"]).name: d["rule"] for d in report["diagnostics"]}
-    assert rules == {"bin.yaml": "YAML009", "enc.yaml": "YAML009", "deep.yaml": "YAML007", "broken.yaml": "YAML001", "empty.yaml": "YAML010"}
-    assert report["summary"]["files"] == 6
+    # empty.yaml holds no Kubernetes document: skipped quietly, not counted as a linted file.
+    assert rules == {"bin.yaml": "YAML009", "enc.yaml": "YAML009", "deep.yaml": "YAML007", "broken.yaml": "YAML001"}
+    assert report["summary"]["files"] == 5
     assert_rest_linted(report, good)
     assert elapsed < SECONDS
 
@@ -290,13 +294,13 @@ def _load_any(raw: bytes) -> None:
             document.scalar_offset_span(("a",), 0, 3)
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=400, deadline=None)
 @given(st.binary(max_size=200))
 def test_fuzz_random_bytes(raw):
     _load_any(raw)
 
 
-@settings(max_examples=1500, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=1500, deadline=None)
 @given(YAMLISH)
 def test_fuzz_yaml_like_text(text):
     _load_any(text.encode("utf-8", "surrogatepass"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 import yaml
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import lint_text
@@ -131,7 +131,7 @@ _TREES = st.recursive(
 )
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=300, deadline=None)
 @given(
     data=_TREES,
     flow=st.sampled_from([None, True, False]),

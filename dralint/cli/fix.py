@@ -15,6 +15,8 @@ import click
 from dralint.lint.catalog import load_catalog
 from dralint.fix.runner import FileFix, fix_bytes, fixable_rules, write_atomically
 from dralint.lint.options import PROFILES, LintOptions
+from dralint.lint.selectors import did_you_mean, split_names
+from dralint.reporters.terminal import printable
 from dralint.yaml.sources import FileIssue, discover
 
 
@@ -23,12 +25,15 @@ def _rules(selected: tuple[str, ...]) -> set[str] | None:
     if not selected:
         return None
     available = fixable_rules()
-    by_name = {rule.name: rule.id for rule in load_catalog().values()}
+    catalog = load_catalog()
+    by_name = {rule.name: rule.id for rule in catalog.values()}
     chosen = set()
-    for item in selected:
+    for item in split_names(selected):
         rule = by_name.get(item, item.upper())
         if rule not in available:
-            raise click.BadParameter(f"{item!r} has no automatic fix; fixable rules: {', '.join(sorted(available))}", param_hint="--rule")
+            problem = "has no automatic fix" if rule in catalog else \
+                f"is not a dralint rule;{did_you_mean(item, [*available, *(catalog[r].name for r in available)])}"
+            raise click.BadParameter(f"{item!r} {problem}; fixable rules: {', '.join(sorted(available))}", param_hint="--rule")
         chosen.add(rule)
     return chosen
 
@@ -44,15 +49,15 @@ def unified_diff(outcome: FileFix) -> str:
 def _report(outcome: FileFix, diff: bool) -> None:
     verb = "would fix" if diff else "fixed"
     for record in outcome.applied:
-        click.echo(f"{outcome.path}:{record.line}:{record.column}: {verb} {record.rule}: {record.description}", err=diff)
+        click.echo(printable(f"{outcome.path}:{record.line}:{record.column}: {verb} {record.rule}: {record.description}"), err=diff)
     for record in outcome.rejected:
-        click.echo(f"{outcome.path}:{record.line}:{record.column}: {record.rule} not fixed ({record.description}): {record.reason}", err=True)
+        click.echo(printable(f"{outcome.path}:{record.line}:{record.column}: {record.rule} not fixed ({record.description}): {record.reason}"), err=True)
     if outcome.problem:
-        click.echo(f"{outcome.path}: cannot be fixed automatically: {outcome.problem}", err=True)
+        click.echo(printable(f"{outcome.path}: cannot be fixed automatically: {outcome.problem}"), err=True)
 
 
 @click.command("fix")
-@click.argument("paths", nargs=-1, type=click.Path())
+@click.argument("paths", nargs=-1, type=click.Path(exists=True, readable=False, allow_dash=True))
 @click.option("--diff", is_flag=True, help="Print a unified diff of the fixes and change nothing.")
 @click.option("--rule", "rules", multiple=True, metavar="RULE", help="Only apply the fixes of RULE (id or name; repeatable).")
 @click.option("--exclude", multiple=True, metavar="GLOB", help="Skip paths matching GLOB (repeatable).")
@@ -70,7 +75,7 @@ def fix_command(paths: tuple[str, ...], diff: bool, rules: tuple[str, ...], excl
     troubled = changed = 0
     for item in discover(options.paths, options.exclude):
         if isinstance(item, FileIssue):
-            click.echo(f"{item.path}: {item.message}", err=True)
+            click.echo(printable(item.message), err=True)
             troubled += 1
             continue
         try:

@@ -18,10 +18,14 @@ from dralint.k8s.allocator.examples import EXAMPLES
 from dralint.lint.baseline import BaselineError, baseline_document
 from dralint.lint.catalog import load_catalog
 from dralint.lint.config import LoadedConfig, find_config, load_config
+from dralint.lint.context import CLOSABLE_KINDS
+from dralint.k8s.features import DRA_GATES
+from dralint.lint.selectors import did_you_mean, selector_words, split_names, unknown_selectors
 from dralint.cli.config import config_command
 from dralint.lint.gate import lint_with_config
 from dralint.lint.options import FAIL_ON, PROFILES, PSS_LEVELS, LintOptions
 from dralint.reporters import FORMATS, reporter
+from dralint.reporters.terminal import printable
 from dralint.reporters.text import summary
 
 
@@ -37,14 +41,37 @@ def use_color(choice: str, stream: object) -> bool:
 
 
 def parse_feature_gates(value: str | None) -> dict[str, bool]:
-    """``Name=true,Other=false`` as Kubernetes components take it."""
+    """``Name=true,Other=false`` as Kubernetes components take it; names dralint models only."""
     gates: dict[str, bool] = {}
-    for item in filter(None, (part.strip() for part in (value or "").split(","))):
+    for item in split_names([value or ""]):
         name, sep, flag = item.partition("=")
         if not sep or flag.lower() not in ("true", "false"):
             raise click.BadParameter(f"{item!r} is not Name=true or Name=false", param_hint="--feature-gates")
-        gates[name.strip()] = flag.lower() == "true"
+        name = name.strip()
+        if name not in DRA_GATES:
+            raise click.BadParameter(f"{name!r} is not a Kubernetes v1.37 feature gate that dralint models;{did_you_mean(name, DRA_GATES)} "
+                                     f"known: {', '.join(sorted(DRA_GATES))}", param_hint="--feature-gates")
+        gates[name] = flag.lower() == "true"
     return gates
+
+
+def rule_selectors(values: tuple[str, ...], param: str) -> list[str]:
+    """``--select``/``--ignore`` values split at commas; a name that selects no rule is a usage error."""
+    names = split_names(values)
+    catalog = load_catalog().values()
+    for name in unknown_selectors(names, catalog):
+        raise click.BadParameter(f"{name!r} matches no dralint rule (by id, family, name, category or tag);"
+                                 f"{did_you_mean(name, selector_words(catalog))} `dralint rules` lists them", param_hint=param)
+    return names
+
+
+def closed_kinds(values: tuple[str, ...]) -> set[str]:
+    """``--closed-world`` kinds split at commas; only kinds whose completeness matters."""
+    kinds = set(split_names(values))
+    for kind in sorted(kinds - set(CLOSABLE_KINDS)):
+        raise click.BadParameter(f"{kind!r} is not a kind dralint resolves references to;{did_you_mean(kind, CLOSABLE_KINDS)} "
+                                 f"known: {', '.join(CLOSABLE_KINDS)}", param_hint="--closed-world")
+    return kinds
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -81,9 +108,9 @@ def _occurrences(raw: list[str]) -> list[tuple[str, str]]:
 def report_targets(raw: list[str]) -> list[tuple[str, str | None]]:
     """Which format goes where: an ``--output`` belongs to the ``--format`` before it.
 
-    ``--output FORMAT=FILE`` names its format; an ``--output`` given before any ``--format``
-    goes to the first format still without a file (text when no format is given). At most
-    one report may go to standard output.
+    ``--output FORMAT=FILE`` names its format (an unknown FORMAT is a usage error); an
+    ``--output`` given before any ``--format`` goes to the first format still without a file
+    (text when no format is given). At most one report may go to standard output.
     """
     targets: list[list] = []
     pending: list[str] = []
@@ -91,6 +118,9 @@ def report_targets(raw: list[str]) -> list[tuple[str, str | None]]:
         name, sep, path = value.partition("=")
         if kind == "format":
             targets.append([value, None])
+        elif sep and name.isalnum() and name not in FORMATS:
+            raise click.BadParameter(f"unknown format {name!r} in {value!r};{did_you_mean(name, FORMATS)} formats: {', '.join(FORMATS)} "
+                                     f"(write ./{value} for a file of that name)", param_hint="--output")
         elif sep and name in FORMATS:
             match = next((t for t in targets if t[0] == name and t[1] is None), None)
             if match is None:
@@ -148,7 +178,7 @@ def _write(text: str, target: str | None) -> None:
 
 
 @main.command("lint", cls=_LintCommand)
-@click.argument("paths", nargs=-1, type=click.Path())
+@click.argument("paths", nargs=-1, type=click.Path(readable=False))
 @click.option("--format", "formats", type=click.Choice(FORMATS), multiple=True, help="Report format (repeatable; default text).")
 @click.option("--output", "-o", "outputs", multiple=True, metavar="[FORMAT=]FILE", help="Write the preceding --format's report to FILE (repeatable).")
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True)
@@ -160,7 +190,7 @@ def _write(text: str, target: str | None) -> None:
 @click.option("--write-baseline", type=click.Path(dir_okay=False), help="Record today's findings in this file (and exit 0).")
 @click.option("--sarif-root", type=click.Path(file_okay=False), help="Directory SARIF URIs are relative to.  [default: .]")
 @click.option("--exclude", multiple=True, metavar="GLOB", help="Skip paths matching GLOB (repeatable).")
-@click.option("--context", "context_paths", multiple=True, type=click.Path(), metavar="PATH", help="Load PATH for cross-references without reporting on it (repeatable).")
+@click.option("--context", "context_paths", multiple=True, type=click.Path(readable=False), metavar="PATH", help="Load PATH for cross-references without reporting on it (repeatable).")
 @click.option("--slices", multiple=True, metavar="FILE",
               help="Cluster state: `kubectl get resourceslices,deviceclasses,nodes,resourceclaims -o yaml` output, "
                    f"or example:NAME for a bundled snapshot ({', '.join(sorted(EXAMPLES))}); repeatable.")
@@ -169,13 +199,14 @@ def _write(text: str, target: str | None) -> None:
 @click.option("--profile", type=click.Choice(PROFILES), help="Which rules run.  [default: recommended]")
 @click.option("--pss-level", type=click.Choice(PSS_LEVELS),
               help="Pod Security Standards level every namespace enforces unless a scanned Namespace's labels say otherwise.")
-@click.option("--select", multiple=True, metavar="RULE", help="Only these rules (id, family prefix, name, category or tag).")
-@click.option("--ignore", multiple=True, metavar="RULE", help="Skip these rules (id, family prefix, name, category or tag).")
+@click.option("--select", multiple=True, metavar="RULE", help="Only these rules (id, family prefix, name, category or tag; repeatable or comma-separated).")
+@click.option("--ignore", multiple=True, metavar="RULE", help="Skip these rules (id, family prefix, name, category or tag; repeatable or comma-separated).")
 @click.option("--stdin-filename", help="Name to report for input read from '-'.  [default: <stdin>]")
 @click.option("--helm-values", multiple=True, type=click.Path(dir_okay=False), metavar="FILE", help="Values file for every chart rendered (repeatable).")
 @click.option("--helm-set", multiple=True, metavar="KEY=VALUE", help="`helm template --set` for every chart rendered (repeatable).")
 @click.option("--helm-release", metavar="NAME", help="Release name charts are rendered with.  [default: release-name]")
 @click.option("--helm-namespace", metavar="NAMESPACE", help="Namespace charts are rendered into.")
+@click.option("--verbose", "-v", is_flag=True, help="Also say how many files were skipped because they hold no Kubernetes document.")
 @click.pass_context
 def lint_command(ctx: click.Context, paths: tuple[str, ...], formats: tuple[str, ...], outputs: tuple[str, ...], color: str,
                  fail_on: str | None, min_score: int | None, config_path: str | None, no_config: bool, baseline: str | None,
@@ -183,14 +214,15 @@ def lint_command(ctx: click.Context, paths: tuple[str, ...], formats: tuple[str,
                  slices: tuple[str, ...], feature_gates: str | None, closed_world: tuple[str, ...], profile: str | None, pss_level: str | None,
                  select: tuple[str, ...], ignore: tuple[str, ...], stdin_filename: str | None,
                  helm_values: tuple[str, ...], helm_set: tuple[str, ...], helm_release: str | None,
-                 helm_namespace: str | None) -> None:
+                 helm_namespace: str | None, verbose: bool) -> None:
     """Lint manifests in PATHS (files, directories, or - for stdin; default: .)."""
     # click has validated FORMATS and OUTPUTS; pairing them needs their order on the command line.
     targets = report_targets(ctx.meta["dralint.raw_args"])
     config = _load_config(config_path, no_config)
     given: dict[str, object] = {
         "paths": list(paths), "exclude": list(exclude), "context": list(context_paths), "slices": list(slices),
-        "closed_world": set(closed_world), "select": list(select), "ignore": list(ignore),
+        "closed_world": closed_kinds(closed_world), "select": rule_selectors(select, "--select"),
+        "ignore": rule_selectors(ignore, "--ignore"),
         "feature_gates": parse_feature_gates(feature_gates) if feature_gates is not None else None,
         "profile": profile, "stdin_name": stdin_filename, "fail_on": fail_on, "min_score": min_score,
         "baseline": baseline, "sarif_root": sarif_root, "pss_level": pss_level,
@@ -203,10 +235,13 @@ def lint_command(ctx: click.Context, paths: tuple[str, ...], formats: tuple[str,
     except BaselineError as error:
         raise click.BadParameter(str(error), param_hint="--baseline") from error
     if write_baseline:
+        # Recording a baseline is not a gate: the findings go into the file, and no report of
+        # this run may say FAILED while the exit code says 0.
         recorded = sorted(result.diagnostics + result.known, key=lambda d: d.sort_key)
         _write(json.dumps(baseline_document(recorded, result.fingerprints), indent=2) + "\n", write_baseline)
+        result = dataclasses.replace(result, failed_gates=[])
         if not any(target is None and fmt not in ("text", "github") for fmt, target in targets):
-            click.echo(f"dralint: recorded {len(recorded)} findings in {write_baseline}", err=True)
+            click.echo(f"dralint: wrote baseline {write_baseline} with {len(recorded)} finding{'s' if len(recorded) != 1 else ''}", err=True)
     if any(fmt == "sarif" for fmt, _ in targets):
         result = dataclasses.replace(result, fixes=fix_replacements(result))
     for fmt, target in targets:
@@ -216,6 +251,9 @@ def lint_command(ctx: click.Context, paths: tuple[str, ...], formats: tuple[str,
         # Every report went to a file: the summary line is the job log. When a machine report
         # holds stdout nothing else is printed, not even on stderr, so `2>&1` cannot corrupt it.
         click.echo(summary(result))
+    if verbose:
+        count = len(result.skipped)
+        click.echo(f"dralint: skipped {count} file{'s' if count != 1 else ''} with no Kubernetes document (plain YAML or JSON, or empty)", err=True)
     if not result.sources:
         click.echo("dralint: nothing could be read from the given paths", err=True)
         sys.exit(2)
@@ -228,7 +266,7 @@ def rules_command() -> None:
     catalog = load_catalog()
     width = max(len(r.name) for r in catalog.values())
     for rule in sorted(catalog.values(), key=lambda r: r.id):
-        click.echo(f"{rule.id:<8} {rule.severity.value:<8} {rule.category:<19} {rule.name:<{width}}  {rule.summary}")
+        click.echo(printable(f"{rule.id:<8} {rule.severity.value:<8} {rule.category:<19} {rule.name:<{width}}  {rule.summary}"))
 
 
 @main.command("explain")
@@ -241,7 +279,7 @@ def explain_command(rule_id: str) -> None:
         raise click.BadParameter(f"no rule {rule_id!r}; `dralint rules` lists them", param_hint="RULE_ID")
     from dralint.lint.ruledocs import explain
 
-    click.echo(explain(rule))
+    click.echo(printable(explain(rule)))
 
 
 from dralint.cli.fix import fix_command  # noqa: E402  (commands register after main exists)

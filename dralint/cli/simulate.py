@@ -16,6 +16,7 @@ from typing import Any, Iterator
 import click
 
 from dralint.k8s.allocator import Outcome, Pick, PodDemand
+from dralint.k8s.allocator.pod import EXTENDED_CLAIM_LABEL, request_label
 from dralint.k8s.allocator.examples import EXAMPLES
 from dralint.checks.scheduling.simulation import Simulation, simulation
 from dralint.lint.engine import lint
@@ -23,6 +24,7 @@ from dralint.k8s.devicekinds import device_kind
 from dralint.k8s.inventory import Inventory, format_amount
 from dralint.k8s.objects import pod_templates
 from dralint.lint.options import LintOptions
+from dralint.reporters.terminal import printable
 
 
 def placements(sim: Simulation) -> Iterator[tuple[PodDemand, Outcome, int | None]]:
@@ -44,10 +46,10 @@ def as_json(demand: PodDemand, outcome: Outcome, replicas: int | None, inv: Inve
     requests carry their kind, since the pod's author never chose one."""
     claims = [
         {
-            "claim": result.claim.label,
+            "claim": EXTENDED_CLAIM_LABEL if result.claim.extended else result.claim.label,
             "devices": [
                 {
-                    "request": p.request,
+                    "request": request_label(demand, p.request) if result.claim.extended else p.request,
                     "device": str(p.device.id),
                     **({"consumedCapacity": _consumed(p)} if p.shared else {}),
                     **({"adminAccess": True} if p.admin else {}),
@@ -68,6 +70,7 @@ def as_json(demand: PodDemand, outcome: Outcome, replicas: int | None, inv: Inve
         "claims": claims,
         "replicaNodes": outcome.packing,
         "reasons": {reason: nodes for reason, nodes in sorted(outcome.reasons.items())},
+        "unplacedReasons": {reason: nodes for reason, nodes in sorted(outcome.unplaced.items())},
         "error": outcome.fatal.message if outcome.fatal else None,
         "unresolved": list(demand.unresolved),
     }
@@ -113,30 +116,44 @@ def as_text(rows: list[dict[str, Any]]) -> str:
         if r["error"]:
             lines.append(f"    {r['error']}")
         elif not r["node"]:
-            for reason, names in sorted(r["reasons"].items(), key=lambda kv: (-len(kv[1]), kv[0])):
-                shown = ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")
-                lines.append(f"    {len(names)} node(s) ({shown}): {reason}")
+            lines += _reason_lines(r["reasons"])
+        elif r["unplacedReasons"]:
+            lines.append(f"    replica {r['placed'] + 1} of {wanted} does not fit once {r['placed']} hold their devices:")
+            lines += _reason_lines(r["unplacedReasons"], "  ")
     return "\n".join(lines) + "\n"
 
 
+def _reason_lines(reasons: dict[str, list[str]], indent: str = "") -> list[str]:
+    """One line per reason, the most common first, naming up to three nodes."""
+    lines = []
+    for reason, names in sorted(reasons.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        shown = ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")
+        lines.append(f"    {indent}{len(names)} node(s) ({shown}): {reason}")
+    return lines
+
+
 @click.command("simulate")
-@click.argument("paths", nargs=-1, type=click.Path())
+@click.argument("paths", nargs=-1, type=click.Path(readable=False))
 @click.option(
     "--slices",
     multiple=True,
     metavar="FILE",
     help=f"Cluster snapshot file, or example:NAME ({', '.join(sorted(EXAMPLES))}); repeatable.",
 )
-@click.option("--context", "context_paths", multiple=True, type=click.Path(), metavar="PATH",
+@click.option("--context", "context_paths", multiple=True, type=click.Path(readable=False), metavar="PATH",
               help="Load PATH for references (claim templates, classes) without simulating its pods.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 def simulate_command(paths: tuple[str, ...], slices: tuple[str, ...], context_paths: tuple[str, ...], fmt: str) -> None:
     """Show where the pod templates in PATHS would be allocated on the --slices snapshot."""
     if not slices:
         raise click.UsageError("give a snapshot with --slices FILE (or --slices example:NAME)")
+    # YAML008/YAML009 say why a --slices input could not be read, as `dralint lint` says it.
     options = LintOptions(paths=list(paths) or ["."], slices=list(slices), context=list(context_paths),
-                          profile="strict", select=["SCH005"])
+                          profile="strict", select=["SCH005", "YAML008", "YAML009"])
     result = lint(options)
+    unreadable = [d.message for d in result.diagnostics if d.rule in ("YAML008", "YAML009") and d.span.path in slices]
+    if unreadable:
+        raise click.BadParameter("; ".join(unreadable), param_hint="--slices")
     sim = simulation(result.context)
     if sim is None:
         click.echo("dralint: the --slices input holds no ResourceSlice", err=True)
@@ -145,5 +162,5 @@ def simulate_command(paths: tuple[str, ...], slices: tuple[str, ...], context_pa
     if fmt == "json":
         click.echo(json.dumps({"nodes": len(sim.inv.nodes), "templates": rows}, indent=2))
     else:
-        click.echo(as_text(rows), nl=False)
+        click.echo(printable(as_text(rows)), nl=False)
     sys.exit(1 if any(not r["feasibleNodes"] and not r["unresolved"] for r in rows) else 0)

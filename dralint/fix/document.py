@@ -132,6 +132,12 @@ def _detect_indent(lines: list[str]) -> tuple[int, int, int]:
     return indent, offset, gap.most_common(1)[0][0] if gap else 1
 
 
+def _margin(lines: list[str]) -> int:
+    """Spaces every non-blank line starts with: a document indented as a whole block."""
+    indents = [len(line) - len(line.lstrip(" ")) for line in lines if line.strip()]
+    return min(indents) if indents else 0
+
+
 def _first_line(error: Exception) -> str:
     return (str(error).strip().splitlines() or [type(error).__name__])[0]
 
@@ -175,6 +181,7 @@ class EditableFile:
         self.is_json = self._looks_like_json()
         self.json_indent = self._json_indent() if self.is_json else None
         self.indent, self.dash_offset, self.dash_gap = (2, 0, 1) if self.is_json else _detect_indent(_split(self.text))
+        self.margin = 0 if self.is_json else _margin(_split(self.text))
         self._yaml = self._yaml_printer()
         self.documents = self._load()
         self._before = self.render_text()
@@ -242,8 +249,14 @@ class EditableFile:
         after = self.render_text()
         if after == self._before:
             return []
-        original = [_bare(line) for line in self.original]
-        return merge_edits(original, _split(self._before), _split(after))
+        # The serializer prints a document indented as a block at column 0: match the original
+        # without that margin, and give the margin back to the lines an edit brings in.
+        original = [_bare(line)[self.margin:] for line in self.original]
+        edits = merge_edits(original, _split(self._before), _split(after))
+        if not self.margin:
+            return edits
+        pad = " " * self.margin
+        return [LineEdit(e.start, e.end, tuple(pad + line if line else line for line in e.lines)) for e in edits]
 
     def result(self) -> bytes:
         """The file's new bytes; the original bytes when nothing changed."""

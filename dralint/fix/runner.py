@@ -10,6 +10,7 @@ so passes repeat until nothing changes, at most :data:`MAX_PASSES` times.
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import tempfile
@@ -241,8 +242,14 @@ def _one_by_one(outcome: FileFix, wanted: list[Diagnostic], options: LintOptions
 
 
 def write_atomically(path: str, content: bytes) -> None:
-    """Replace a file's content without a window where it is half written; keep its mode."""
+    """Replace a file's content without a window where it is half written; keep its mode.
+
+    A read-only file (no write bit for anyone) is refused even where the rename would succeed
+    (a writable directory, or root): its owner said it must not change.
+    """
     target = os.path.realpath(path)
+    if os.stat(target).st_mode & 0o222 == 0:
+        raise PermissionError(errno.EACCES, "the file is read-only; left unchanged", path)
     directory = os.path.dirname(target) or "."
     handle, temporary = tempfile.mkstemp(dir=directory, prefix=".dralint-fix-")
     try:

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dralint.k8s.objects import CLUSTER_SCOPED_KINDS, KubeObject
-from dralint.yaml.plain import as_dict
+from dralint.yaml.plain import as_dict, type_name
 from dralint.yaml.loader import DataPath, Document
 
 
@@ -38,8 +38,19 @@ def _object(doc: Document, data: dict[str, Any], base: DataPath, origin: str) ->
 
 
 def _is_list(data: dict[str, Any]) -> bool:
+    """``kind: List`` (or ``PodList`` and the like) with ``items``, whatever their type."""
     kind = data.get("kind")
-    return isinstance(kind, str) and kind.endswith("List") and isinstance(data.get("items"), list)
+    return isinstance(kind, str) and kind.endswith("List") and "items" in data
+
+
+def _identity_types(doc: Document, data: dict[str, Any], base: DataPath) -> list[ShapeProblem]:
+    """``apiVersion: 1.0`` or ``kind: 7``: the key is there, its value is no name."""
+    return [
+        ShapeProblem("missing-identity", doc, base + (key,), f"{key} must be a string, not {type_name(data[key]) if data[key] != '' else 'an empty string'}",
+                     f"write {key} as text, such as `{example}`")
+        for key, example in (("apiVersion", "apiVersion: v1"), ("kind", "kind: ConfigMap"))
+        if key in data and not (isinstance(data[key], str) and data[key])
+    ]
 
 
 def _missing_identity(doc: Document, data: dict[str, Any], base: DataPath, missing: str) -> ShapeProblem:
@@ -58,11 +69,19 @@ def objects_from(doc: Document, origin: str) -> tuple[list[KubeObject], list[Sha
         return objects, problems
     candidates: list[tuple[Any, DataPath]] = [(doc.data, ())]
     if isinstance(doc.data, dict) and _is_list(doc.data):
-        candidates = [(item, ("items", i)) for i, item in enumerate(doc.data["items"])]
+        items = doc.data["items"]
+        if not isinstance(items, list):
+            problems.append(ShapeProblem("not-mapping", doc, ("items",), f"items of a {doc.data['kind']} must be a list of objects, not {type_name(items)}"))
+            return objects, problems
+        candidates = [(item, ("items", i)) for i, item in enumerate(items)]
     for data, base in candidates:
         if not isinstance(data, dict):
-            what = "a list" if isinstance(data, list) else f"a {type(data).__name__} value"
-            problems.append(ShapeProblem("not-mapping", doc, base, f"the document is {what}, not a mapping; a Kubernetes object is a mapping with apiVersion and kind"))
+            what = "the document" if not base else f"item {base[-1]} of the list"
+            problems.append(ShapeProblem("not-mapping", doc, base, f"{what} is {type_name(data)}, not a mapping; a Kubernetes object is a mapping with apiVersion and kind"))
+            continue
+        wrong_types = _identity_types(doc, data, base)
+        if wrong_types:
+            problems.extend(wrong_types)
             continue
         has_version = isinstance(data.get("apiVersion"), str) and data["apiVersion"]
         has_kind = isinstance(data.get("kind"), str) and data["kind"]

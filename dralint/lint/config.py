@@ -24,9 +24,12 @@ from typing import Any, Callable
 
 from dralint.lint.catalog import load_catalog
 from dralint.diagnostics import Finding, Severity, Span
-from dralint.lint.engine import rule_matches
+from dralint.k8s.features import DRA_GATES
+from dralint.lint.context import CLOSABLE_KINDS
+from dralint.lint.selectors import did_you_mean, selector_words, split_names, unknown_selectors
 from dralint.lint.options import FAIL_ON, PROFILES, PSS_LEVELS, LintOptions
 from dralint.yaml.loader import SourceText, load
+from dralint.yaml.plain import type_name
 
 CONFIG_NAMES = (".dralint.yaml", ".dralint.yml")
 PYPROJECT = "pyproject.toml"
@@ -245,12 +248,6 @@ def _toml_locator(source: SourceText) -> Locate:
 
 # --- validation ----------------------------------------------------------------------------------
 
-def _type_name(value: Any) -> str:
-    if value is None:
-        return "null"
-    return {bool: "a boolean", int: "an integer", float: "a number", str: "a string", list: "a list", dict: "a mapping"}.get(type(value), type(value).__name__)
-
-
 class _Bad(Exception):
     def __init__(self, path: tuple, message: str, key: bool = False):
         super().__init__(message)
@@ -261,19 +258,19 @@ def _str_list(value: Any, path: tuple) -> list[str]:
     if isinstance(value, str):
         raise _Bad(path, f"must be a list of strings, got a string; write [{value!r}]")
     if not isinstance(value, list):
-        raise _Bad(path, f"must be a list of strings, got {_type_name(value)}")
+        raise _Bad(path, f"must be a list of strings, got {type_name(value)}")
     for index, item in enumerate(value):
         if not isinstance(item, str) or not item:
-            raise _Bad(path + (index,), f"must be a non-empty string, got {_type_name(item)}")
+            raise _Bad(path + (index,), f"must be a non-empty string, got {type_name(item)}")
     return list(value)
 
 
 def _mapping(value: Any, path: tuple) -> dict:
     if not isinstance(value, dict):
-        raise _Bad(path, f"must be a mapping, got {_type_name(value)}")
+        raise _Bad(path, f"must be a mapping, got {type_name(value)}")
     for key in value:
         if not isinstance(key, str):
-            raise _Bad(path + (key,), f"keys must be strings, got {_type_name(key)}", key=True)
+            raise _Bad(path + (key,), f"keys must be strings, got {type_name(key)}", key=True)
     return value
 
 
@@ -287,15 +284,15 @@ def _convert(type_text: str, value: Any, path: tuple) -> Any:
         raise _Bad(path, "must not be empty")
     if base == "str":
         if not isinstance(value, str):
-            raise _Bad(path, f"must be a string, got {_type_name(value)}")
+            raise _Bad(path, f"must be a string, got {type_name(value)}")
         return value
     if base == "int":
         if not isinstance(value, int) or isinstance(value, bool):
-            raise _Bad(path, f"must be an integer, got {_type_name(value)}")
+            raise _Bad(path, f"must be an integer, got {type_name(value)}")
         return value
     if base == "bool":
         if not isinstance(value, bool):
-            raise _Bad(path, f"must be true or false, got {_type_name(value)}")
+            raise _Bad(path, f"must be true or false, got {type_name(value)}")
         return value
     if base in ("list[str]", "set[str]"):
         items = _str_list(value, path)
@@ -311,11 +308,12 @@ def _convert(type_text: str, value: Any, path: tuple) -> Any:
 def _rule_names(names: list[str], path: tuple, config: LoadedConfig) -> None:
     """CFG002 for each rule selector that matches no rule in the catalog."""
     catalog = load_catalog().values()
-    for index, name in enumerate(names):
-        if not any(rule_matches(rule, name) for rule in catalog):
+    for index, written in enumerate(names):
+        for name in unknown_selectors(split_names([written]), catalog):
             assert config.locate is not None
             config.findings.append(_problem(config.locate(path + (index,), False), f"{name!r} matches no dralint rule (by id, family, name, category or tag)",
-                                            hint="`dralint rules` lists the rules", rule=UNKNOWN_RULE))
+                                            hint=f"{did_you_mean(name, selector_words(catalog)).strip() or '`dralint rules` lists the rules'}",
+                                            rule=UNKNOWN_RULE))
 
 
 def _check_value(name: str, value: Any, key: str, config: LoadedConfig) -> Any:
@@ -343,11 +341,23 @@ def _check_value(name: str, value: Any, key: str, config: LoadedConfig) -> Any:
             else:
                 kept[rule_id] = level
         return kept if kept or not value else None
+    if name == "feature_gates":
+        for gate in value:
+            if gate not in DRA_GATES:
+                _report(config, _Bad((key, gate), f"{gate!r} is not a Kubernetes v1.37 feature gate that dralint models;"
+                                                  f"{did_you_mean(gate, DRA_GATES)} it changes nothing here", key=True))
+    if name == "closed_world":
+        for kind in sorted(set(split_names(value)) - set(CLOSABLE_KINDS)):
+            _report(config, _Bad((key,), f"{kind!r} is not a kind dralint resolves references to;{did_you_mean(kind, CLOSABLE_KINDS)} "
+                                         f"known: {', '.join(CLOSABLE_KINDS)}"))
+        return set(split_names(value))
     if name in RULE_LIST_FIELDS:
         _rule_names(value, (key,), config)
+        return split_names(value)
     if name == "per_path_ignores":
         for pattern, names in value.items():
             _rule_names(names, (key, pattern), config)
+        return {pattern: split_names(names) for pattern, names in value.items()}
     if name == "charts":
         return _charts(value, key, config)
     return value

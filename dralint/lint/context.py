@@ -14,6 +14,15 @@ from dralint.lint.options import LintOptions
 
 T = TypeVar("T")
 
+#: Kinds whose completeness changes a verdict (references to them become errors when closed):
+#: the DRA targets, Nodes, the core objects pods and Services refer to, the workloads an
+#: autoscaler scales, and ``Pod`` for "the run holds every workload" (selectors).
+CLOSABLE_KINDS = (
+    "ConfigMap", "DaemonSet", "Deployment", "DeviceClass", "IngressClass", "Node", "PersistentVolumeClaim", "Pod",
+    "ReplicaSet", "ReplicationController", "ResourceClaim", "ResourceClaimTemplate", "Secret", "Service",
+    "ServiceAccount", "StatefulSet",
+)
+
 
 class Context:
     """Every object of the run, indexed by kind and by (kind, namespace, name)."""

@@ -16,6 +16,7 @@ from typing import BinaryIO, Iterable, Iterator
 from dralint.k8s.allocator.examples import PREFIX as EXAMPLE_PREFIX, example_sources
 from dralint.lint.catalog import DRA_CATEGORIES, Rule, load_catalog
 from dralint.lint.context import Context
+from dralint.lint.dedup import one_per_mistake
 from dralint.diagnostics import Diagnostic, Finding, Related, Replacement, Severity, Span, Suppressed
 from dralint.k8s.manifests import ShapeProblem, objects_from
 from dralint.k8s.objects import KubeObject
@@ -25,7 +26,7 @@ from dralint.lint.rendering import Remapper, as_stream, render_units
 from dralint.lint.score import score
 from dralint.yaml.render import RenderedSource, RenderIssue, plan
 from dralint.yaml.sources import FileIssue, SourceFile, discover, not_a_manifest, read
-from dralint.yaml.loader import Document, SourceText, YamlProblem, load
+from dralint.yaml.loader import Document, LoadResult, SourceText, YamlProblem, load
 
 #: Rules the engine itself reports (parsing and robustness), not any check.
 ENGINE_RULES = {
@@ -40,6 +41,7 @@ ENGINE_RULES = {
     "unreadable": "YAML008",
     "too-large": "YAML008",
     "symlink-loop": "YAML008",
+    "symlink-outside": "YAML008",
     "binary": "YAML009",
     "encoding": "YAML009",
     "not-a-manifest": "YAML010",
@@ -77,6 +79,10 @@ class RunResult:
     known: list[Diagnostic] = field(default_factory=list)
     fingerprints: dict[Diagnostic, str] = field(default_factory=dict)
     failed_gates: list[str] = field(default_factory=list)
+    #: The ``--fail-on`` level the gates used, so a report can tell failures from notes.
+    fail_on: str = "error"
+    #: Files that hold no Kubernetes document (CI workflows, empty files): read, not reported.
+    skipped: list[str] = field(default_factory=list)
     # The edits `dralint fix` would make, per diagnostic; computed only for reports that show them.
     fixes: dict[Diagnostic, tuple[Replacement, ...]] = field(default_factory=dict)
     # Helm and Kustomize renders of the run, by their display path (see dralint.lint.rendering).
@@ -194,6 +200,23 @@ class _Loaded:
     sources: dict[str, SourceText]
     files: list[FileResult]
     renders: dict[str, RenderedSource] = field(default_factory=dict)
+    skipped: list[str] = field(default_factory=list)
+
+
+#: YAML problems that do not stop a file from being read; a file with nothing but these and no
+#: Kubernetes document (a CI workflow with a repeated key) is not the linter's business.
+_READABLE_PROBLEMS = frozenset({"duplicate-key", "complex-key"})
+
+
+def _holds_no_manifest(result: LoadResult, objects: list[KubeObject], problems: list[ShapeProblem]) -> bool:
+    """True for YAML that parses and has no Kubernetes document: skipped quietly.
+
+    A document counts as Kubernetes when it has an object or names apiVersion or kind; a file
+    the parser could not read through may have held one, so it is still reported.
+    """
+    if objects or any(p.kind not in _READABLE_PROBLEMS for p in result.problems):
+        return False
+    return not any(isinstance(p.document.data, dict) and ("apiVersion" in p.document.data or "kind" in p.document.data) for p in problems)
 
 
 def _load_sources(items: Iterable[SourceFile | FileIssue], origin: str, collect: _Collector, report: bool) -> _Loaded:
@@ -226,25 +249,23 @@ def _load_sources(items: Iterable[SourceFile | FileIssue], origin: str, collect:
             objects, problems = objects_from(doc, origin)
             file_objects.extend(objects)
             shape_problems.extend(problems)
+        if report and _holds_no_manifest(result, file_objects, shape_problems):
+            # CI workflows, .pre-commit-config.yaml, empty files: counted (--verbose), not reported.
+            loaded.skipped.append(item.path)
+            continue
         if report:
             for problem in result.problems:
                 _yaml_problem(problem, source, collect)
-            if not result.documents and not result.problems:
-                # Otherwise an empty file would pass silently, as if it had been linted.
-                collect.engine("not-a-manifest", "the file holds no YAML document (it is empty or only comments); nothing was linted", _point(item.path, 0, 0))
-            _report_shapes(item.path, file_objects, shape_problems, result.documents, collect)
+            _report_shapes(shape_problems, collect)
             file_result.objects = len(file_objects)
             loaded.files.append(file_result)
         loaded.objects.extend(file_objects)
     return loaded
 
 
-def _report_shapes(path: str, objects: list[KubeObject], problems: list[ShapeProblem], documents: list[Document], collect: _Collector) -> None:
-    """Shape problems; a file with no manifest at all gets one info instead of many errors."""
-    if not objects and not any(p.kind == "missing-identity" for p in problems):
-        if documents:
-            collect.engine("not-a-manifest", "no document in this file has apiVersion and kind; it is not a Kubernetes manifest", _point(path, 0, 0))
-        return
+def _report_shapes(problems: list[ShapeProblem], collect: _Collector) -> None:
+    """Shape problems of a file that holds Kubernetes documents; plain YAML documents among
+    them get one info for the file instead of an error each."""
     identityless = [p for p in problems if p.kind == "no-identity"]
     if identityless:
         first = identityless[0]
@@ -328,14 +349,14 @@ def _run(
     if scanned.renders:
         found, scanned.files = _from_renders(found, scanned)
         reported |= {f.path for f in scanned.files}
-    diagnostics = sorted({d for d in found if d.span.path in reported}, key=lambda d: d.sort_key)
+    diagnostics = one_per_mistake({d for d in found if d.span.path in reported})
     files = scanned.files + [f for f in snapshot.files if any(d.span.path == f.path for d in diagnostics)]
     by_path = {f.path: f for f in files}
     for diag in diagnostics:
         if diag.span.path in by_path:
             by_path[diag.span.path].counts[diag.severity] += 1
     sources = {**scanned.sources, **snapshot.sources}
-    return RunResult(diagnostics, files, sources, ctx, renders=scanned.renders)
+    return RunResult(diagnostics, files, sources, ctx, renders=scanned.renders, skipped=scanned.skipped)
 
 
 def _from_renders(diagnostics: list[Diagnostic], scanned: _Loaded) -> tuple[list[Diagnostic], list[FileResult]]:

@@ -82,6 +82,7 @@ def finish(result: RunResult, options: LintOptions, config: LoadedConfig | None 
         suppressed=outcome.suppressed,
         known=known,
         fingerprints=prints,
+        fail_on=options.fail_on,
     )
     finished.failed_gates = failed_gates(finished, options)
     return finished

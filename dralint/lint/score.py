@@ -20,4 +20,5 @@ def score(objects: int, errors: int, warnings: int) -> int:
     penalty = ERROR_WEIGHT * errors + WARNING_WEIGHT * warnings
     if penalty == 0:
         return 100
-    return min(99, (100 * n) // (n + penalty))
+    # With penalty >= 1, 100 * n < 100 * (n + penalty), so the floor is at most 99 by itself.
+    return (100 * n) // (n + penalty)

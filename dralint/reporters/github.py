@@ -11,14 +11,15 @@ from __future__ import annotations
 from dralint.diagnostics import Diagnostic, Severity
 from dralint.lint.engine import RunResult
 from dralint.lint.fingerprint import normal_path
+from dralint.reporters.terminal import printable
 from dralint.reporters.text import summary
 
 _COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
 
 
 def _data(text: str) -> str:
-    """Escape a command's message as the runner expects."""
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """Escape a command's message as the runner expects (other control characters as ``\\xNN``)."""
+    return printable(text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A"))
 
 
 def _property(text: str) -> str:

@@ -1,8 +1,12 @@
 """``--format junit``: JUnit XML, for CI systems that show test reports (GitLab, Jenkins, Azure).
 
 One test suite per file, one test case per Kubernetes object (plus one for the file itself
-when a finding belongs to no object, such as a YAML syntax error), one ``<failure>`` per finding.
-An object without findings is a passing test case, so the report also shows what was checked.
+when a finding belongs to no object, such as a YAML syntax error), one ``<failure>`` per finding
+that reaches ``--fail-on``. Findings below it are written to the test case's ``<system-out>``:
+the JUnit verdict must agree with the exit code, and a CI page that shows a red test for an
+info finding while the job passed teaches people to ignore it. An object without failures is a
+passing test case, so the report also shows what was checked. A gate that fails without a
+failing finding (``--min-score``) gets a failing test case of its own.
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ import re
 import xml.etree.ElementTree as ET
 from collections import defaultdict
 
-from dralint.diagnostics import Diagnostic
+from dralint.diagnostics import Diagnostic, Severity
 from dralint.lint.engine import FileResult, RunResult
 from dralint.k8s.objects import KubeObject
 
@@ -24,15 +28,23 @@ def _clean(text: str) -> str:
     return _NOT_XML.sub("\ufffd", text)
 
 
-def _failure(case: ET.Element, diag: Diagnostic) -> None:
+def _body(diag: Diagnostic) -> str:
     span = diag.span
     body = f"{span.path}:{span.line}:{span.column}: {diag.severity.value}: {diag.message} [{diag.rule}]"
     if diag.hint:
         body += f"\nhint: {diag.hint}"
     for related in diag.related:
         body += f"\nnote: {related.span.path}:{related.span.line}:{related.span.column}: {related.message}"
+    return body
+
+
+def _failure(case: ET.Element, diag: Diagnostic) -> None:
     element = ET.SubElement(case, "failure", type=f"{diag.rule} {diag.name}", message=_clean(f"{diag.severity.value}: {diag.message}"))
-    element.text = _clean(body)
+    element.text = _clean(_body(diag))
+
+
+def _fails(diag: Diagnostic, fail_on: str) -> bool:
+    return fail_on != "never" and diag.severity.rank >= Severity(fail_on).rank
 
 
 class _Owners:
@@ -59,7 +71,7 @@ class _Owners:
         return index if start < (extent.end_line, extent.end_column) else None
 
 
-def _suite(parent: ET.Element, file: FileResult, objects: list[KubeObject], diagnostics: list[Diagnostic]) -> tuple[int, int]:
+def _suite(parent: ET.Element, file: FileResult, objects: list[KubeObject], diagnostics: list[Diagnostic], fail_on: str) -> tuple[int, int]:
     cases: list[tuple[str, list[Diagnostic]]] = [(obj.display, []) for obj in objects]
     loose: list[Diagnostic] = []
     owner_of = _Owners(objects)
@@ -68,13 +80,26 @@ def _suite(parent: ET.Element, file: FileResult, objects: list[KubeObject], diag
         (loose if owner is None else cases[owner][1]).append(diag)
     if loose or not cases:
         cases.insert(0, ("(file)", loose))
-    failures = sum(len(found) for _, found in cases)
+    failures = sum(1 for _, found in cases for diag in found if _fails(diag, fail_on))
     suite = ET.SubElement(parent, "testsuite", name=_clean(file.path), tests=str(len(cases)), failures=str(failures), errors="0")
     for name, found in cases:
         case = ET.SubElement(suite, "testcase", classname=_clean(file.path), name=_clean(name), file=_clean(file.path))
+        notes = []
         for diag in found:
-            _failure(case, diag)
+            if _fails(diag, fail_on):
+                _failure(case, diag)
+            else:
+                notes.append(_body(diag))
+        if notes:
+            ET.SubElement(case, "system-out").text = _clean("\n".join(notes))
     return len(cases), failures
+
+
+def _gates(parent: ET.Element, gates: list[str]) -> None:
+    """A failing test case for gates that no failing finding shows (``--min-score``)."""
+    suite = ET.SubElement(parent, "testsuite", name="dralint gates", tests="1", failures="1", errors="0")
+    case = ET.SubElement(suite, "testcase", classname="dralint", name="gates")
+    ET.SubElement(case, "failure", type="gate", message=_clean("; ".join(gates))).text = _clean("\n".join(f"FAILED {g}" for g in gates))
 
 
 def render(result: RunResult, color: bool = False) -> str:
@@ -88,8 +113,11 @@ def render(result: RunResult, color: bool = False) -> str:
     for diag in result.diagnostics:
         found[diag.span.path].append(diag)
     for file in result.files:
-        counted = _suite(root, file, objects[file.path], found[file.path])
+        counted = _suite(root, file, objects[file.path], found[file.path], result.fail_on)
         tests, failures = tests + counted[0], failures + counted[1]
+    if result.failed_gates and not failures:
+        _gates(root, result.failed_gates)
+        tests, failures = tests + 1, failures + 1
     root.set("tests", str(tests))
     root.set("failures", str(failures))
     root.set("errors", "0")

@@ -1,11 +1,16 @@
 """``--format sarif``: SARIF 2.1.0 for GitHub code scanning and other SARIF viewers.
 
 The shape follows what GitHub reads (see the README's CI section): one run, a driver with
-name, semanticVersion and the rules that occur, results with a 1-based full region, a
-repository-relative URI against ``%SRCROOT%`` (``--sarif-root``), ``partialFingerprints`` that
-survive line moves, related locations, and suppressed findings as ``suppressions`` instead of
-silently dropped. Peer tools' defects this avoids: results pinned to line 1, an empty driver
-name, a missing ``results`` array when the run is clean, empty ``snippet`` objects.
+name, semanticVersion and the rules that occur (each with its full documentation in
+``help``), results with a 1-based full region, a repository-relative URI against
+``%SRCROOT%`` (``--sarif-root``), ``partialFingerprints`` that survive line moves, related
+locations, and suppressed findings as ``suppressions`` instead of silently dropped. Peer
+tools' defects this avoids: results pinned to line 1, an empty driver name, a missing
+``results`` array when the run is clean, empty ``snippet`` objects.
+
+``informationUri`` and ``helpUri`` are left out: SARIF wants absolute URIs there, dralint has
+no public home page yet, and a link to a page that does not exist is worse than none. The
+rule text a viewer shows comes from ``help`` (the same text as ``dralint explain``).
 """
 
 from __future__ import annotations
@@ -23,8 +28,6 @@ from dralint.lint.ruledocs import explain
 from dralint.lint.engine import RunResult
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
-#: The package page; change together with pyproject.toml when the project has a home page.
-INFORMATION_URI = "https://pypi.org/project/dralint/"
 SRCROOT = "%SRCROOT%"
 AUTOMATION_ID = "dralint/"
 _LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
@@ -147,7 +150,7 @@ def document(result: RunResult) -> dict[str, Any]:
             index[diag.rule] = len(rules)
             rules.append(rule_descriptor(catalog[diag.rule]) if diag.rule in catalog else _fallback_descriptor(diag))
     run = {
-        "tool": {"driver": {"name": "dralint", "semanticVersion": __version__, "informationUri": INFORMATION_URI, "rules": rules}},
+        "tool": {"driver": {"name": "dralint", "semanticVersion": __version__, "rules": rules}},
         "automationDetails": {"id": AUTOMATION_ID},
         "originalUriBaseIds": {SRCROOT: {"uri": Path(os.path.realpath(root)).as_uri() + "/"}},
         "columnKind": "unicodeCodePoints",

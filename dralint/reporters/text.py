@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dralint.diagnostics import Diagnostic, Severity
 from dralint.lint.engine import RunResult
+from dralint.reporters.terminal import printable
 
 _COLORS = {Severity.ERROR: "\033[1;31m", Severity.WARNING: "\033[1;33m", Severity.INFO: "\033[1;36m"}
 _DIM, _BOLD, _RESET = "\033[2m", "\033[1m", "\033[0m"
@@ -31,23 +32,26 @@ def _snippet(diag: Diagnostic, result: RunResult, paint: _Paint) -> list[str]:
     gutter = f"{diag.span.line:>5} | "
     start = diag.span.column - 1
     end = diag.span.end_column - 1 if diag.span.end_line == diag.span.line else len(line)
-    width = max(1, min(end, len(line)) - start)
-    marker = " " * len(gutter) + " " * start + "^" + "~" * (width - 1)
-    return [paint(gutter, _DIM) + line.expandtabs(1), paint(marker, _COLORS[diag.severity])]
+    # Escaped control characters take several columns; the marker moves with them.
+    shown_start = len(printable(line[:start]).expandtabs(1))
+    width = max(1, len(printable(line[start:max(start, min(end, len(line)))]).expandtabs(1)))
+    marker = " " * len(gutter) + " " * shown_start + "^" + "~" * (width - 1)
+    return [paint(gutter, _DIM) + printable(line).expandtabs(1), paint(marker, _COLORS[diag.severity])]
 
 
 def _finding(diag: Diagnostic, result: RunResult, paint: _Paint) -> list[str]:
-    where = f"{diag.span.path}:{diag.span.line}:{diag.span.column}"
-    head = f"{paint(where, _BOLD)}: {paint(diag.severity.value, _COLORS[diag.severity])}: {diag.message} [{diag.rule}]"
+    where = printable(f"{diag.span.path}:{diag.span.line}:{diag.span.column}")
+    head = f"{paint(where, _BOLD)}: {paint(diag.severity.value, _COLORS[diag.severity])}: {printable(diag.message)} [{diag.rule}]"
     lines = [head, *_snippet(diag, result, paint)]
     if diag.hint:
-        lines.append(f"        hint: {diag.hint}")
+        lines.append(f"        hint: {printable(diag.hint)}")
     if diag.rendered is not None:
         shown = result.sources[diag.rendered.path].line_text(diag.rendered.line).strip() if diag.rendered.path in result.sources else ""
         where = f"{diag.rendered.path}:{diag.rendered.line}:{diag.rendered.column}"
-        lines.append(f"        {paint('rendered', _DIM)}: {where}" + (f": {shown}" if shown else ""))
+        lines.append(f"        {paint('rendered', _DIM)}: {where}" + (f": {printable(shown)}" if shown else ""))
     for related in diag.related:
-        lines.append(f"        {paint('note', _DIM)}: {related.span.path}:{related.span.line}:{related.span.column}: {related.message}")
+        note = printable(f"{related.span.path}:{related.span.line}:{related.span.column}: {related.message}")
+        lines.append(f"        {paint('note', _DIM)}: {note}")
     return lines
 
 

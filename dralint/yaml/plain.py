@@ -22,6 +22,14 @@ def as_list(value: object) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
+def type_name(value: object) -> str:
+    """How a message names the type of a parsed value: ``an integer``, ``a mapping``, ``null``."""
+    if value is None:
+        return "null"
+    names = {bool: "a boolean", int: "an integer", float: "a number", str: "a string", list: "a list", dict: "a mapping"}
+    return names.get(type(value), f"a {type(value).__name__} value")
+
+
 def as_mapping(value: object) -> Mapping[str, Any]:
     """``value`` if it is any mapping, else an empty one (for code that accepts any Mapping)."""
     return value if isinstance(value, Mapping) else {}

@@ -26,8 +26,8 @@ _HELM_RE = re.compile(r"\{\{-?\s")
 class FileIssue:
     """Why a file was not linted, or what it is instead of a manifest.
 
-    ``kind`` is one of: unreadable, too-large, symlink-loop, binary, encoding, helm,
-    kustomization, chart, values.
+    ``kind`` is one of: unreadable, too-large, symlink-loop, symlink-outside, binary, encoding,
+    helm, kustomization, chart, values.
     """
 
     path: str
@@ -60,7 +60,8 @@ def discover(paths: list[str], exclude: list[str]) -> Iterator[str | FileIssue]:
 
     Directories are walked recursively for .yaml/.yml/.json files; explicitly named files are
     taken whatever their suffix. Symlinked directories are followed once; a link back into a
-    directory already being walked is a loop and is reported.
+    directory already being walked is a loop and is reported, and so is a link that leads out
+    of the named directory (``dralint fix`` must never edit a file outside the tree it was given).
     """
     seen_files: set[str] = set()
     for given in paths:
@@ -79,8 +80,16 @@ def discover(paths: list[str], exclude: list[str]) -> Iterator[str | FileIssue]:
                 yield given
 
 
+def _outside(path: str, real: str, root: str, root_real: str) -> FileIssue | None:
+    """A symbolic link under ``root`` that resolves outside it: reported, not followed."""
+    if os.path.commonpath([real, root_real]) == root_real:
+        return None
+    return FileIssue(path, "symlink-outside", f"{path} is a symbolic link to {real}, outside {root}; not followed")
+
+
 def _walk(root: str, exclude: list[str], seen_files: set[str]) -> Iterator[str | FileIssue]:
-    stack: list[tuple[str, tuple[str, ...]]] = [(root, (os.path.realpath(root),))]
+    root_real = os.path.realpath(root)
+    stack: list[tuple[str, tuple[str, ...]]] = [(root, (root_real,))]
     while stack:
         directory, ancestors = stack.pop()
         try:
@@ -104,13 +113,20 @@ def _walk(root: str, exclude: list[str], seen_files: set[str]) -> Iterator[str |
                 if real in ancestors:
                     yield FileIssue(path, "symlink-loop", f"{path} is a symbolic link back to {real}; not followed")
                     continue
+                leaves = _outside(path, real, root, root_real)
+                if leaves is not None:
+                    yield leaves
+                    continue
                 subdirs.append((path, ancestors + (real,)))
             elif entry.name.endswith(MANIFEST_SUFFIXES):
                 if entry.is_symlink() and not os.path.exists(path):
                     yield FileIssue(path, "unreadable", f"{path} is a broken symbolic link")
                     continue
                 real = os.path.realpath(path)
-                if real not in seen_files:
+                leaves = _outside(path, real, root, root_real) if entry.is_symlink() else None
+                if leaves is not None:
+                    yield leaves
+                elif real not in seen_files:
                     seen_files.add(real)
                     yield path
         stack.extend(reversed(subdirs))

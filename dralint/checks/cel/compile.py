@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from dralint.k8s.cel import check
+from dralint.k8s.cel import CelIssue, check
 from dralint.k8s.cel.lints import gated_uses
 from dralint.checks.cel.sites import SELECTOR_KINDS, selector_groups
 from dralint.lint.context import Context
@@ -30,13 +30,20 @@ _HINTS = {
 }
 
 
+def _first_syntax_error(errors: tuple[CelIssue, ...]) -> list[CelIssue]:
+    """The parser's first syntax error and every other error: after a syntax error the parser
+    resynchronises and reports what follows from it (one `=` typo gives two errors)."""
+    syntax = [e for e in errors if "Syntax error" in e.message]
+    return [e for e in errors if e not in syntax[1:]]
+
+
 @object_check("CEL001", "CEL002", "CEL003", "CEL004", "CEL005", "CEL006", "CEL012", kinds=SELECTOR_KINDS)
 def check_selector_compiles(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     """Compile every selector as the API server does."""
     for group in selector_groups(obj):
         for path, expression in zip(group.paths, group.expressions):
             result = check(expression)
-            for issue in result.errors:
+            for issue in _first_syntax_error(result.errors):
                 rule = _RULE_BY_KIND.get(issue.kind, "CEL001")
                 yield obj.finding(path, issue.message, rule=rule, hint=_HINTS[rule],
                                   span=obj.scalar_span(path, issue.start, issue.end))

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Iterator
 
 from dralint.k8s.claims import CLAIM_KINDS, DeviceRequest, class_drivers, claim_spec_path, device_requests, requests_in_scope
 from dralint.lint.context import Context
-from dralint.diagnostics import Finding
+from dralint.diagnostics import Finding, Related
 from dralint.k8s.objects import KubeObject
 from dralint.yaml.plain import as_list
 from dralint.lint.refs import reference_finding, resolve
@@ -18,15 +19,26 @@ ADMIN_ACCESS_LABEL = "resource.kubernetes.io/admin-access"
 
 @object_check("REF001", "REF008", kinds=CLAIM_KINDS)
 def check_device_class_references(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
-    """Every request's and subrequest's deviceClassName names an existing DeviceClass."""
+    """Every request's and subrequest's deviceClassName names an existing DeviceClass.
+
+    Subrequests of one request that name the same class are one mistake: one finding at the
+    first, the others as notes.
+    """
+    found: dict[tuple[str, str], Finding | None] = {}
     for request in device_requests(obj):
         if request.device_class is None:
             continue
+        key = (request.name.split("/")[0], request.device_class)
+        if key in found:
+            first = found[key]
+            if first is not None:
+                note = Related(obj.span(request.path + ("deviceClassName",)), f"subrequest {request.name!r} names the same DeviceClass")
+                found[key] = dataclasses.replace(first, related=first.related + (note,))
+            continue
         resolution = resolve(ctx, "DeviceClass", None, request.device_class)
-        finding = reference_finding(obj, request.path + ("deviceClassName",), resolution, f"request {request.name!r}",
-                                    missing_rule="REF008", scope_rule=NOT_IN_SCOPE)
-        if finding:
-            yield finding
+        found[key] = reference_finding(obj, request.path + ("deviceClassName",), resolution, f"request {request.name!r}",
+                                       missing_rule="REF008", scope_rule=NOT_IN_SCOPE)
+    yield from (finding for finding in found.values() if finding is not None)
 
 
 def _drivers_of(ctx: Context, requests: list[DeviceRequest]) -> tuple[set[str], list[KubeObject]] | None:

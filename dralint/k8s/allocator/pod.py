@@ -34,6 +34,8 @@ class ContainerDemand:
     names: tuple[str, ...]
     wanted: Mapping[str, int]
     unmapped: tuple[str, ...] = ()
+    #: The container's own name, for messages (the scheduler's request names use the index).
+    name: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,7 +100,8 @@ def _containers(spec: Mapping[str, Any], ext: Mapping[str, str]) -> tuple[Contai
                 unmapped.append(str(name))
         if wanted or unmapped:
             names = tuple(sorted(str(n) for n in merged))
-            out.append(ContainerDemand(index, path, long_lived, names, wanted, tuple(unmapped)))
+            label = str(container.get("name") or f"#{index}")
+            out.append(ContainerDemand(index, path, long_lived, names, wanted, tuple(unmapped), label))
     return tuple(out)
 
 
@@ -181,6 +184,25 @@ def _pod_total(containers: Sequence[ContainerDemand], resource: str) -> int:
     return max([running, *peaks])
 
 
+def request_name(container: ContainerDemand, resource: str) -> str:
+    """The scheduler's name for a container's extended-resource request in its special claim."""
+    return f"container-{container.index}-request-{container.names.index(resource)}"
+
+
+#: How messages name the scheduler's special claim for extended resources.
+EXTENDED_CLAIM_LABEL = "extended resources"
+
+
+def request_label(demand: PodDemand, request: str) -> str:
+    """A request of the special claim in the user's terms: ``nvidia.com/gpu of container 'train'``
+    rather than the scheduler's ``container-0-request-2``."""
+    for container in demand.containers:
+        for resource in container.wanted:
+            if request_name(container, resource) == request:
+                return f"{resource} of container {container.name!r}"
+    return request
+
+
 def extended_requests(
     containers: Sequence[ContainerDemand], node: Node, ext: Mapping[str, str]
 ) -> tuple[Claim | None, str | None]:
@@ -205,7 +227,7 @@ def extended_requests(
         for resource, qty in sorted(c.wanted.items()):
             if _allocatable(node, resource) > 0:
                 continue  # the device plugin serves it on this node
-            name = f"container-{c.index}-request-{c.names.index(resource)}"
+            name = request_name(c, resource)
             if c.long_lived:
                 requests.append((name, ext[resource], qty))
                 continue

@@ -41,6 +41,9 @@ class Outcome:
     replicas: int = 1
     placed: int = 0
     packing: list[str] = field(default_factory=list)
+    #: When some replicas but not all fit: why the next one fits on no node, once the placed
+    #: ones hold their devices (computed with ``every_node`` only).
+    unplaced: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
 
     @property
     def all_placed(self) -> bool:
@@ -260,6 +263,8 @@ class Simulator:
                 for name in failed:
                     _, reason = self.try_node(demand, demand.claims, self.inv.nodes[name], self.base)
                     out.reasons[reason or "cannot allocate all claims"].append(name)
+            elif every_node and out.placed < target:
+                self._explain_unplaced(out, demand, claims, pinned, state)
         except Fatal as exc:
             out.fatal = exc
             out.feasible.clear()
@@ -267,6 +272,16 @@ class Simulator:
             out.placed = 0
             out.packing.clear()
         return out
+
+    def _explain_unplaced(self, out: Outcome, demand: PodDemand, claims: list[Claim], pinned: list[set[str]], state: State) -> None:
+        """Why replica ``placed + 1`` fits nowhere, per node, in the state the placed ones left."""
+        for name in self.inv.node_names():
+            if not all(name in allowed for allowed in pinned):
+                out.unplaced["a claim every replica shares is allocated on devices this node cannot use"].append(name)
+                continue
+            results, reason = self.try_node(demand, claims, self.inv.nodes[name], state)
+            if results is None:
+                out.unplaced[reason or "cannot allocate all claims"].append(name)
 
     def _nodes_for(self, result: ClaimResult) -> set[str]:
         """Nodes on which an allocated shared claim stays usable (its result node selector)."""

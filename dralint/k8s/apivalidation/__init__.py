@@ -7,12 +7,13 @@ positioned diagnostics. Schemas and validators are loaded once per process.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import math
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from dralint.k8s import objects
 from dralint.k8s.apivalidation import errors as E
-from dralint.k8s.apivalidation.errors import ApiError
+from dralint.k8s.apivalidation.errors import ApiError, field_path
 from dralint.k8s.apivalidation.meta import check_object_meta, status_written
 from dralint.k8s.apivalidation.pods import check_pod_spec
 from dralint.k8s.apivalidation.schema import schema_set
@@ -37,6 +38,11 @@ def validate_object(data: Mapping[str, Any], feature_gates: Mapping[str, bool] |
     if verdict.definition is not None:
         found += schema_set().validate(verdict.definition, data)
         found += _metadata(data, verdict.definition, found)
+    non_finite = list(non_finite_numbers(data))
+    if non_finite:
+        # The schema validator sees NaN and infinity as null; say what the value really is.
+        paths = {error.path for error in non_finite}
+        found = [e for e in found if e.key or tuple(e.path) not in paths] + non_finite
     gates = feature_gates or {}
     return [e for e in found if not (e.gate and gates.get(e.gate)) and not _discarded_status(e)]
 
@@ -66,3 +72,23 @@ def _metadata(data: Mapping[str, Any], definition: str, found: list[ApiError]) -
     reported = any(e.rule == E.SERVER_WRITTEN and e.path[:1] == ("status",) for e in found)
     return check_object_meta(data, kind, kind in objects.CLUSTER_SCOPED_KINDS) + (
         [] if reported else status_written(data, has_status))
+
+
+
+def non_finite_numbers(value: Any, path: tuple = ()) -> Iterator[ApiError]:
+    """``.nan``, ``.inf``, ``-.inf`` and overflowing numbers (``1e999``) anywhere in an object.
+
+    JSON has no such numbers, so kubectl cannot even send the object; every other check would
+    see a number no quantity or integer field can hold.
+    """
+    if isinstance(value, float) and not math.isfinite(value):
+        shown = ".nan" if math.isnan(value) else ".inf" if value > 0 else "-.inf"
+        yield ApiError(path, E.WRONG_TYPE, f"{field_path(path)}: Invalid value: {shown}: must be a finite number; "
+                                         "JSON has no NaN or infinity, so kubectl cannot send the object",
+                       hint="write the number itself, or as a quoted quantity such as \"100Gi\"")
+    elif isinstance(value, Mapping):
+        for key, item in value.items():
+            yield from non_finite_numbers(item, path + (key,))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from non_finite_numbers(item, path + (index,))

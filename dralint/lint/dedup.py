@@ -1,0 +1,63 @@
+"""One mistake, one finding: collapse diagnostics that report the same mistake twice.
+
+Checks are independent, so one typo can reach several of them: a value the API server
+rejects is also a reference that resolves to nothing. When diagnostics of different
+correctness families (YAML, API, CEL, REF, EXT, SCH) cover exactly the same span, the one the
+API server would meet first is kept (the others follow from it), with the others' messages
+as notes at the same place.
+
+Judgement rules (security, reliability) stack on one span on purpose, such as three missing
+resource settings on one ``resources`` key, and are never merged; nor are findings of one
+rule at different places (two duplicate keys are two mistakes, each suppressible on its own
+line). Repeats inside one check (a parser's follow-on errors, subrequests naming one missing
+class) are grouped by that check, which knows they share a cause.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterable
+
+from dralint.diagnostics import Diagnostic, Related
+
+#: Correctness families, in the order a mistake is met: parse, API server, CEL compile,
+#: references, extended resources, scheduling.
+_PRECEDENCE = ("YAML", "API", "CEL", "REF", "EXT", "SCH")
+
+
+def _family(rule: str) -> str:
+    return rule.rstrip("0123456789")
+
+
+def _note(diag: Diagnostic) -> Related:
+    return Related(diag.span, f"also: {diag.message} [{diag.rule}]")
+
+
+def _merge(kept: Diagnostic, dropped: list[Diagnostic], note: Callable[[Diagnostic], Related]) -> Diagnostic:
+    return dataclasses.replace(kept, related=kept.related + tuple(note(d) for d in dropped)) if dropped else kept
+
+
+def _same_span(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    out: list[Diagnostic] = []
+    groups: dict[tuple, list[Diagnostic]] = {}
+    for diag in diagnostics:
+        if _family(diag.rule) in _PRECEDENCE:
+            groups.setdefault((diag.span, diag.object), []).append(diag)
+        else:
+            out.append(diag)
+    for group in groups.values():
+        families = {_family(d.rule) for d in group}
+        if len(families) < 2:
+            out.extend(group)
+            continue
+        best = min(group, key=lambda d: (-d.severity.rank, _PRECEDENCE.index(_family(d.rule)), d.rule))
+        kept = [d for d in group if _family(d.rule) == _family(best.rule)]
+        dropped = [d for d in group if _family(d.rule) != _family(best.rule)]
+        out.extend(_merge(d, dropped, _note) if d is best else d for d in kept)
+    return out
+
+
+def one_per_mistake(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
+    """The diagnostics with repeated reports of one mistake merged (see the module docstring)."""
+    ordered = sorted(diagnostics, key=lambda d: d.sort_key)
+    return sorted(_same_span(ordered), key=lambda d: d.sort_key)
