@@ -7,6 +7,7 @@ usage errors or when nothing could be read.
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import json
 import os
 import sys
@@ -18,7 +19,6 @@ from dralint.k8s.allocator.examples import EXAMPLES
 from dralint.lint.baseline import BaselineError, baseline_document
 from dralint.lint.catalog import load_catalog
 from dralint.lint.config import LoadedConfig, find_config, load_config
-from dralint.cli.config import config_command
 from dralint.lint.gate import lint_with_config
 from dralint.lint.options import FAIL_ON, PROFILES, LintOptions
 from dralint.reporters import FORMATS, reporter
@@ -47,7 +47,24 @@ def parse_feature_gates(value: str | None) -> dict[str, bool]:
     return gates
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _LazyGroup(click.Group):
+    """Imports a subcommand's module only when that command runs (or help lists it): ``fix``
+    and ``simulate`` pull in ruamel.yaml, the allocator and CEL, which ``lint`` seldom needs."""
+
+    LAZY = {"fix": "dralint.cli.fix:fix_command", "config": "dralint.cli.config:config_command",
+            "simulate": "dralint.cli.simulate:simulate_command"}
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *self.LAZY})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in self.LAZY and cmd_name not in self.commands:
+            module, _, name = self.LAZY[cmd_name].partition(":")
+            self.add_command(getattr(importlib.import_module(module), name))
+        return super().get_command(ctx, cmd_name)
+
+
+@click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="dralint")
 def main() -> None:
     """Lint Kubernetes manifests for Dynamic Resource Allocation, GPUs and production readiness."""
@@ -198,6 +215,8 @@ def lint_command(ctx: click.Context, paths: tuple[str, ...], formats: tuple[str,
         if not any(target is None and fmt not in ("text", "github") for fmt, target in targets):
             click.echo(f"dralint: recorded {len(recorded)} findings in {write_baseline}", err=True)
     if any(fmt == "sarif" for fmt, _ in targets):
+        from dralint.fix.runner import fix_replacements
+
         result = dataclasses.replace(result, fixes=fix_replacements(result))
     for fmt, target in targets:
         colored = fmt == "text" and (use_color(color, sys.stdout) if target is None else color == "always")
@@ -232,12 +251,3 @@ def explain_command(rule_id: str) -> None:
     from dralint.lint.ruledocs import explain
 
     click.echo(explain(rule))
-
-
-from dralint.cli.fix import fix_command  # noqa: E402  (commands register after main exists)
-from dralint.fix.runner import fix_replacements  # noqa: E402
-from dralint.cli.simulate import simulate_command  # noqa: E402
-
-main.add_command(fix_command)
-main.add_command(config_command)
-main.add_command(simulate_command)
