@@ -10,6 +10,7 @@ import dataclasses
 import importlib
 import json
 import os
+import re
 import sys
 
 import click
@@ -34,6 +35,17 @@ def use_color(choice: str, stream: object) -> bool:
     if os.environ.get("FORCE_COLOR"):
         return True
     return bool(getattr(stream, "isatty", lambda: False)()) and os.environ.get("TERM") != "dumb"
+
+
+_SIZE_UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
+
+
+def parse_size(value: str) -> int:
+    """``268435456``, ``256M``, ``256MiB`` or ``1G`` as bytes (units are powers of 1024)."""
+    match = re.fullmatch(r"\s*(\d+)\s*(?:([kmg])(?:i?b)?|b)?\s*", value, re.IGNORECASE)
+    if match is None or int(match.group(1)) <= 0:
+        raise click.BadParameter(f"{value!r} is not a positive size such as 256M, 1G or a number of bytes", param_hint="--max-file-size")
+    return int(match.group(1)) * _SIZE_UNITS[(match.group(2) or "").lower()]
 
 
 def parse_feature_gates(value: str | None) -> dict[str, bool]:
@@ -187,12 +199,13 @@ def _write(text: str, target: str | None) -> None:
 @click.option("--select", multiple=True, metavar="RULE", help="Only these rules (id, family prefix, name, category or tag).")
 @click.option("--ignore", multiple=True, metavar="RULE", help="Skip these rules (id, family prefix, name, category or tag).")
 @click.option("--stdin-filename", help="Name to report for input read from '-'.  [default: <stdin>]")
+@click.option("--max-file-size", metavar="SIZE", help="Skip (YAML008) files larger than SIZE, e.g. 64M or 1G.  [default: 256M]")
 @click.pass_context
 def lint_command(ctx: click.Context, paths: tuple[str, ...], formats: tuple[str, ...], outputs: tuple[str, ...], color: str,
                  fail_on: str | None, min_score: int | None, config_path: str | None, no_config: bool, baseline: str | None,
                  write_baseline: str | None, sarif_root: str | None, exclude: tuple[str, ...], context_paths: tuple[str, ...],
                  slices: tuple[str, ...], feature_gates: str | None, closed_world: tuple[str, ...], profile: str | None,
-                 select: tuple[str, ...], ignore: tuple[str, ...], stdin_filename: str | None) -> None:
+                 select: tuple[str, ...], ignore: tuple[str, ...], stdin_filename: str | None, max_file_size: str | None) -> None:
     """Lint manifests in PATHS (files, directories, or - for stdin; default: .)."""
     # click has validated FORMATS and OUTPUTS; pairing them needs their order on the command line.
     targets = report_targets(ctx.meta["dralint.raw_args"])
@@ -203,6 +216,7 @@ def lint_command(ctx: click.Context, paths: tuple[str, ...], formats: tuple[str,
         "feature_gates": parse_feature_gates(feature_gates) if feature_gates is not None else None,
         "profile": profile, "stdin_name": stdin_filename, "fail_on": fail_on, "min_score": min_score,
         "baseline": baseline, "sarif_root": sarif_root,
+        "max_file_bytes": parse_size(max_file_size) if max_file_size is not None else None,
     }
     options = _options(config, {k: v for k, v in given.items() if v is not None and v != [] and v != set()})
     try:
