@@ -20,6 +20,7 @@ from dralint.k8s.allocator.examples import EXAMPLES
 from dralint.lint.baseline import BaselineError, baseline_document
 from dralint.lint.catalog import load_catalog
 from dralint.lint.config import LoadedConfig, find_config, load_config
+from dralint.cli.progress import ProgressLine, wanted as progress_wanted
 from dralint.lint.gate import lint_with_config
 from dralint.lint.options import FAIL_ON, PROFILES, LintOptions
 from dralint.reporters import FORMATS, reporter
@@ -200,12 +201,14 @@ def _write(text: str, target: str | None) -> None:
 @click.option("--ignore", multiple=True, metavar="RULE", help="Skip these rules (id, family prefix, name, category or tag).")
 @click.option("--stdin-filename", help="Name to report for input read from '-'.  [default: <stdin>]")
 @click.option("--max-file-size", metavar="SIZE", help="Skip (YAML008) files larger than SIZE, e.g. 64M or 1G.  [default: 256M]")
+@click.option("--quiet", "-q", is_flag=True, help="No progress line on a terminal.")
 @click.pass_context
 def lint_command(ctx: click.Context, paths: tuple[str, ...], formats: tuple[str, ...], outputs: tuple[str, ...], color: str,
                  fail_on: str | None, min_score: int | None, config_path: str | None, no_config: bool, baseline: str | None,
                  write_baseline: str | None, sarif_root: str | None, exclude: tuple[str, ...], context_paths: tuple[str, ...],
                  slices: tuple[str, ...], feature_gates: str | None, closed_world: tuple[str, ...], profile: str | None,
-                 select: tuple[str, ...], ignore: tuple[str, ...], stdin_filename: str | None, max_file_size: str | None) -> None:
+                 select: tuple[str, ...], ignore: tuple[str, ...], stdin_filename: str | None, max_file_size: str | None,
+                 quiet: bool) -> None:
     """Lint manifests in PATHS (files, directories, or - for stdin; default: .)."""
     # click has validated FORMATS and OUTPUTS; pairing them needs their order on the command line.
     targets = report_targets(ctx.meta["dralint.raw_args"])
@@ -219,10 +222,14 @@ def lint_command(ctx: click.Context, paths: tuple[str, ...], formats: tuple[str,
         "max_file_bytes": parse_size(max_file_size) if max_file_size is not None else None,
     }
     options = _options(config, {k: v for k, v in given.items() if v is not None and v != [] and v != set()})
+    progress = ProgressLine(sys.stderr) if progress_wanted(sys.stderr, quiet) else None
     try:
-        result = lint_with_config(options, config)
+        result = lint_with_config(options, config, progress=progress)
     except BaselineError as error:
         raise click.BadParameter(str(error), param_hint="--baseline") from error
+    finally:
+        if progress is not None:
+            progress.close()
     if write_baseline:
         recorded = sorted(result.diagnostics + result.known, key=lambda d: d.sort_key)
         _write(json.dumps(baseline_document(recorded, result.fingerprints), indent=2) + "\n", write_baseline)

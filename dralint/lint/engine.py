@@ -11,7 +11,7 @@ import os
 import traceback
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import BinaryIO, Iterable, Iterator
+from typing import BinaryIO, Callable, Iterable, Iterator
 
 from dralint.k8s.allocator.examples import PREFIX as EXAMPLE_PREFIX, example_sources
 from dralint.lint.catalog import DRA_CATEGORIES, Rule, load_catalog
@@ -24,6 +24,9 @@ from dralint.lint.registry import Check, all_checks
 from dralint.lint.score import score
 from dralint.yaml.sources import FileIssue, SourceFile, discover, not_a_manifest, read
 from dralint.yaml.loader import Document, SourceText, YamlProblem, load
+
+#: Told (files read, documents parsed) after each file, for a progress line; never affects results.
+Progress = Callable[[int, int], None]
 
 #: Rules the engine itself reports (parsing and robustness), not any check.
 ENGINE_RULES = {
@@ -188,9 +191,13 @@ class _Loaded:
     files: list[FileResult]
 
 
-def _load_sources(items: Iterable[SourceFile | FileIssue], origin: str, collect: _Collector, report: bool) -> _Loaded:
+def _load_sources(items: Iterable[SourceFile | FileIssue], origin: str, collect: _Collector, report: bool,
+                  progress: Progress | None = None) -> _Loaded:
     loaded = _Loaded([], {}, [])
-    for item in items:
+    done = documents = 0
+    for done, item in enumerate(items, 1):
+        if progress is not None and done > 1:
+            progress(done - 1, documents)
         if isinstance(item, FileIssue):
             if report:
                 collect.engine(item.kind, item.message, _issue_span(item))
@@ -206,6 +213,7 @@ def _load_sources(items: Iterable[SourceFile | FileIssue], origin: str, collect:
                 loaded.files.append(file_result)
             continue
         result = load(source)
+        documents += len(result.documents)
         shape_problems: list[ShapeProblem] = []
         file_objects: list[KubeObject] = []
         for doc in result.documents:
@@ -222,6 +230,8 @@ def _load_sources(items: Iterable[SourceFile | FileIssue], origin: str, collect:
             file_result.objects = len(file_objects)
             loaded.files.append(file_result)
         loaded.objects.extend(file_objects)
+    if progress is not None:
+        progress(done, documents)
     return loaded
 
 
@@ -281,10 +291,11 @@ def run(
     options: LintOptions,
     context: Iterable[SourceFile | FileIssue] = (),
     cluster: Iterable[SourceFile | FileIssue] = (),
+    progress: Progress | None = None,
 ) -> RunResult:
     """Lint already-read sources; ``lint`` is the same with files read from disk."""
     with _without_cyclic_gc():
-        return _run(scan, options, context, cluster)
+        return _run(scan, options, context, cluster, progress)
 
 
 def _run(
@@ -292,10 +303,11 @@ def _run(
     options: LintOptions,
     context: Iterable[SourceFile | FileIssue],
     cluster: Iterable[SourceFile | FileIssue],
+    progress: Progress | None,
 ) -> RunResult:
     catalog = load_catalog()
     collect = _Collector(options, catalog)
-    scanned = _load_sources(scan, "scan", collect, report=True)
+    scanned = _load_sources(scan, "scan", collect, report=True, progress=progress)
     extra = _load_sources(context, "context", collect, report=False)
     snapshot = _load_sources(cluster, "cluster", collect, report=True)
     ctx = Context(scanned.objects + extra.objects + snapshot.objects, options)
@@ -328,7 +340,7 @@ def read_all(paths: list[str], options: LintOptions, stdin: BinaryIO | None = No
     return out
 
 
-def lint(options: LintOptions, stdin: BinaryIO | None = None) -> RunResult:
+def lint(options: LintOptions, stdin: BinaryIO | None = None, progress: Progress | None = None) -> RunResult:
     """Lint the paths in ``options`` (with context and snapshot files) from disk.
 
     A context directory usually contains the files being linted (pre-commit passes the changed
@@ -339,4 +351,4 @@ def lint(options: LintOptions, stdin: BinaryIO | None = None) -> RunResult:
     scanned = {os.path.realpath(item.path) for item in scan if isinstance(item, SourceFile)}
     context = [item for item in read_all(options.context, options) if os.path.realpath(item.path) not in scanned]
     cluster = read_all([p for p in options.slices if not p.startswith(EXAMPLE_PREFIX)], options)
-    return run(scan, options, context=context, cluster=cluster + example_sources(options.slices))
+    return run(scan, options, context=context, cluster=cluster + example_sources(options.slices), progress=progress)
