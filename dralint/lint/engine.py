@@ -276,12 +276,18 @@ def _without_cyclic_gc() -> Iterator[None]:
     document: on 10,000 documents that was a third of the run. Reference counting still frees
     everything; cycles created meanwhile (rare: exception tracebacks) are collected once the
     collector is back on.
+
+    The run's data outlives the run (reports, suppressions and fingerprints read it), so it is
+    then moved out of the collector's view (``gc.freeze``): otherwise the first full pass
+    after the run walks all of it again, and allocating the report's records triggers such
+    passes. Frozen objects are still freed by reference counting.
     """
     was_enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
+        gc.freeze()
         if was_enabled:
             gc.enable()
 
