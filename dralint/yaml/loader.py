@@ -646,8 +646,8 @@ def _parse_segment(
     needs_strict = False
     builder_problems: list[YamlProblem] = []  # in libyaml's coordinates of this stretch
     try:
-        while loader.check_event():
-            ev = loader.get_event()
+        next_event = loader.get_event  # None after the stream's end; one C call per event
+        while (ev := next_event()) is not None:
             cls = type(ev)
             if cls is DocumentStartEvent:
                 builder, skipping = _Builder(builder_problems), False
