@@ -109,15 +109,16 @@ spec:
 SHAPES = (TEMPLATE, DEPLOYMENT, JOB, POD, TEMPLATE, DEPLOYMENT, JOB, POD, DEVICE_CLASS)
 
 
-def generate(count: int) -> str:
-    """``count`` documents joined by ``---``.
+def generate(count: int, start: int = 0) -> str:
+    """``count`` documents joined by ``---``, numbered from ``start`` (so files generated with
+    different starts hold different objects).
 
     Documents come in groups of nine, like a team's directory: two claim templates, the
     workloads that use them and the DeviceClass they name, so references resolve as they do
     in a real repository (a run that is mostly broken references measures something else).
     """
     docs = []
-    for i in range(count):
+    for i in range(start, start + count):
         group, position = divmod(i, len(SHAPES))
         template = group * len(SHAPES) + (0 if position < 4 else 4)
         docs.append(SHAPES[position].format(i=i, g=group, t=template, ns=group % 7, m=i % 5, count=1 + i % 4))

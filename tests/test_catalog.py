@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from conftest import lint_text
-from dralint.lint.catalog import load_catalog
+from dralint.lint.catalog import COMPILED_NAME, _raw_rules, compile_catalog, load_catalog, rules_dir
 from dralint.lint.ruledocs import rules_markdown
 from dralint.lint.engine import ENGINE_RULES
 from dralint.lint.gate import STAGE_RULES
@@ -75,3 +75,19 @@ def test_rule_reference_is_up_to_date():
     generated = rules_markdown(sorted(CATALOG.values(), key=lambda r: r.id))
     on_disk = (Path(__file__).resolve().parent.parent / "docs" / "rules.md").read_text(encoding="utf-8")
     assert on_disk == generated, "docs/rules.md is stale: run `python tools/generate_docs.py`"
+
+
+def test_compiled_catalog_is_up_to_date():
+    on_disk = (rules_dir() / COMPILED_NAME).read_text(encoding="utf-8")
+    assert on_disk == compile_catalog(rules_dir()), "rules/catalog.json is stale: run `python tools/generate_docs.py`"
+
+
+def test_compiled_catalog_is_read_only_while_it_matches_the_files(tmp_path):
+    rule = tmp_path / "ZZZ001.yaml"
+    rule.write_text("id: ZZZ001\nname: first\n", encoding="utf-8")
+    compiled = compile_catalog(tmp_path)
+    # Marked so the test can tell which copy was read; the checksum still matches the file.
+    (tmp_path / COMPILED_NAME).write_text(compiled.replace('"first"', '"from-compiled"'), encoding="utf-8")
+    assert _raw_rules(tmp_path) == [("ZZZ001.yaml", {"id": "ZZZ001", "name": "from-compiled"})]
+    rule.write_text("id: ZZZ001\nname: edited\n", encoding="utf-8")
+    assert _raw_rules(tmp_path) == [("ZZZ001.yaml", {"id": "ZZZ001", "name": "edited"})]

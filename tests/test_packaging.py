@@ -23,6 +23,7 @@ def test_wheel_installs_and_lists_rules(tmp_path):
     (wheel,) = dist.glob("dralint-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
     assert any(n.startswith("dralint/_data/rules/") and n.endswith(".yaml") for n in names)
+    assert "dralint/_data/rules/catalog.json" in names
     target = tmp_path / "site"
     subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--quiet", "--target", str(target), str(wheel)], check=True)
     # Run from an empty directory with the installed copy first on the path, so neither the

@@ -1,4 +1,5 @@
-"""Regenerate docs/rules.md, docs/peers.md and the README peer table from the rule catalog (tests fail when stale)."""
+"""Regenerate rules/catalog.json, docs/rules.md, docs/peers.md and the README peer table from the
+rule catalog (tests fail when any is stale)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from dralint.lint.catalog import load_catalog  # noqa: E402
+from dralint.lint.catalog import COMPILED_NAME, compile_catalog, load_catalog, rules_dir  # noqa: E402
 from dralint.lint.ruledocs import README_END, README_START, peer_parity, peer_table, replace_between, rules_markdown  # noqa: E402
 
 TARGET = ROOT / "docs" / "rules.md"
@@ -33,6 +34,10 @@ def peer_checks() -> dict[str, list[dict]]:
 
 
 def main() -> None:
+    compiled = rules_dir() / COMPILED_NAME
+    compiled.write_text(compile_catalog(rules_dir()), encoding="utf-8")
+    print(f"wrote {compiled}")
+    load_catalog.cache_clear()
     rules = sorted(load_catalog().values(), key=lambda r: r.id)
     TARGET.write_text(rules_markdown(rules), encoding="utf-8")
     print(f"wrote {TARGET} ({len(rules)} rules)")

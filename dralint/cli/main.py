@@ -7,8 +7,10 @@ usage errors or when nothing could be read.
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import json
 import os
+import re
 import sys
 
 import click
@@ -21,7 +23,7 @@ from dralint.lint.config import LoadedConfig, find_config, load_config
 from dralint.lint.context import CLOSABLE_KINDS
 from dralint.k8s.features import DRA_GATES
 from dralint.lint.selectors import did_you_mean, selector_words, split_names, unknown_selectors
-from dralint.cli.config import config_command
+from dralint.cli.progress import ProgressLine, wanted as progress_wanted
 from dralint.lint.gate import lint_with_config
 from dralint.lint.options import FAIL_ON, PROFILES, PSS_LEVELS, LintOptions
 from dralint.reporters import FORMATS, reporter
@@ -38,6 +40,17 @@ def use_color(choice: str, stream: object) -> bool:
     if os.environ.get("FORCE_COLOR"):
         return True
     return bool(getattr(stream, "isatty", lambda: False)()) and os.environ.get("TERM") != "dumb"
+
+
+_SIZE_UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
+
+
+def parse_size(value: str) -> int:
+    """``268435456``, ``256M``, ``256MiB`` or ``1G`` as bytes (units are powers of 1024)."""
+    match = re.fullmatch(r"\s*(\d+)\s*(?:([kmg])(?:i?b)?|b)?\s*", value, re.IGNORECASE)
+    if match is None or int(match.group(1)) <= 0:
+        raise click.BadParameter(f"{value!r} is not a positive size such as 256M, 1G or a number of bytes", param_hint="--max-file-size")
+    return int(match.group(1)) * _SIZE_UNITS[(match.group(2) or "").lower()]
 
 
 def parse_feature_gates(value: str | None) -> dict[str, bool]:
@@ -74,7 +87,25 @@ def closed_kinds(values: tuple[str, ...]) -> set[str]:
     return kinds
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _LazyGroup(click.Group):
+    """Imports a subcommand's module only when that command runs (or help lists it): ``fix``
+    and ``simulate`` pull in ruamel.yaml, the allocator and CEL, which ``lint`` seldom needs."""
+
+    LAZY = {"fix": "dralint.cli.fix:fix_command", "config": "dralint.cli.config:config_command",
+            "simulate": "dralint.cli.simulate:simulate_command",
+            "doctor": "dralint.cli.doctor:doctor_command"}
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *self.LAZY})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in self.LAZY and cmd_name not in self.commands:
+            module, _, name = self.LAZY[cmd_name].partition(":")
+            self.add_command(getattr(importlib.import_module(module), name))
+        return super().get_command(ctx, cmd_name)
+
+
+@click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="dralint")
 def main() -> None:
     """Lint Kubernetes manifests for Dynamic Resource Allocation, GPUs and production readiness."""
@@ -207,6 +238,8 @@ def _write(text: str, target: str | None) -> None:
 @click.option("--helm-release", metavar="NAME", help="Release name charts are rendered with.  [default: release-name]")
 @click.option("--helm-namespace", metavar="NAMESPACE", help="Namespace charts are rendered into.")
 @click.option("--verbose", "-v", is_flag=True, help="Also say how many files were skipped because they hold no Kubernetes document.")
+@click.option("--max-file-size", metavar="SIZE", help="Skip (YAML008) files larger than SIZE, e.g. 64M or 1G.  [default: 256M]")
+@click.option("--quiet", "-q", is_flag=True, help="No progress line on a terminal.")
 @click.pass_context
 def lint_command(ctx: click.Context, paths: tuple[str, ...], formats: tuple[str, ...], outputs: tuple[str, ...], color: str,
                  fail_on: str | None, min_score: int | None, config_path: str | None, no_config: bool, baseline: str | None,
@@ -214,7 +247,8 @@ def lint_command(ctx: click.Context, paths: tuple[str, ...], formats: tuple[str,
                  slices: tuple[str, ...], feature_gates: str | None, closed_world: tuple[str, ...], profile: str | None, pss_level: str | None,
                  select: tuple[str, ...], ignore: tuple[str, ...], stdin_filename: str | None,
                  helm_values: tuple[str, ...], helm_set: tuple[str, ...], helm_release: str | None,
-                 helm_namespace: str | None, verbose: bool) -> None:
+                 helm_namespace: str | None, verbose: bool,
+                 max_file_size: str | None, quiet: bool) -> None:
     """Lint manifests in PATHS (files, directories, or - for stdin; default: .)."""
     # click has validated FORMATS and OUTPUTS; pairing them needs their order on the command line.
     targets = report_targets(ctx.meta["dralint.raw_args"])
@@ -228,12 +262,17 @@ def lint_command(ctx: click.Context, paths: tuple[str, ...], formats: tuple[str,
         "baseline": baseline, "sarif_root": sarif_root, "pss_level": pss_level,
         "helm_values": list(helm_values), "helm_set": list(helm_set), "helm_release": helm_release,
         "helm_namespace": helm_namespace,
+        "max_file_bytes": parse_size(max_file_size) if max_file_size is not None else None,
     }
     options = _options(config, {k: v for k, v in given.items() if v is not None and v != [] and v != set()})
+    progress = ProgressLine(sys.stderr) if progress_wanted(sys.stderr, quiet) else None
     try:
-        result = lint_with_config(options, config)
+        result = lint_with_config(options, config, progress=progress)
     except BaselineError as error:
         raise click.BadParameter(str(error), param_hint="--baseline") from error
+    finally:
+        if progress is not None:
+            progress.close()
     if write_baseline:
         # Recording a baseline is not a gate: the findings go into the file, and no report of
         # this run may say FAILED while the exit code says 0.
@@ -243,6 +282,8 @@ def lint_command(ctx: click.Context, paths: tuple[str, ...], formats: tuple[str,
         if not any(target is None and fmt not in ("text", "github") for fmt, target in targets):
             click.echo(f"dralint: wrote baseline {write_baseline} with {len(recorded)} finding{'s' if len(recorded) != 1 else ''}", err=True)
     if any(fmt == "sarif" for fmt, _ in targets):
+        from dralint.fix.runner import fix_replacements
+
         result = dataclasses.replace(result, fixes=fix_replacements(result))
     for fmt, target in targets:
         colored = fmt == "text" and (use_color(color, sys.stdout) if target is None else color == "always")
@@ -280,14 +321,3 @@ def explain_command(rule_id: str) -> None:
     from dralint.lint.ruledocs import explain
 
     click.echo(printable(explain(rule)))
-
-
-from dralint.cli.fix import fix_command  # noqa: E402  (commands register after main exists)
-from dralint.fix.runner import fix_replacements  # noqa: E402
-from dralint.cli.simulate import simulate_command  # noqa: E402
-from dralint.cli.doctor import doctor_command  # noqa: E402
-
-main.add_command(fix_command)
-main.add_command(config_command)
-main.add_command(simulate_command)
-main.add_command(doctor_command)

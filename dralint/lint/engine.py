@@ -11,7 +11,7 @@ import os
 import traceback
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import BinaryIO, Iterable, Iterator
+from typing import BinaryIO, Callable, Iterable, Iterator
 
 from dralint.k8s.allocator.examples import PREFIX as EXAMPLE_PREFIX, example_sources
 from dralint.lint.catalog import DRA_CATEGORIES, Rule, load_catalog
@@ -27,6 +27,9 @@ from dralint.lint.score import score
 from dralint.yaml.render import RenderedSource, RenderIssue, plan
 from dralint.yaml.sources import FileIssue, SourceFile, discover, not_a_manifest, read
 from dralint.yaml.loader import Document, LoadResult, SourceText, YamlProblem, load
+
+#: Told (files read, documents parsed) after each file, for a progress line; never affects results.
+Progress = Callable[[int, int], None]
 
 #: Rules the engine itself reports (parsing and robustness), not any check.
 ENGINE_RULES = {
@@ -219,9 +222,13 @@ def _holds_no_manifest(result: LoadResult, objects: list[KubeObject], problems: 
     return not any(isinstance(p.document.data, dict) and ("apiVersion" in p.document.data or "kind" in p.document.data) for p in problems)
 
 
-def _load_sources(items: Iterable[SourceFile | FileIssue], origin: str, collect: _Collector, report: bool) -> _Loaded:
+def _load_sources(items: Iterable[SourceFile | FileIssue], origin: str, collect: _Collector, report: bool,
+                  progress: Progress | None = None) -> _Loaded:
     loaded = _Loaded([], {}, [])
-    for item in items:
+    done = documents = 0
+    for done, item in enumerate(items, 1):
+        if progress is not None and done > 1:
+            progress(done - 1, documents)
         if isinstance(item, FileIssue):
             if report:
                 collect.engine(item.kind, item.message, _issue_span(item))
@@ -243,6 +250,7 @@ def _load_sources(items: Iterable[SourceFile | FileIssue], origin: str, collect:
                 loaded.files.append(file_result)
             continue
         result = load(source)
+        documents += len(result.documents)
         shape_problems: list[ShapeProblem] = []
         file_objects: list[KubeObject] = []
         for doc in result.documents:
@@ -260,6 +268,8 @@ def _load_sources(items: Iterable[SourceFile | FileIssue], origin: str, collect:
             file_result.objects = len(file_objects)
             loaded.files.append(file_result)
         loaded.objects.extend(file_objects)
+    if progress is not None:
+        progress(done, documents)
     return loaded
 
 
@@ -301,12 +311,18 @@ def _without_cyclic_gc() -> Iterator[None]:
     document: on 10,000 documents that was a third of the run. Reference counting still frees
     everything; cycles created meanwhile (rare: exception tracebacks) are collected once the
     collector is back on.
+
+    The run's data outlives the run (reports, suppressions and fingerprints read it), so it is
+    then moved out of the collector's view (``gc.freeze``): otherwise the first full pass
+    after the run walks all of it again, and allocating the report's records triggers such
+    passes. Frozen objects are still freed by reference counting.
     """
     was_enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
+        gc.freeze()
         if was_enabled:
             gc.enable()
 
@@ -316,10 +332,11 @@ def run(
     options: LintOptions,
     context: Iterable[SourceFile | FileIssue] = (),
     cluster: Iterable[SourceFile | FileIssue] = (),
+    progress: Progress | None = None,
 ) -> RunResult:
     """Lint already-read sources; ``lint`` is the same with files read from disk."""
     with _without_cyclic_gc():
-        return _run(scan, options, context, cluster)
+        return _run(scan, options, context, cluster, progress)
 
 
 def _run(
@@ -327,10 +344,11 @@ def _run(
     options: LintOptions,
     context: Iterable[SourceFile | FileIssue],
     cluster: Iterable[SourceFile | FileIssue],
+    progress: Progress | None,
 ) -> RunResult:
     catalog = load_catalog()
     collect = _Collector(options, catalog)
-    scanned = _load_sources(scan, "scan", collect, report=True)
+    scanned = _load_sources(scan, "scan", collect, report=True, progress=progress)
     extra = _load_sources(context, "context", collect, report=False)
     snapshot = _load_sources(cluster, "cluster", collect, report=True)
     ctx = Context(scanned.objects + extra.objects + snapshot.objects, options)
@@ -403,7 +421,7 @@ def read_all(paths: list[str], options: LintOptions, stdin: BinaryIO | None = No
     return out
 
 
-def lint(options: LintOptions, stdin: BinaryIO | None = None) -> RunResult:
+def lint(options: LintOptions, stdin: BinaryIO | None = None, progress: Progress | None = None) -> RunResult:
     """Lint the paths in ``options`` (with context and snapshot files) from disk.
 
     A context directory usually contains the files being linted (pre-commit passes the changed
@@ -414,4 +432,4 @@ def lint(options: LintOptions, stdin: BinaryIO | None = None) -> RunResult:
     scanned = {os.path.realpath(item.path) for item in scan if isinstance(item, SourceFile)}
     context = [item for item in read_all(options.context, options) if os.path.realpath(item.path) not in scanned]
     cluster = read_all([p for p in options.slices if not p.startswith(EXAMPLE_PREFIX)], options)
-    return run(scan, options, context=context, cluster=cluster + example_sources(options.slices))
+    return run(scan, options, context=context, cluster=cluster + example_sources(options.slices), progress=progress)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from dralint.yaml.sources import MAX_FILE_BYTES
+
 PROFILES = ("dra", "recommended", "strict")
 #: ``--fail-on`` levels: the lowest severity that fails the run, or never.
 FAIL_ON = ("error", "warning", "info", "never")
@@ -26,7 +28,7 @@ class LintOptions:
     ignore: list[str] = field(default_factory=list)
     severity_overrides: dict[str, str] = field(default_factory=dict)
     stdin_name: str = "<stdin>"
-    max_file_bytes: int = 16 * 1024 * 1024
+    max_file_bytes: int = MAX_FILE_BYTES
     # Stages after the engine run (suppression, baseline, gates, SARIF) read these.
     per_path_ignores: dict[str, list[str]] = field(default_factory=dict)
     baseline: str | None = None

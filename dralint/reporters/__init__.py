@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 from typing import Callable
 
 from dralint.lint.engine import RunResult
@@ -10,17 +11,10 @@ Reporter = Callable[[RunResult, bool], str]
 
 
 def reporter(name: str) -> Reporter:
-    """The formatting function for ``--format name``."""
-    from dralint.reporters import github, json_report, junit, sarif, text
-
-    table: dict[str, Reporter] = {
-        "text": text.render,
-        "json": json_report.render,
-        "sarif": sarif.render,
-        "github": github.render,
-        "junit": junit.render,
-    }
-    return table[name]
+    """The formatting function for ``--format name``; only that reporter's module is imported."""
+    modules = {"text": "text", "json": "json_report", "sarif": "sarif", "github": "github", "junit": "junit"}
+    render: Reporter = importlib.import_module(f"dralint.reporters.{modules[name]}").render
+    return render
 
 
 FORMATS = ("text", "json", "sarif", "github", "junit")

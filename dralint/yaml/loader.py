@@ -309,11 +309,6 @@ class _Frame:
 _NO_KEY = object()
 
 
-def _pos(event: Any) -> Pos:
-    start, end = event.start_mark, event.end_mark
-    return (start.line, start.column, end.line, end.column, getattr(event, "style", None))
-
-
 class _Builder:
     """Turns one document's events into data plus a position table."""
 
@@ -330,6 +325,15 @@ class _Builder:
         #: multi-line quoted scalar or flow collection inside a block collection, or a block
         #: scalar that starts with an empty line (see dralint.yaml.strict).
         self.needs_strict = False
+        #: One int object per line number: numbers past 256 are separate objects in Python, and
+        #: a position table repeats each line in the key's and the value's start and end.
+        self.lines: dict[int, int] = {}
+
+    def _pos(self, event: Any) -> Pos:
+        start, end = event.start_mark, event.end_mark
+        lines = self.lines
+        line = lines.setdefault(start.line, start.line)
+        return (line, start.column, lines.setdefault(end.line, end.line), end.column, getattr(event, "style", None))
 
     def _problem(self, kind: str, message: str, pos: Pos, related: tuple = ()) -> None:
         self.problems.append(
@@ -402,7 +406,7 @@ class _Builder:
                 value = _resolve_tagged(value, tag)
             elif not ev.style and ev.implicit[0]:
                 value = resolve_plain(value)
-            pos = _pos(ev)
+            pos = self._pos(ev)
             if pos[0] != pos[2]:
                 style = ev.style
                 if style in ('"', "'") and self.stack and not self.stack[-1].flow:
@@ -414,7 +418,7 @@ class _Builder:
             self._add(value, pos, 1, True)
         elif cls is MappingStartEvent or cls is SequenceStartEvent:
             if len(self.stack) >= MAX_DEPTH:
-                pos = _pos(ev)
+                pos = self._pos(ev)
                 self._problem(
                     "depth",
                     f"the document nests deeper than {MAX_DEPTH} levels; it was skipped",
@@ -433,7 +437,8 @@ class _Builder:
             if frame.merges:
                 self._merge(frame)
             start = frame.start
-            pos = (start.line, start.column, ev.end_mark.line, ev.end_mark.column, None)
+            pos = (self.lines.setdefault(start.line, start.line), start.column,
+                   self.lines.setdefault(ev.end_mark.line, ev.end_mark.line), ev.end_mark.column, None)
             if frame.flow and pos[0] != pos[2] and self.stack and not self.stack[-1].flow:
                 self.needs_strict = True
             if frame.anchor:
@@ -441,7 +446,7 @@ class _Builder:
                 self.anchors[frame.anchor] = (frame.container, frame.size, pos)
             self._add(frame.container, pos, frame.size, False)
         elif cls is AliasEvent:
-            pos = _pos(ev)
+            pos = self._pos(ev)
             if ev.anchor in self.incomplete:
                 self._problem(
                     "alias-bomb",
@@ -646,8 +651,8 @@ def _parse_segment(
     needs_strict = False
     builder_problems: list[YamlProblem] = []  # in libyaml's coordinates of this stretch
     try:
-        while loader.check_event():
-            ev = loader.get_event()
+        next_event = loader.get_event  # None after the stream's end; one C call per event
+        while (ev := next_event()) is not None:
             cls = type(ev)
             if cls is DocumentStartEvent:
                 builder, skipping = _Builder(builder_problems), False

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import BinaryIO, Iterator
 
 #: Files larger than this are reported and skipped: no real manifest comes near it.
-MAX_FILE_BYTES = 16 * 1024 * 1024
+MAX_FILE_BYTES = 256 * 1024 * 1024
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", ".venv", "venv", ".tox", "__pycache__", ".mypy_cache", ".pytest_cache"})
 _HELM_RE = re.compile(r"\{\{-?\s")
@@ -140,12 +140,19 @@ def read(path: str, stdin: BinaryIO | None = None, stdin_name: str = "<stdin>", 
             raw = (stdin or sys.stdin.buffer).read(max_bytes + 1)
         else:
             with open(path, "rb") as handle:
+                # A regular file's size is known up front: refuse it before reading it whole.
+                if os.fstat(handle.fileno()).st_size > max_bytes:
+                    return _too_large(display, max_bytes)
                 raw = handle.read(max_bytes + 1)
     except OSError as error:
         return FileIssue(display, "unreadable", f"cannot read {display}: {error.strerror or error}")
     if len(raw) > max_bytes:
-        return FileIssue(display, "too-large", f"{display} is larger than the {max_bytes:,}-byte limit; skipped")
+        return _too_large(display, max_bytes)
     return decode(display, raw)
+
+
+def _too_large(display: str, max_bytes: int) -> FileIssue:
+    return FileIssue(display, "too-large", f"{display} is larger than the {max_bytes:,}-byte limit (--max-file-size); skipped")
 
 
 def decode(display: str, raw: bytes) -> SourceFile | FileIssue:

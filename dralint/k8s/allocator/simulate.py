@@ -235,7 +235,9 @@ class Simulator:
                 node = self.inv.nodes[name]
                 results, reason, placed_here = None, None, False
                 while out.placed < target and all(name in allowed for allowed in pinned):
-                    results, reason = self.try_node(demand, claims, node, state, explain_failure=False)
+                    # Until a replica is placed the fork holds nothing of its own: asking under the
+                    # snapshot's state gives the same answer and reuses the answers per node shape.
+                    results, reason = self.try_node(demand, claims, node, state if out.placed else self.base, explain_failure=False)
                     if results is None:
                         break
                     if not placed_here:

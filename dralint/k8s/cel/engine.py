@@ -6,14 +6,24 @@ import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from types import ModuleType
 from typing import Any
 
-from dralint.k8s.cel import env as _env
 from dralint.k8s.cel.ast import Node, decode_checked_expr
 from dralint.k8s.cel.capacity import QUANTITY, capacity_type_errors, is_capacity_value
 from dralint.k8s.cel.cost import MAX_COST, CostEstimate, estimate_cost
 from dralint.k8s.cel.device import Device
 from dralint.k8s.semver import Semver
+
+
+@functools.cache
+def _cel_library() -> ModuleType:
+    """The adapter over cel-expr-python, imported on first use: the library and protobuf take
+    longer to import than a small lint takes to run, and most files hold no CEL at all."""
+    from dralint.k8s.cel import env
+
+    return env
+
 
 __all__ = ["CelIssue", "CheckResult", "EvalResult", "MatchResult", "check", "evaluate", "matches",
            "MAX_LENGTH", "MAX_COST"]
@@ -117,7 +127,7 @@ def _span(expression: str, offset: int, detail: str) -> tuple[int, int]:
 def _library_gap(detail: str) -> str | None:
     """Why an error is a gap of the CEL library or of dralint, not of the expression."""
     match = _UNDECLARED.search(detail)
-    if match and match.group(1).split(".")[0] in _env.UNSUPPORTED_NAMES:
+    if match and match.group(1).split(".")[0] in _cel_library().UNSUPPORTED_NAMES:
         return f"uses '{match.group(1)}', a Kubernetes CEL function dralint does not implement"
     match = _OVERLOAD.search(detail)
     if match:
@@ -153,7 +163,7 @@ def check(expression: str) -> CheckResult:
                          "Unicode text (a lone surrogate)", bad, bad + 1)
         return CheckResult(expression, errors=(issue,))
     try:
-        compiled = _env.check_env().compile(expression)
+        compiled = _cel_library().check_env().compile(expression)
     except RuntimeError as exc:
         return _failed(expression, str(exc))
     ast = decode_checked_expr(compiled.serialize())
@@ -210,7 +220,7 @@ def _program(expression: str) -> _Program | str:
     if result.cost is not None and result.cost.max_cost > MAX_COST:
         return "not evaluated: the estimated cost exceeds the runtime limit"
     try:
-        program = _env.eval_env().compile(expression)
+        program = _cel_library().eval_env().compile(expression)
     except RuntimeError as exc:
         return f"not evaluated: {exc}"
     attributes, capacity = _defaulted_domains(result.ast) if result.ast else (frozenset(), frozenset())
@@ -252,7 +262,7 @@ def _domain_map(node: Node | None) -> str | None:
 
 def _value(value: Any) -> Any:
     if isinstance(value, Semver):
-        return _env.semver_tag(value)
+        return _cel_library().semver_tag(value)
     if isinstance(value, list):
         return [_value(item) for item in value]
     return value
@@ -264,7 +274,7 @@ def _device_data(device: Device) -> dict[str, Any]:
         cached = {
             "driver": device.driver,
             "attributes": {d: {n: _value(v) for n, v in names.items()} for d, names in device.attributes.items()},
-            "capacity": {d: {n: _env.quantity_tag(q) for n, q in names.items()} for d, names in device.capacity.items()},
+            "capacity": {d: {n: _cel_library().quantity_tag(q) for n, q in names.items()} for d, names in device.capacity.items()},
             "allowMultipleAllocations": device.allow_multiple_allocations,
         }
         device.cel_data = cached

@@ -1,0 +1,175 @@
+"""Issue #16's table, measured: one line per row, each figure a ratio to a floor taken in the same run.
+
+    python bench/table.py                      # every row at the issue's sizes (slow: minutes)
+    python bench/table.py --quick              # smaller inputs, same rows, for a first look
+    python bench/table.py --rows cold,throughput --repeat 7
+
+Every command runs in a fresh interpreter and is measured by the kernel's accounting for that
+child (``os.wait4``): CPU seconds (user + system) and peak resident memory. CPU time, not wall
+time (except for ``--jobs``, whose point is wall time), because these machines are shared and a loaded core stretches wall time for everyone;
+ratios, not absolute figures, for the same reason. Each figure is the median of ``--repeat``
+runs. Bytecode caching is left on (as on a user's machine), so the first run warms it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.bench_allocator import snapshot, workloads  # noqa: E402
+from bench.generate import generate  # noqa: E402
+
+PY = sys.executable
+DRALINT = [PY, "-c", "import sys; from dralint.cli.main import main; sys.argv[0] = 'dralint'; main()"]
+IMPORT_YAML = [PY, "-c", "import yaml"]
+SMALL = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  namespace: default\ndata:\n  mode: fast\n"
+
+
+def parse_command(*paths: str) -> list[str]:
+    """The floor: the bare libyaml parse (CSafeLoader) of the same files, in a fresh interpreter."""
+    code = "import sys, yaml\nfor p in sys.argv[1:]:\n    list(yaml.load_all(open(p, encoding='utf-8'), Loader=yaml.CSafeLoader))"
+    return [PY, "-c", code, *paths]
+
+
+@dataclass
+class Figures:
+    cpu: float
+    peak_mib: float
+    #: Wall seconds: only the jobs row uses them, since parallel work saves wall time, not CPU.
+    wall: float
+
+
+def run_once(command: list[str]) -> Figures:
+    """CPU seconds and peak RSS of one child process; its output is discarded."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "CI")}
+    env["PYTHONPATH"] = str(ROOT)
+    start = time.perf_counter()
+    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=ROOT)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode not in (0, 1):
+        raise SystemExit(f"failed ({proc.returncode}): {' '.join(command[:6])} ...")
+    return Figures(usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, wall)
+
+
+def measure(command: list[str], repeat: int) -> Figures:
+    runs = [run_once(command) for _ in range(repeat)]
+    return Figures(statistics.median(r.cpu for r in runs), statistics.median(r.peak_mib for r in runs),
+                   statistics.median(r.wall for r in runs))
+
+
+def line(row: str, detail: str, target: str) -> None:
+    print(f"{row:<12} {detail}   [target {target}]", flush=True)
+
+
+def write_generated(directory: Path, name: str, documents: int, files: int = 1) -> list[str]:
+    paths = []
+    per_file = documents // files
+    for index in range(files):
+        path = directory / f"{name}-{index}.yaml"
+        path.write_text(generate(per_file, start=index * per_file), encoding="utf-8")
+        paths.append(str(path))
+    return paths
+
+
+def row_cold(tmp: Path, args: argparse.Namespace) -> None:
+    small = tmp / "small.yaml"
+    small.write_text(SMALL, encoding="utf-8")
+    run_once(DRALINT + ["lint", "--no-config", str(small)])  # compile bytecode once
+    floor = measure(IMPORT_YAML, args.repeat)
+    lint = measure(DRALINT + ["lint", "--no-config", str(small)], args.repeat)
+    line("cold start", f"lint one small file {lint.cpu:.3f} s / python -c 'import yaml' {floor.cpu:.3f} s = {lint.cpu / floor.cpu:.1f}x", "<= 6x")
+
+
+def row_throughput(tmp: Path, args: argparse.Namespace) -> None:
+    docs = 2000 if args.quick else 10000
+    (path,) = write_generated(tmp, "throughput", docs)
+    floor = measure(parse_command(path), args.repeat)
+    lint = measure(DRALINT + ["lint", "--no-config", "--format", "json", path], args.repeat)
+    line("throughput", f"{docs:,} documents, one file, --format json {lint.cpu:.2f} s / bare CSafeLoader parse {floor.cpu:.2f} s = {lint.cpu / floor.cpu:.2f}x", "<= 2.0x")
+
+
+def row_memory(tmp: Path, args: argparse.Namespace) -> None:
+    docs, files = (10000, 5) if args.quick else (50000, 5)
+    small = write_generated(tmp, "memory-small", docs // 5, files)
+    large = write_generated(tmp, "memory-large", docs, files)
+    floor = measure(parse_command(*large), 1)
+    low = measure(DRALINT + ["lint", "--no-config", "--format", "json", *small], 1)
+    high = measure(DRALINT + ["lint", "--no-config", "--format", "json", *large], 1)
+    growth = (high.peak_mib - low.peak_mib) * 1024 / (docs - docs // 5)
+    line("memory", f"{docs:,} documents in {files} files: peak {high.peak_mib:.0f} MiB (bare parse {floor.peak_mib:.0f} MiB = "
+         f"{high.peak_mib / floor.peak_mib:.1f}x); growth {growth:.1f} KiB per document", "<= 250 MiB, <= 5 KiB/document")
+
+
+def row_big_file(tmp: Path, args: argparse.Namespace) -> None:
+    """One file over the old 16 MiB limit: ConfigMaps with large data, like a cluster dump."""
+    path = tmp / "big.yaml"
+    value = "x" * 1000
+    document = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: dump-{i}\n  namespace: default\ndata:\n" + "".join(
+        f"  key{k}: {value}\n" for k in range(1000))
+    path.write_text("---\n".join(document.format(i=i) for i in range(18)), encoding="utf-8")
+    floor = measure(parse_command(str(path)), 1)
+    lint = measure(DRALINT + ["lint", "--no-config", "--format", "json", str(path)], 1)
+    refused = subprocess.run(DRALINT + ["lint", "--no-config", "--select", "YAML008", str(path)], capture_output=True, text=True,
+                             env={**os.environ, "PYTHONPATH": str(ROOT)}).stdout.count("YAML008")
+    verdict = "refused (YAML008)" if refused else "linted"
+    line("big file", f"{path.stat().st_size / 2**20:.0f} MiB in one file: {verdict}; {lint.cpu:.2f} s / parse {floor.cpu:.2f} s = "
+         f"{lint.cpu / floor.cpu:.2f}x, peak {lint.peak_mib:.0f} MiB", "accepted up to 256 MiB")
+
+
+def row_jobs(tmp: Path, args: argparse.Namespace) -> None:
+    help_text = subprocess.run(DRALINT + ["lint", "--help"], capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)}).stdout
+    if "--jobs" not in help_text:
+        line("jobs", "not measured: dralint lint has no --jobs option yet", "2 jobs <= 0.6x of 1 job")
+        return
+    files = 500
+    paths = write_generated(tmp, "jobs", 2000 if args.quick else 10000, files)
+    one = measure(DRALINT + ["lint", "--no-config", "--jobs", "1", *paths], args.repeat)
+    two = measure(DRALINT + ["lint", "--no-config", "--jobs", "2", *paths], args.repeat)
+    line("jobs", f"{files} files, wall time: --jobs 2 {two.wall:.2f} s / --jobs 1 {one.wall:.2f} s = {two.wall / one.wall:.2f}x",
+         "2 jobs <= 0.6x of 1 job")
+
+
+def row_simulate(tmp: Path, args: argparse.Namespace) -> None:
+    import yaml
+
+    for nodes in ([1000] if args.quick else args.nodes):
+        slices, manifests = tmp / f"slices-{nodes}.yaml", tmp / f"workloads-{nodes}.yaml"
+        slices.write_text(yaml.dump_all(snapshot(nodes, 8), Dumper=yaml.CSafeDumper), encoding="utf-8")
+        manifests.write_text(yaml.dump_all(workloads(200, 8), Dumper=yaml.CSafeDumper), encoding="utf-8")
+        floor = measure(parse_command(str(slices), str(manifests)), 1)
+        sim = measure(DRALINT + ["simulate", "--slices", str(slices), str(manifests)], 1)
+        line("simulate", f"{nodes:,} nodes x 8 devices x 200 workloads: {sim.cpu:.1f} s, peak {sim.peak_mib:.0f} MiB; "
+             f"bare parse {floor.cpu:.1f} s = {sim.cpu / floor.cpu:.1f}x", "10,000 nodes <= 5 s and <= 300 MiB")
+
+
+ROWS = {"cold": row_cold, "throughput": row_throughput, "memory": row_memory, "big-file": row_big_file,
+        "jobs": row_jobs, "simulate": row_simulate}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rows", default=",".join(ROWS), help=f"comma-separated, from {', '.join(ROWS)}")
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--quick", action="store_true", help="smaller inputs")
+    parser.add_argument("--nodes", type=int, nargs="+", default=[1000, 10000], help="fleet sizes for the simulate row")
+    args = parser.parse_args()
+    print(f"# {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}, Python {sys.version.split()[0]}; CPU seconds, medians of {args.repeat}", flush=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in args.rows.split(","):
+            ROWS[name](Path(tmp), args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,50 @@
+"""The progress line of long lint runs: files and documents done and the rate, on stderr.
+
+Shown only where a person watches: stderr is a terminal, ``CI`` is not set and ``--quiet`` was
+not given. It appears once a run has taken about two seconds, so quick runs never flicker,
+and it is erased before the report is written.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Callable, TextIO
+
+#: Seconds before the line first appears, and between two updates of it.
+DELAY = 2.0
+INTERVAL = 0.25
+
+
+def wanted(stream: TextIO, quiet: bool) -> bool:
+    """Whether a progress line belongs on ``stream``: a terminal, outside CI, not silenced."""
+    return not quiet and not os.environ.get("CI") and bool(getattr(stream, "isatty", lambda: False)())
+
+
+class ProgressLine:
+    """Called by the engine after each file; rewrites one line in place with a carriage return."""
+
+    def __init__(self, stream: TextIO, clock: Callable[[], float] = time.monotonic) -> None:
+        self.stream = stream
+        self.clock = clock
+        self.start = clock()
+        self.next_update = self.start + DELAY
+        self.width = 0
+
+    def __call__(self, files: int, documents: int) -> None:
+        now = self.clock()
+        if now < self.next_update:
+            return
+        self.next_update = now + INTERVAL
+        rate = documents / max(now - self.start, 1e-9)
+        text = f"dralint: {files:,} file{'s' if files != 1 else ''}, {documents:,} documents, {rate:,.0f} documents/s"
+        self.stream.write("\r" + text.ljust(self.width))
+        self.stream.flush()
+        self.width = len(text)
+
+    def close(self) -> None:
+        """Erase the line, if one was shown, so the report starts on a clean line."""
+        if self.width:
+            self.stream.write("\r" + " " * self.width + "\r")
+            self.stream.flush()
+            self.width = 0
