@@ -59,7 +59,28 @@ func loadSnapshot(path string) (*clusterSnapshot, error) {
 			snapshot.claims = append(snapshot.claims, o)
 		}
 	}
+	snapshot.nodes = withSliceNodes(snapshot.nodes, snapshot.slices)
 	return snapshot, nil
+}
+
+// withSliceNodes adds a bare Node for every node a ResourceSlice names that the snapshot has no
+// Node object for: a driver publishes slices only for nodes that exist.
+func withSliceNodes(nodes []*corev1.Node, slices []*resourceapi.ResourceSlice) []*corev1.Node {
+	known := sets.New[string]()
+	for _, n := range nodes {
+		known.Insert(n.Name)
+	}
+	for _, s := range slices {
+		if s.Spec.NodeName != nil && *s.Spec.NodeName != "" && !known.Has(*s.Spec.NodeName) {
+			known.Insert(*s.Spec.NodeName)
+			node := &corev1.Node{}
+			node.Name = *s.Spec.NodeName
+			node.Labels = map[string]string{"kubernetes.io/hostname": node.Name}
+			nodes = append(nodes, node)
+		}
+	}
+	sort.Slice(nodes, func(i, j int) bool { return nodes[i].Name < nodes[j].Name })
+	return nodes
 }
 
 // decodeExternal decodes, defaults and converts DRA objects to resource.k8s.io/v1, the version

@@ -20,6 +20,7 @@ type celVerdict struct {
 	ErrorType  string `json:"errorType,omitempty"`
 	Cost       uint64 `json:"cost,omitempty"`
 	OverLimit  bool   `json:"overLimit"`
+	TooLong    bool   `json:"tooLong,omitempty"`
 }
 
 // compileSelectors finds every `cel.expression` string in the object and compiles it in the
@@ -43,8 +44,14 @@ func compileSelectors(js []byte) []celVerdict {
 	envType := environment.NewExpressions
 	out := make([]celVerdict, 0, len(fields))
 	for _, f := range fields {
-		result := compiler.CompileCELExpression(found[f], dracel.Options{EnvType: &envType})
 		v := celVerdict{Field: f, Expression: found[f]}
+		if len(found[f]) > resourceapi.CELSelectorExpressionMaxLength {
+			// The API server refuses the length and never compiles such an expression.
+			v.TooLong = true
+			out = append(out, v)
+			continue
+		}
+		result := compiler.CompileCELExpression(found[f], dracel.Options{EnvType: &envType})
 		if result.Error != nil {
 			v.Error, v.ErrorType = result.Error.Detail, string(result.Error.Type)
 		} else {

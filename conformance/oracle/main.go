@@ -11,6 +11,7 @@ import (
 	"os"
 
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/kubernetes/pkg/capabilities"
 )
 
 // fileVerdicts is one line of output: everything the oracle says about one input file.
@@ -24,7 +25,9 @@ type fileVerdicts struct {
 func main() {
 	gates := flag.String("feature-gates", "", "feature gates, Name=true|false,... (v1.37 defaults otherwise)")
 	slices := flag.String("slices", "", "cluster snapshot (ResourceSlices, DeviceClasses, Nodes, ResourceClaims) to allocate against")
+	allowPrivileged := flag.Bool("allow-privileged", true, "kube-apiserver --allow-privileged (kubeadm, kind and the managed services set it)")
 	flag.Parse()
+	capabilities.Setup(*allowPrivileged, 0)
 	if *gates != "" {
 		if err := utilfeature.DefaultMutableFeatureGate.Set(*gates); err != nil {
 			fmt.Fprintln(os.Stderr, "oracle:", err)

@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -155,7 +156,12 @@ func validateCreate(external runtime.Object, strategy rest.RESTCreateStrategy) [
 		meta.SetName(names.SimpleNameGenerator.GenerateName(meta.GetGenerateName()))
 	}
 	rest.FillObjectMetaSystemFields(meta)
+	plural, _ := apimeta.UnsafeGuessKindToResource(gvk)
 	ctx := genericapirequest.WithNamespace(genericapirequest.NewContext(), namespace)
+	ctx = genericapirequest.WithRequestInfo(ctx, &genericapirequest.RequestInfo{
+		IsResourceRequest: true, Verb: "create", APIPrefix: "apis", APIGroup: gvk.Group, APIVersion: gvk.Version,
+		Resource: plural.Resource, Namespace: namespace, Name: meta.GetName(),
+	})
 	strategy.PrepareForCreate(ctx, internal)
 	return fieldErrors(rest.ValidateCreate(ctx, internal, strategy))
 }
@@ -180,7 +186,8 @@ func fieldErrors(list field.ErrorList) []fieldError {
 // default fieldValidation=Strict makes fatal) into one entry per offending field.
 func strictErrors(err error) []fieldError {
 	var out []fieldError
-	for _, e := range err.(runtime.StrictDecodingError).Errors() {
+	strict, _ := runtime.AsStrictDecodingError(err)
+	for _, e := range strict.Errors() {
 		msg := e.Error()
 		kind := "StrictDecoding"
 		switch {
