@@ -98,7 +98,7 @@ def lint_input(item: Input, folder: Path) -> tuple[list[Diagnostic], Path, Path 
     return list(lint(options).diagnostics), target, snapshot
 
 
-def simulate_input(target: Path, snapshot: Path, gates: dict[str, bool]) -> dict[str, dict[str, Any]]:
+def simulate_input(target: Path, snapshot: Path) -> dict[str, dict[str, Any]]:
     """`dralint simulate --format json`, keyed by template label."""
     result = CliRunner().invoke(dralint_cli, ["simulate", "--format", "json", "--slices", str(snapshot), str(target)])
     if result.exit_code not in (0, 1):
@@ -130,7 +130,7 @@ def compare_input(item: Input, verdict: dict[str, Any], folder: Path) -> Tally:
             _compare_validation(item, obj, label, mine, stops, server, tally)
         _compare_cel(item, obj, label, diags, tally)
     if snapshot is not None and verdict.get("allocation") is not None:
-        _compare_allocation(item, verdict["allocation"], simulate_input(target, snapshot, item.feature_gates), tally)
+        _compare_allocation(item, verdict["allocation"], simulate_input(target, snapshot), tally)
     return tally
 
 

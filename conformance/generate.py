@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,9 @@ from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from compare import compare_input, load_allowlist  # noqa: E402
 from inputs import ROOT, Input  # noqa: E402
+from record import build_oracle, run_oracle  # noqa: E402
 
 SEED = 1437
 FIXTURES = ROOT / "conformance" / "fixtures"
@@ -212,10 +215,6 @@ def as_inputs(objects: list[Obj]) -> list[Input]:
 
 
 def main() -> int:
-    from compare import compare_input, load_allowlist
-    from record import build_oracle, run_oracle
-    import tempfile
-
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--count", type=int, default=2000)
     parser.add_argument("--save", type=int, default=0, help="record up to N disagreeing objects as fixtures")

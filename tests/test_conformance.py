@@ -16,8 +16,10 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "conformance"))
 
-from compare import Tally, compare_all, figures, load_allowlist  # noqa: E402
+from compare import Tally, compare_all, compare_input, figures, load_allowlist  # noqa: E402
+from generate import as_inputs, generate  # noqa: E402
 from inputs import all_inputs  # noqa: E402
+from record import build_oracle, run_oracle  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -59,10 +61,6 @@ def test_published_figures_are_the_measured_ones(tally):
 
 @pytest.mark.skipif(shutil.which("go") is None, reason="go is not on PATH: the generator needs the oracle built from the Kubernetes Go modules")
 def test_generated_manifests_agree_with_the_oracle(tmp_path):
-    from compare import compare_input
-    from generate import as_inputs, generate
-    from record import build_oracle, run_oracle
-
     inputs = as_inputs(generate(1500))
     verdicts = run_oracle(build_oracle(), inputs)
     allowed = load_allowlist()
