@@ -152,6 +152,11 @@ func validateCreate(external runtime.Object, strategy rest.RESTCreateStrategy) [
 		}
 		ensureAdminNamespace(namespace)
 	}
+	// kubectl sends a cluster-scoped object to the cluster-wide path, where the server clears
+	// any namespace it carries; a namespaced one goes to its own (or the default) namespace.
+	if err := rest.EnsureObjectNamespaceMatchesRequestNamespace(rest.ExpectedNamespaceForScope(namespace, strategy.NamespaceScoped()), meta); err != nil {
+		return []fieldError{{Field: "metadata.namespace", Type: "BadRequest", Detail: err.Error()}}
+	}
 	if meta.GetName() == "" && meta.GetGenerateName() != "" {
 		meta.SetName(names.SimpleNameGenerator.GenerateName(meta.GetGenerateName()))
 	}
