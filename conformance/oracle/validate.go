@@ -102,6 +102,11 @@ func judgeObject(doc document) objectVerdict {
 	verdict.Namespace, verdict.Name = head.Metadata.Namespace, head.Metadata.Name
 	verdict.CEL = compileSelectors(doc.JSON)
 
+	if head.APIVersion == "" || head.Kind == "" {
+		// kubectl refuses such a document before sending it ("apiVersion not set").
+		verdict.Decode = "apiVersion or kind not set"
+		return verdict
+	}
 	gv, err := schema.ParseGroupVersion(head.APIVersion)
 	if err != nil {
 		verdict.Decode = err.Error()
