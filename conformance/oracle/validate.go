@@ -2,13 +2,13 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
@@ -92,32 +92,33 @@ func judgeObject(doc document) objectVerdict {
 		verdict.Decode = doc.Error
 		return verdict
 	}
-	var head struct {
-		APIVersion string            `json:"apiVersion"`
-		Kind       string            `json:"kind"`
-		Metadata   metav1.ObjectMeta `json:"metadata"`
+	// Read the type and name the way kubectl does, case-sensitively (an unstructured object),
+	// not with encoding/json's case-insensitive field matching.
+	head := &unstructured.Unstructured{}
+	if err := head.UnmarshalJSON(doc.JSON); err != nil && !runtime.IsMissingKind(err) && !runtime.IsMissingVersion(err) {
+		verdict.Decode = err.Error()
+		return verdict
 	}
-	_ = json.Unmarshal(doc.JSON, &head)
-	verdict.APIVersion, verdict.Kind = head.APIVersion, head.Kind
-	verdict.Namespace, verdict.Name = head.Metadata.Namespace, head.Metadata.Name
+	verdict.APIVersion, verdict.Kind = head.GetAPIVersion(), head.GetKind()
+	verdict.Namespace, verdict.Name = head.GetNamespace(), head.GetName()
 	verdict.CEL = compileSelectors(doc.JSON)
 
-	if head.APIVersion == "" || head.Kind == "" {
+	if verdict.APIVersion == "" || verdict.Kind == "" {
 		// kubectl refuses such a document before sending it ("apiVersion not set").
 		verdict.Decode = "apiVersion or kind not set"
 		return verdict
 	}
-	gv, err := schema.ParseGroupVersion(head.APIVersion)
+	gv, err := schema.ParseGroupVersion(verdict.APIVersion)
 	if err != nil {
 		verdict.Decode = err.Error()
 		return verdict
 	}
-	strategy, known := strategies[schema.GroupKind{Group: gv.Group, Kind: head.Kind}]
+	strategy, known := strategies[schema.GroupKind{Group: gv.Group, Kind: verdict.Kind}]
 	if !known {
 		return verdict
 	}
 	verdict.Validated = true
-	verdict.Served = servedByDefault(gv.WithKind(head.Kind))
+	verdict.Served = servedByDefault(gv.WithKind(verdict.Kind))
 	if !verdict.Served {
 		return verdict
 	}
