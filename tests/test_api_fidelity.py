@@ -388,12 +388,13 @@ spec:
 """
 
 
-def test_comprehension_over_an_attribute_value_warns_at_the_macro(tmp_path):
+def test_comprehension_over_an_attribute_value_is_an_error_at_the_macro(tmp_path):
+    """The v1.37 compiler rejects it at create (conformance/golden/rules/CEL016/bad-0.json)."""
     result = lint_text(tmp_path, COMPREHENSIONS)
     found = [(d.span.line, d.span.column, d.span.end_column, d.severity.value) for d in result.diagnostics if d.rule == "CEL016"]
     # folded scalar: line 9 holds `exists`; iterating over the domain map (`all`) is valid;
     # an optional read with a default is still the attribute's (scalar) value
-    assert found == [(9, 51, 57, "warning"), (13, 76, 82, "warning")]
+    assert found == [(9, 51, 57, "error"), (13, 76, 82, "error")]
 
 
 def test_with_list_attributes_on_comprehensions_are_valid(tmp_path):

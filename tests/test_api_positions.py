@@ -251,7 +251,7 @@ driverName: gpu.example.com
 """
     result = lint_text(tmp_path, manifest)
     by_rule = {d.rule: d for d in result.diagnostics}
-    assert (by_rule["API012"].span.line, by_rule["API012"].span.column, by_rule["API012"].severity.value) == (1, 13, "warning")
+    assert (by_rule["API012"].span.line, by_rule["API012"].span.column, by_rule["API012"].severity.value) == (1, 13, "error")
     assert "removed in v1.38" in by_rule["API012"].message
     assert (by_rule["API011"].span.line, by_rule["API011"].span.column, by_rule["API011"].severity.value) == (6, 13, "error")
     assert "DeviceClass" in by_rule["API011"].hint

@@ -332,8 +332,10 @@ def _macro_name_span(expression: str, paren: int) -> tuple[int, int]:
 
 def scalar_comprehensions(expression: str, root: Node, gates: dict[str, bool]) -> list[SelectorNote]:
     """``all``/``exists``/``exists_one``/``map``/``filter`` over one attribute's value while
-    DRAListTypeAttributes is off: every attribute value is then a scalar, so the macro fails at
-    allocation time on every device that has the attribute (and the claim stays pending).
+    DRAListTypeAttributes is off. The API server's compiler then types an attribute value as a
+    scalar union that cannot be iterated and rejects the selector at create (checked against the
+    v1.37 code by the conformance oracle); dralint's own environment types it as dyn, so this
+    lint restores the error.
 
     With the gate on, list attributes exist and such a comprehension is valid.
     """
@@ -353,8 +355,8 @@ def scalar_comprehensions(expression: str, root: Node, gates: dict[str, bool]) -
         macro = expression[start:end]
         notes.append(SelectorNote(
             f"'{macro}' iterates over attribute {read.domain}/{read.name}, but with {LIST_ATTRIBUTES_GATE} off (the v1.37 "
-            "default) every attribute value is a single int, bool, string or version: the selector fails at allocation "
-            "time on every device that has the attribute, and the claim stays pending",
+            "default) an attribute value is a single int, bool, string or version, and the API server rejects the "
+            "selector: \"expression of type 'any' cannot be range of a comprehension\"",
             start, end, fails=True,
             hint=f"compare the value directly (e.g. device.attributes[\"{read.domain}\"].{read.name} == ...), or enable "
                  f"{LIST_ATTRIBUTES_GATE} on the cluster and pass --feature-gates {LIST_ATTRIBUTES_GATE}=true"))
