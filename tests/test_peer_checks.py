@@ -84,6 +84,9 @@ def test_pull_policy_follows_the_api_default(lint_manifest):
     assert fired(lint_manifest(pod(container="    imagePullPolicy: Never\n").replace("app:1.0", "app")), "REL016")
     assert not fired(lint_manifest(pod(container="    imagePullPolicy: IfNotPresent\n")), "REL016")
     assert not fired(lint_manifest(pod().replace("app:1.0", "app:latest")), "REL016")
+    # a policy that is not a string is the schema's finding (found by the fuzz test below)
+    odd = lint_manifest(pod(container="    imagePullPolicy: [Never]\n").replace("app:1.0", "app"))
+    assert not fired(odd, "REL016") and not fired(odd, "INT001") and fired(odd, "API002")
 
 
 def test_guaranteed_qos_compares_quantities_by_value(lint_manifest):

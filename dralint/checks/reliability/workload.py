@@ -194,7 +194,7 @@ def check_pull_policy(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     for template in pod_templates(obj):
         for path, container in template.containers():
             image, policy = container.get("image"), container.get("imagePullPolicy")
-            if not isinstance(image, str) or not image.strip() or policy not in _CACHED_PULL:
+            if not isinstance(image, str) or not image.strip() or not isinstance(policy, str) or policy not in _CACHED_PULL:
                 continue
             tag = image_tag(image.strip())
             if tag is None or tag == "latest":

@@ -231,6 +231,8 @@ def _capabilities(sec: ContainerSecurity) -> Iterator[Finding]:
 
 def _proc_mount(sec: ContainerSecurity) -> Iterator[Finding]:
     setting = sec.get("procMount")
+    if sec.template.spec.get("hostUsers") is not False:
+        return  # without a user namespace the server rejects Unmasked: API009's finding
     if setting.path is not None and setting.value != "Default":
         yield sec.template.owner.finding(
             setting.path, f"{sec.template.label}: {sec.kind} '{sec.name}' uses procMount {setting.value}, which unmasks host information in /proc",

@@ -78,7 +78,8 @@ class OneOf(_Keyword):
         if not isinstance(instance, dict):
             return []
         fields = self.value["fields"]
-        chosen = [f for f in fields if instance.get(f) is not None]
+        # Go reads an empty list as unset (`len(x) == 0`), so `firstAvailable: []` chooses nothing.
+        chosen = [f for f in fields if instance.get(f) is not None and instance.get(f) != []]
         listing = " or ".join(f"`{f}`" for f in fields)
         if not chosen and self.value.get("required"):
             return [Issue((), E.ONE_OF, "required", (f"exactly one of {listing} is required",), key=True)]

@@ -119,4 +119,15 @@ def check_pod_spec(spec: Any, base: Path = ()) -> list[ApiError]:
             where: Path = base + (list_name, i, "resources")
             found += _container_claims(where + ("claims",), as_list(resources.get("claims")))
             found += _extended_resources(where, resources)
+            found += _unmasked_proc_mount(base + (list_name, i), as_dict(container), spec)
     return found
+
+
+def _unmasked_proc_mount(path: Path, container: dict[str, Any], spec: dict[str, Any]) -> list[ApiError]:
+    """``procMount: Unmasked`` needs a user namespace: the server rejects it unless ``hostUsers``
+    is false (ValidateSecurityContext in v1.37)."""
+    here = path + ("securityContext", "procMount")
+    if as_dict(container.get("securityContext")).get("procMount") != "Unmasked" or spec.get("hostUsers") is False:
+        return []
+    return [ApiError(here, E.INVALID_VALUE, E.invalid(here, "Unmasked", "`hostUsers` must be false to use `Unmasked`"),
+                     hint="set `hostUsers: false` in the pod spec (a user namespace), or remove `procMount: Unmasked`")]

@@ -563,6 +563,14 @@ def device_attribute(attribute: Any) -> list[Issue]:
     kinds = [t for t in SCALAR_ATTRIBUTE_TYPES + LIST_ATTRIBUTE_TYPES if attribute.get(t) is not None]
     if len(kinds) != 1:
         issues.append(Issue((), E.ONE_OF, "invalid", (attribute, "exactly one value must be specified")))
+    elif kinds[0] in LIST_ATTRIBUTE_TYPES:
+        # The gate's field is dropped on create, which leaves the attribute without any value.
+        issues.append(Issue((), E.ONE_OF, "required",
+                            (f"must specify one of: `int`, `bool`, `string`, `version` (the server drops `{kinds[0]}` "
+                             "while DRAListTypeAttributes is off, the v1.37 default)",),
+                            hint="use a single value, or enable DRAListTypeAttributes on the cluster and pass "
+                                 "--feature-gates DRAListTypeAttributes=true",
+                            gate="DRAListTypeAttributes"))
     items: list[tuple[tuple[str | int, ...], Any]]
     for kind in kinds:
         raw = attribute[kind]
