@@ -89,3 +89,48 @@ def test_recreate_strategy_is_reported_at_its_type_in_strict_only(lint_manifest)
 def test_rolling_update_explicit_or_by_default_is_clean(lint_manifest):
     for strategy in ("", "  strategy:\n    type: RollingUpdate\n", "  strategy: {}\n"):
         assert not fired(lint_manifest(_DEPLOYMENT.format(strategy=strategy), profile="strict"), "REL028")
+
+
+_SPREAD_POD = """apiVersion: v1
+kind: Pod
+metadata:
+  name: web
+  namespace: shop
+  labels: {{app: web}}
+spec:
+  topologySpreadConstraints:
+{constraints}  containers:
+  - name: web
+    image: registry.example.com/web:1.4.2
+"""
+
+
+def _spread(lint_manifest, constraints: str, rule: str) -> list[tuple[int, int, str]]:
+    found = fired(lint_manifest(_SPREAD_POD.format(constraints=constraints)), rule)
+    return [(f.span.line, f.span.column, f.message) for f in found]
+
+
+def test_spread_values_the_server_refuses_are_api_errors_at_the_value(lint_manifest):
+    bad = "  - maxSkew: 0\n    topologyKey: \"\"\n    whenUnsatisfiable: Sometimes\n    minDomains: 0\n    labelSelector: {matchLabels: {app: web}}\n"
+    assert [(line, col) for line, col, _ in _spread(lint_manifest, bad, "API009")] == [(9, 14), (12, 17)]
+    assert [(line, col) for line, col, _ in _spread(lint_manifest, bad, "API003")] == [(10, 18)]
+    assert [(line, col) for line, col, _ in _spread(lint_manifest, bad, "API004")] == [(11, 24)]
+
+
+def test_min_domains_needs_do_not_schedule_and_pairs_may_not_repeat(lint_manifest):
+    one = "  - maxSkew: 1\n    topologyKey: zone\n    whenUnsatisfiable: ScheduleAnyway\n    minDomains: 2\n    labelSelector: {matchLabels: {app: web}}\n"
+    messages = [m for _, _, m in _spread(lint_manifest, one + one.replace("    minDomains: 2\n", ""), "API009")]
+    assert len(messages) == 1 and "only use minDomains if whenUnsatisfiable=DoNotSchedule" in messages[0]
+    twice = one.replace("    minDomains: 2\n", "")
+    assert [line for line, _, _ in _spread(lint_manifest, twice + twice, "API010")] == [9]  # the first use, as the server reports it
+
+
+def test_valid_constraints_are_clean(lint_manifest):
+    good = "  - maxSkew: 1\n    topologyKey: zone\n    whenUnsatisfiable: DoNotSchedule\n    minDomains: 3\n    labelSelector: {matchLabels: {app: web}}\n"
+    result = lint_manifest(_SPREAD_POD.format(constraints=good + good.replace("zone", "kubernetes.io/hostname")))
+    assert not [d for d in result.diagnostics if d.rule.startswith("API") or d.rule == "REL029"]
+
+
+def test_constraint_without_selector_spreads_nothing(lint_manifest):
+    no_selector = "  - maxSkew: 1\n    topologyKey: zone\n    whenUnsatisfiable: ScheduleAnyway\n"
+    assert [(line, col) for line, col, _ in _spread(lint_manifest, no_selector, "REL029")] == [(9, 5)]

@@ -1,5 +1,8 @@
 """DRA rules of core pod validation (``pkg/apis/core/validation``), on any pod spec.
 
+The value rules of ``topologySpreadConstraints`` are here too: the bundled schema only knows
+which of their keys are required, not which values the server refuses.
+
 These run on plain pod-spec dicts rather than through the schema because pod templates also live
 inside custom resources (JobSet, MPIJob, ...), which have no bundled schema but are still turned
 into Pods that the API server validates. Facts: dra-api.md §2.7 and §4.
@@ -120,6 +123,45 @@ def check_pod_spec(spec: Any, base: Path = ()) -> list[ApiError]:
             found += _container_claims(where + ("claims",), as_list(resources.get("claims")))
             found += _extended_resources(where, resources)
             found += _unmasked_proc_mount(base + (list_name, i), as_dict(container), spec)
+    found += _spread_constraints(base + ("topologySpreadConstraints",), as_list(spec.get("topologySpreadConstraints")))
+    return found
+
+
+SPREAD_ACTIONS = ["DoNotSchedule", "ScheduleAnyway"]
+
+
+def _positive(value: Any) -> bool | None:
+    """Whether an integer field is above zero; None when it is no integer (the schema says so)."""
+    return value > 0 if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _spread_constraints(base: Path, constraints: list[Any]) -> list[ApiError]:
+    """maxSkew and minDomains above zero, a non-empty topologyKey, a known whenUnsatisfiable,
+    minDomains only with DoNotSchedule, and each {topologyKey, whenUnsatisfiable} pair once, reported
+    on its first use as the server does (validateTopologySpreadConstraints in v1.37). Absent
+    required keys are the schema's."""
+    found: list[ApiError] = []
+    pairs = [(as_dict(item).get("topologyKey"), as_dict(item).get("whenUnsatisfiable")) for item in constraints]
+    for i, item in enumerate(constraints):
+        if not isinstance(item, dict):
+            continue
+        path: Path = base + (i,)
+        key, action = item.get("topologyKey"), item.get("whenUnsatisfiable")
+        if _positive(item.get("maxSkew")) is False:
+            found.append(ApiError(path + ("maxSkew",), E.INVALID_VALUE, E.invalid(path + ("maxSkew",), item["maxSkew"], "must be greater than zero")))
+        if key == "":
+            found.append(ApiError(path + ("topologyKey",), E.REQUIRED, E.required(path + ("topologyKey",), "can not be empty"),
+                                  hint="name a node label, e.g. `topologyKey: kubernetes.io/hostname`"))
+        if isinstance(action, str) and action not in SPREAD_ACTIONS:
+            found.append(ApiError(path + ("whenUnsatisfiable",), E.UNSUPPORTED_VALUE, E.not_supported(path + ("whenUnsatisfiable",), action, SPREAD_ACTIONS)))
+        if _positive(item.get("minDomains")) is False:
+            found.append(ApiError(path + ("minDomains",), E.INVALID_VALUE, E.invalid(path + ("minDomains",), item["minDomains"], "must be greater than zero")))
+        elif item.get("minDomains") is not None and action in SPREAD_ACTIONS and action != "DoNotSchedule":
+            found.append(ApiError(path + ("minDomains",), E.INVALID_VALUE,
+                                  E.invalid(path + ("minDomains",), item["minDomains"], f"can only use minDomains if whenUnsatisfiable=DoNotSchedule, not {action}")))
+        if (key, action) in pairs[i + 1:] and isinstance(key, str) and isinstance(action, str):
+            found.append(ApiError(path, E.DUPLICATE, E.duplicate(path, f"{{{key}, {action}}}"), key=True,
+                                  hint="merge the constraints: each topologyKey may appear once per whenUnsatisfiable"))
     return found
 
 
