@@ -134,3 +134,36 @@ def test_valid_constraints_are_clean(lint_manifest):
 def test_constraint_without_selector_spreads_nothing(lint_manifest):
     no_selector = "  - maxSkew: 1\n    topologyKey: zone\n    whenUnsatisfiable: ScheduleAnyway\n"
     assert [(line, col) for line, col, _ in _spread(lint_manifest, no_selector, "REL029")] == [(9, 5)]
+
+
+_PORTS_POD = """apiVersion: v1
+kind: Pod
+metadata:
+  name: web
+  namespace: shop
+spec:
+  containers:
+  - name: web
+    image: registry.example.com/web:1.4.2
+    ports:
+{ports}"""
+
+
+def _port_errors(lint_manifest, ports: str) -> list[tuple[str, int, int]]:
+    result = lint_manifest(_PORTS_POD.format(ports=ports))
+    return [(d.rule, d.span.line, d.span.column) for d in result.diagnostics if d.rule.startswith("API")]
+
+
+def test_duplicate_and_malformed_port_names_are_refused_as_the_server_does(lint_manifest):
+    ports = "    - {name: http, containerPort: 8080}\n    - {name: http, containerPort: 8081}\n    - {name: metrics-endpoint-v2, containerPort: 9090}\n"
+    assert _port_errors(lint_manifest, ports) == [("API010", 12, 14), ("API007", 13, 14)]
+
+
+def test_port_numbers_out_of_range_are_invalid(lint_manifest):
+    ports = "    - {containerPort: 70000, hostPort: -1}\n"
+    assert _port_errors(lint_manifest, ports) == [("API009", 11, 23), ("API009", 11, 40)]
+
+
+def test_valid_ports_are_clean(lint_manifest):
+    ports = "    - {name: http, containerPort: 8080}\n    - {name: metrics, containerPort: 9090, hostPort: 9090}\n"
+    assert _port_errors(lint_manifest, ports) == []
