@@ -167,3 +167,20 @@ def test_port_numbers_out_of_range_are_invalid(lint_manifest):
 def test_valid_ports_are_clean(lint_manifest):
     ports = "    - {name: http, containerPort: 8080}\n    - {name: metrics, containerPort: 9090, hostPort: 9090}\n"
     assert _port_errors(lint_manifest, ports) == []
+
+
+def _storage_pod(requests: str, limits: str) -> str:
+    return _PORTS_POD.replace("    ports:\n{ports}", f"    resources:\n      requests: {{{requests}}}\n      limits: {{{limits}}}\n")
+
+
+def test_ephemeral_storage_request_below_limit_is_reported_at_the_request_in_strict_only(lint_manifest):
+    text = _storage_pod("ephemeral-storage: 1Gi", "ephemeral-storage: 4Gi")
+    found = fired(lint_manifest(text), "REL030")
+    assert [(f.span.line, f.span.column) for f in found] == [(11, 37)]  # the request value
+    assert "1Gi" in found[0].message and "4Gi" in found[0].message
+    assert not fired(lint_manifest(text, profile="recommended"), "REL030")
+
+
+def test_equal_by_value_or_request_left_to_default_is_clean(lint_manifest):
+    assert not fired(lint_manifest(_storage_pod("ephemeral-storage: 1Gi", "ephemeral-storage: 1024Mi")), "REL030")
+    assert not fired(lint_manifest(_storage_pod("cpu: 100m", "ephemeral-storage: 1Gi")), "REL030")
