@@ -184,3 +184,50 @@ def test_ephemeral_storage_request_below_limit_is_reported_at_the_request_in_str
 def test_equal_by_value_or_request_left_to_default_is_clean(lint_manifest):
     assert not fired(lint_manifest(_storage_pod("ephemeral-storage: 1Gi", "ephemeral-storage: 1024Mi")), "REL030")
     assert not fired(lint_manifest(_storage_pod("cpu: 100m", "ephemeral-storage: 1Gi")), "REL030")
+
+
+_MONITOR = """apiVersion: monitoring.coreos.com/v1
+kind: ServiceMonitor
+metadata:
+  name: gpu-metrics
+  namespace: monitoring
+spec:
+  selector:
+    matchLabels: {{app: dcgm-exporter}}
+{namespaces}  endpoints:
+  - port: metrics
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: dcgm-exporter
+  namespace: {service_namespace}
+  labels: {{app: {label}}}
+spec:
+  selector: {{app: dcgm-exporter}}
+  ports:
+  - {{name: metrics, port: 9400}}
+"""
+
+
+def _monitor(lint_manifest, namespaces: str = "", service_namespace: str = "gpu-operator", label: str = "dcgm-exporter", **options) -> list[tuple[str, int]]:
+    text = _MONITOR.format(namespaces=namespaces, service_namespace=service_namespace, label=label)
+    return [(d.rule, d.span.line) for d in lint_manifest(text, **options).diagnostics
+            if d.rule in ("REF012", "REF027") and d.message.startswith("ServiceMonitor")]
+
+
+def test_monitor_whose_services_sit_in_an_unwatched_namespace_is_reported_with_them_related(lint_manifest):
+    found = fired(lint_manifest(_MONITOR.format(namespaces="", service_namespace="gpu-operator", label="dcgm-exporter")), "REF027")
+    assert [(f.span.line, f.span.column) for f in found] == [(7, 3)]
+    assert [r.span.line for r in found[0].related] == [17]
+
+
+def test_namespace_selector_is_honoured(lint_manifest):
+    assert _monitor(lint_manifest, namespaces="  namespaceSelector: {matchNames: [gpu-operator]}\n") == []
+    assert _monitor(lint_manifest, namespaces="  namespaceSelector: {any: true}\n") == []
+    assert _monitor(lint_manifest, service_namespace="monitoring") == []
+
+
+def test_no_matching_service_anywhere_is_out_of_scope_unless_the_world_is_closed(lint_manifest):
+    assert _monitor(lint_manifest, label="node-exporter") == [("REF012", 7)]
+    assert _monitor(lint_manifest, label="node-exporter", closed_world={"Service"}) == [("REF027", 7)]
