@@ -16,6 +16,7 @@ from dralint.k8s.objects import KubeObject, PodTemplate, pod_templates
 from dralint.k8s.quantity import quantity_value
 from dralint.lint.registry import object_check
 from dralint.k8s.workloads import running_containers
+from dralint.yaml.loader import DataPath
 
 #: (rule, section, resource): what each rule wants set.
 _WANTED = (
@@ -88,23 +89,40 @@ def check_resources(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
             )
 
 
+def _request_unlike_limit(obj: KubeObject, resources: tuple[str, ...]) -> Iterator[tuple[PodTemplate, DataPath, str, str, Any, Any]]:
+    """(template, container path, container name, resource, request, limit) for each running
+    container whose request of ``resources`` differs in value from its limit (both set)."""
+    for template in pod_templates(obj):
+        for path, container in running_containers(template):
+            requests, limits = _section(container.get("resources"), "requests"), _section(container.get("resources"), "limits")
+            for resource in resources:
+                wanted, cap = quantity_value(requests.get(resource)), quantity_value(limits.get(resource))
+                if wanted is not None and cap is not None and wanted != cap:
+                    yield template, path, str(container.get("name", path[-1])), resource, requests[resource], limits[resource]
+
+
 @object_check("REL017")
 def check_guaranteed_qos(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     """Containers whose cpu or memory request differs from its limit (Burstable, not Guaranteed QoS)."""
-    for template in pod_templates(obj):
-        for path, container in running_containers(template):
-            resources = container.get("resources")
-            requests, limits = _section(resources, "requests"), _section(resources, "limits")
-            for resource in ("cpu", "memory"):
-                wanted, cap = quantity_value(requests.get(resource)), quantity_value(limits.get(resource))
-                if wanted is None or cap is None or wanted == cap:
-                    continue
-                yield obj.finding(
-                    path + ("resources", "requests", resource),
-                    f"{template.label}: container '{container.get('name', path[-1])}' requests {requests[resource]} {resource} but is limited to {limits[resource]}, "
-                    "so the pod is not in the Guaranteed QoS class: it is evicted before Guaranteed pods and gets no exclusive CPUs",
-                    hint=f"set the {resource} request equal to the limit ({limits[resource]})", rule="REL017",
-                )
+    for template, path, name, resource, request, limit in _request_unlike_limit(obj, ("cpu", "memory")):
+        yield obj.finding(
+            path + ("resources", "requests", resource),
+            f"{template.label}: container '{name}' requests {request} {resource} but is limited to {limit}, "
+            "so the pod is not in the Guaranteed QoS class: it is evicted before Guaranteed pods and gets no exclusive CPUs",
+            hint=f"set the {resource} request equal to the limit ({limit})", rule="REL017",
+        )
+
+
+@object_check("REL030")
+def check_ephemeral_storage_reserved(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
+    """Containers that may write more scratch data than the scheduler reserved for them."""
+    for template, path, name, resource, request, limit in _request_unlike_limit(obj, ("ephemeral-storage",)):
+        yield obj.finding(
+            path + ("resources", "requests", resource),
+            f"{template.label}: container '{name}' requests {request} ephemeral-storage but may write up to {limit}: "
+            "the scheduler reserves only the request, so nodes packed by requests can run out of disk",
+            hint=f"set the ephemeral-storage request equal to the limit ({limit})",
+        )
 
 
 @object_check("REL018")

@@ -17,7 +17,7 @@ from dralint.k8s.autoscaling import autoscaler_of
 from dralint.k8s.labels import map_selector_matches
 from dralint.k8s.namespaces import by_namespace
 from dralint.k8s.objects import KubeObject, PodTemplate, pod_templates
-from dralint.yaml.plain import as_dict
+from dralint.yaml.plain import as_dict, as_list
 from dralint.lint.registry import object_check
 from dralint.k8s.workloads import OPERATOR_PROBED_KINDS, running_containers, runs_to_completion
 
@@ -223,4 +223,20 @@ def check_identical_probes(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
                                                "when it is not ready it is also restarted, on every replica at once",
                     hint="give the liveness probe a cheaper local check, or at least a higher failureThreshold than the readiness probe",
                     rule="REL021", key=True, related=(obj.related(path + ("readinessProbe",), "the readiness probe", key=True),),
+                )
+
+
+@object_check("REL029")
+def check_spread_selector(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
+    """Spread constraints without a labelSelector: they count no pods, so they spread nothing.
+
+    The scheduler turns a missing selector into one that matches nothing, so every domain holds
+    zero matching pods and the skew is always zero.
+    """
+    for template in pod_templates(obj):
+        for i, constraint in enumerate(as_list(template.spec.get("topologySpreadConstraints"))):
+            if isinstance(constraint, dict) and constraint.get("labelSelector") is None:
+                yield obj.finding(
+                    template.path + ("topologySpreadConstraints", i), f"{template.label}: topology spread constraint {i} has no labelSelector, so it counts no pods and spreads nothing",
+                    hint="add `labelSelector: {matchLabels: {app: <app>}}` with the pod's own labels", key=True,
                 )

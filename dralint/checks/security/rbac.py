@@ -55,16 +55,20 @@ def _secrets(role: KubeObject, rule: PolicyRule) -> Iterator[Finding]:
         )
 
 
-def _exec(role: KubeObject, rule: PolicyRule) -> Iterator[Finding]:
+def _exec_grants(rule: PolicyRule) -> Iterator[tuple[str, str]]:
+    """(subresource, item of ``resources`` that grants it) for each of exec and attach the rule allows."""
     for resource in ("pods/exec", "pods/attach"):
         named = resource in rule.resources or "pods/*" in rule.resources
-        verbs = rule.grants_any(("create", "get"), resource) if named else []
-        if verbs:
-            target = resource if resource in rule.resources else "pods/*"
-            yield role.finding(
-                rule.item_path("resources", target), f"{role.display} allows {resource}: a subject can run commands inside pods and read their secrets",
-                hint=f"remove `{resource}` from the rule; give interactive access through a separate, audited role", rule="SEC019",
-            )
+        if named and rule.grants_any(("create", "get"), resource):
+            yield resource, resource if resource in rule.resources else "pods/*"
+
+
+def _exec(role: KubeObject, rule: PolicyRule) -> Iterator[Finding]:
+    for resource, target in _exec_grants(rule):
+        yield role.finding(
+            rule.item_path("resources", target), f"{role.display} allows {resource}: a subject can run commands inside pods and read their secrets",
+            hint=f"remove `{resource}` from the rule; give interactive access through a separate, audited role", rule="SEC019",
+        )
 
 
 def _escalation(role: KubeObject, rule: PolicyRule) -> Iterator[Finding]:
@@ -90,6 +94,15 @@ def check_role(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
         yield from _escalation(obj, rule)
 
 
+def _bound_role(binding: KubeObject, ctx: Context) -> KubeObject | None:
+    """The Role or ClusterRole of the run that ``roleRef`` names, if the run holds it."""
+    ref = binding.get(("roleRef",))
+    if not isinstance(ref, dict):
+        return None
+    kind, name = str(ref.get("kind", "")), str(ref.get("name", ""))
+    return ctx.find(kind, None if kind == "ClusterRole" else binding.namespace, name) if kind in ROLE_KINDS else None
+
+
 @object_check("SEC017", kinds=BINDING_KINDS)
 def check_admin_binding(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     """A binding to cluster-admin, or to a scanned role that grants everything."""
@@ -101,7 +114,7 @@ def check_admin_binding(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     if kind == "ClusterRole" and name == "cluster-admin":
         what = "the built-in cluster-admin ClusterRole"
     else:
-        role = ctx.find(kind, None if kind == "ClusterRole" else obj.namespace, name)
+        role = _bound_role(obj, ctx)
         if role is None or not is_full_admin(role):
             return
         what = f"{role.display}, which grants every verb on every resource"
@@ -111,3 +124,23 @@ def check_admin_binding(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
         ("roleRef", "name"), f"{obj.display} gives its subjects {what}: full control of {scope}",
         hint="bind a role that lists only the resources and verbs the subject needs", related=related,
     )
+
+
+@object_check("SEC019", kinds=BINDING_KINDS)
+def check_exec_binding(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
+    """A binding that hands a scanned role's exec or attach grant to its subjects.
+
+    The role is reported on its own too; the binding is where the grant reaches people, so a
+    reviewer of the binding alone sees it (Polaris reports both sides as well).
+    """
+    role = _bound_role(obj, ctx)
+    if role is None:
+        return
+    for rule in policy_rules(role):
+        for resource, target in _exec_grants(rule):
+            yield obj.finding(
+                ("roleRef", "name"), f"{obj.display} gives its subjects {role.display}, which allows {resource}: they can run commands inside pods",
+                hint="bind a role without exec/attach; give interactive access through a separate, audited binding",
+                related=(role.related(rule.item_path("resources", target), f"the role grants {resource} here"),),
+            )
+            return

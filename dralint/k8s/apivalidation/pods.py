@@ -1,5 +1,8 @@
 """DRA rules of core pod validation (``pkg/apis/core/validation``), on any pod spec.
 
+The value rules of ``topologySpreadConstraints`` are here too: the bundled schema only knows
+which of their keys are required, not which values the server refuses.
+
 These run on plain pod-spec dicts rather than through the schema because pod templates also live
 inside custom resources (JobSet, MPIJob, ...), which have no bundled schema but are still turned
 into Pods that the API server validates. Facts: dra-api.md §2.7 and §4.
@@ -7,6 +10,7 @@ into Pods that the API server validates. Facts: dra-api.md §2.7 and §4.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from dralint.k8s.apivalidation import errors as E
@@ -120,6 +124,87 @@ def check_pod_spec(spec: Any, base: Path = ()) -> list[ApiError]:
             found += _container_claims(where + ("claims",), as_list(resources.get("claims")))
             found += _extended_resources(where, resources)
             found += _unmasked_proc_mount(base + (list_name, i), as_dict(container), spec)
+            found += _container_ports(base + (list_name, i, "ports"), as_list(as_dict(container).get("ports")))
+    found += _spread_constraints(base + ("topologySpreadConstraints",), as_list(spec.get("topologySpreadConstraints")))
+    return found
+
+
+SPREAD_ACTIONS = ["DoNotSchedule", "ScheduleAnyway"]
+
+
+def _positive(value: Any) -> bool | None:
+    """Whether an integer field is above zero; None when it is no integer (the schema says so)."""
+    return value > 0 if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _spread_constraints(base: Path, constraints: list[Any]) -> list[ApiError]:
+    """maxSkew and minDomains above zero, a non-empty topologyKey, a known whenUnsatisfiable,
+    minDomains only with DoNotSchedule, and each {topologyKey, whenUnsatisfiable} pair once, reported
+    on its first use as the server does (validateTopologySpreadConstraints in v1.37). Absent
+    required keys are the schema's."""
+    found: list[ApiError] = []
+    pairs = [(as_dict(item).get("topologyKey"), as_dict(item).get("whenUnsatisfiable")) for item in constraints]
+    for i, item in enumerate(constraints):
+        if not isinstance(item, dict):
+            continue
+        path: Path = base + (i,)
+        key, action = item.get("topologyKey"), item.get("whenUnsatisfiable")
+        if _positive(item.get("maxSkew")) is False:
+            found.append(ApiError(path + ("maxSkew",), E.INVALID_VALUE, E.invalid(path + ("maxSkew",), item["maxSkew"], "must be greater than zero")))
+        if key == "":
+            found.append(ApiError(path + ("topologyKey",), E.REQUIRED, E.required(path + ("topologyKey",), "can not be empty"),
+                                  hint="name a node label, e.g. `topologyKey: kubernetes.io/hostname`"))
+        if isinstance(action, str) and action not in SPREAD_ACTIONS:
+            found.append(ApiError(path + ("whenUnsatisfiable",), E.UNSUPPORTED_VALUE, E.not_supported(path + ("whenUnsatisfiable",), action, SPREAD_ACTIONS)))
+        if _positive(item.get("minDomains")) is False:
+            found.append(ApiError(path + ("minDomains",), E.INVALID_VALUE, E.invalid(path + ("minDomains",), item["minDomains"], "must be greater than zero")))
+        elif item.get("minDomains") is not None and action in SPREAD_ACTIONS and action != "DoNotSchedule":
+            found.append(ApiError(path + ("minDomains",), E.INVALID_VALUE,
+                                  E.invalid(path + ("minDomains",), item["minDomains"], f"can only use minDomains if whenUnsatisfiable=DoNotSchedule, not {action}")))
+        if (key, action) in pairs[i + 1:] and isinstance(key, str) and isinstance(action, str):
+            found.append(ApiError(path, E.DUPLICATE, E.duplicate(path, f"{{{key}, {action}}}"), key=True,
+                                  hint="merge the constraints: each topologyKey may appear once per whenUnsatisfiable"))
+    return found
+
+
+def port_name(value: str) -> list[str]:
+    """Why ``value`` is not an IANA service name (IsValidPortName), one reason per broken rule."""
+    reasons = ["must be no more than 15 characters"] if len(value) > 15 else []
+    if not re.fullmatch(r"[-a-z0-9]+", value):
+        reasons.append("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)")
+    if not re.search(r"[a-z]", value):
+        reasons.append("must contain at least one letter (a-z)")
+    if "--" in value:
+        reasons.append("must not contain consecutive hyphens (-)")
+    if value.startswith("-") or value.endswith("-"):
+        reasons.append("must not begin or end with a hyphen (-)")
+    return reasons
+
+
+def _container_ports(base: Path, ports: list[Any]) -> list[ApiError]:
+    """Port names valid and unique within the container, port numbers in 1..65535
+    (validateContainerPorts in v1.37; an absent containerPort is the schema's finding)."""
+    found: list[ApiError] = []
+    names: set[str] = set()
+    for i, port in enumerate(ports):
+        if not isinstance(port, dict):
+            continue
+        path: Path = base + (i,)
+        name = port.get("name")
+        reasons = port_name(name) if isinstance(name, str) and name else []
+        for reason in reasons:
+            found.append(ApiError(path + ("name",), E.INVALID_FORMAT, E.invalid(path + ("name",), name, reason)))
+        if isinstance(name, str) and name and not reasons:
+            if name in names:
+                found.append(ApiError(path + ("name",), E.DUPLICATE, E.duplicate(path + ("name",), name),
+                                      hint="give each port of the container its own name"))
+            names.add(name)
+        for field_name in ("containerPort", "hostPort"):
+            number = port.get(field_name)
+            if field_name == "containerPort" and number == 0 and not isinstance(number, bool):
+                found.append(ApiError(path + (field_name,), E.REQUIRED, E.required(path + (field_name,))))
+            elif isinstance(number, int) and not isinstance(number, bool) and number != 0 and not 1 <= number <= 65535:
+                found.append(ApiError(path + (field_name,), E.INVALID_VALUE, E.invalid(path + (field_name,), number, "must be between 1 and 65535, inclusive")))
     return found
 
 
