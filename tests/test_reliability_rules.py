@@ -6,7 +6,7 @@ import pytest
 
 from conftest import rules_of
 from podtext import pod
-from dralint.checks.reliability.workload import image_tag
+from dralint.k8s.images import image_tag
 
 
 SIZING = {"REL001", "REL002", "REL003", "REL004"}

@@ -47,6 +47,18 @@ class ImageProblem:
     message: str
 
 
+def image_tag(image: str) -> str | None:
+    """The tag of an image reference; None when it has none. Digest-pinned images count as tagged.
+
+    A registry port (``localhost:5000/app``) is not a tag: only a colon in the last path
+    component is.
+    """
+    if "@" in image:
+        return image.rsplit("@", 1)[1]
+    last = image.rsplit("/", 1)[-1]
+    return last.split(":", 1)[1] if ":" in last else None
+
+
 def image_problem(ref: str) -> ImageProblem | None:
     """The first reason the kubelet would reject ``ref`` (None when it parses or is empty).
 

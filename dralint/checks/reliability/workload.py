@@ -14,6 +14,7 @@ from typing import Any, Iterator
 from dralint.lint.context import Context
 from dralint.diagnostics import Finding
 from dralint.k8s.autoscaling import autoscaler_of
+from dralint.k8s.images import image_tag
 from dralint.k8s.labels import map_selector_matches
 from dralint.k8s.namespaces import by_namespace
 from dralint.k8s.objects import KubeObject, PodTemplate, pod_templates
@@ -22,18 +23,6 @@ from dralint.lint.registry import object_check
 from dralint.k8s.workloads import OPERATOR_PROBED_KINDS, running_containers, runs_to_completion
 
 REPLICATED_KINDS = frozenset({"Deployment", "StatefulSet", "Rollout"})
-
-
-def image_tag(image: str) -> str | None:
-    """The tag of an image reference; None when it has none. Digest-pinned images count as tagged.
-
-    A registry port (``localhost:5000/app``) is not a tag: only a colon in the last path
-    component is.
-    """
-    if "@" in image:
-        return image.rsplit("@", 1)[1]
-    last = image.rsplit("/", 1)[-1]
-    return last.split(":", 1)[1] if ":" in last else None
 
 
 @object_check("REL005")

@@ -16,10 +16,10 @@ from typing import Any
 from dralint.k8s.apivalidation import errors as E
 from dralint.k8s.apivalidation.errors import ApiError, Path
 from dralint.k8s.apivalidation.formats import dns_label, dns_subdomain, is_extended_resource
+from dralint.k8s.objects import CONTAINER_LISTS
 from dralint.k8s.quantity import quantity_value
 from dralint.yaml.plain import as_dict, as_list
 
-CONTAINER_LISTS = ("initContainers", "containers", "ephemeralContainers")
 CLAIM_SOURCES = ("resourceClaimName", "resourceClaimTemplateName")
 
 
