@@ -20,7 +20,7 @@ cluster's Nodes are not known.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 from dralint.yaml.plain import as_dict
 
@@ -105,24 +105,30 @@ def selector_requirements(selector: Mapping[str, Any]) -> list[Requirement]:
     return _equalities(selector.get("matchLabels")) + _requirements(selector.get("matchExpressions"), SELECTOR_OPERATORS)
 
 
-def selector_matches(selector: Any, labels: Mapping[str, Any]) -> bool:
+def _never(key: str) -> bool:
+    return False
+
+
+def selector_matches(selector: Any, labels: Mapping[str, Any], holds: Callable[[str], bool] = _never) -> bool:
     """Whether a metav1.LabelSelector picks an object with ``labels``.
 
-    ``None`` (no selector) matches nothing and ``{}`` matches everything, as in the API.
+    ``None`` (no selector) matches nothing and ``{}`` matches everything, as in the API. A term
+    on a key for which ``holds`` is true counts as met (labels a controller adds later).
     """
     if selector is None or not isinstance(selector, dict):
         return False
-    return all(req.matches(labels) for req in selector_requirements(selector))
+    return all(holds(req.key) or req.matches(labels) for req in selector_requirements(selector))
 
 
-def map_selector_matches(selector: Any, labels: Mapping[str, Any]) -> bool:
+def map_selector_matches(selector: Any, labels: Mapping[str, Any], holds: Callable[[str], bool] = _never) -> bool:
     """Whether an equality-only selector (a Service's ``spec.selector``) picks ``labels``.
 
     An empty or missing map matches nothing: a Service without a selector manages no endpoints.
+    A key for which ``holds`` is true counts as matched.
     """
     if not isinstance(selector, dict) or not selector:
         return False
-    return all(k in labels and label_text(labels[k]) == label_text(v) for k, v in selector.items())
+    return all(holds(str(k)) or (k in labels and label_text(labels[k]) == label_text(v)) for k, v in selector.items())
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
-from dralint.k8s.labels import label_text, selector_requirements
+from dralint.k8s.labels import map_selector_matches, selector_matches
 from dralint.k8s.objects import ObjectIndex, PodTemplate, pod_templates
 
 #: Label keys (exact) and key prefixes that controllers and operators add to the pods they
@@ -59,14 +59,7 @@ def selected_templates(ctx: ObjectIndex, namespace: str | None, selects: Callabl
 
 def equality_selector(selector: Any) -> Callable[[Mapping[str, Any]], bool]:
     """A Service-style ``{key: value}`` selector as a predicate; controller-set keys always hold."""
-    wanted = {str(k): label_text(v) for k, v in selector.items()} if isinstance(selector, dict) else {}
-
-    def selects(labels: Mapping[str, Any]) -> bool:
-        return bool(wanted) and all(
-            controller_label(k) or (k in labels and label_text(labels[k]) == v) for k, v in wanted.items()
-        )
-
-    return selects
+    return lambda labels: map_selector_matches(selector, labels, controller_label)
 
 
 def label_selector(selector: Any) -> Callable[[Mapping[str, Any]], bool]:
@@ -74,11 +67,4 @@ def label_selector(selector: Any) -> Callable[[Mapping[str, Any]], bool]:
 
     ``None`` selects nothing and ``{}`` everything, as in the API.
     """
-    requirements = selector_requirements(selector) if isinstance(selector, dict) else None
-
-    def selects(labels: Mapping[str, Any]) -> bool:
-        if requirements is None:
-            return False
-        return all(controller_label(r.key) or r.matches(labels) for r in requirements)
-
-    return selects
+    return lambda labels: selector_matches(selector, labels, controller_label)
