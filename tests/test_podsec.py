@@ -12,7 +12,7 @@ from dralint.yaml.loader import SourceText, load
 def _template(text: str):
     doc = load(SourceText("t.yaml", text)).documents[0]
     data = doc.data
-    obj = KubeObject(data["apiVersion"], data["kind"], data["metadata"]["name"], "team-a", data, doc)
+    obj = KubeObject(data["apiVersion"], data["kind"], data["metadata"]["name"], "team-a", doc)
     return pod_templates(obj)[0]
 
 

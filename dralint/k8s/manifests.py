@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,7 +35,9 @@ def _object(doc: Document, data: dict[str, Any], base: DataPath, origin: str) ->
         namespace = None
     elif not namespace:
         namespace = "default"
-    return KubeObject(str(api_version), str(kind), name, namespace, data, doc, base, origin)
+    # Interned: a run holds thousands of objects that share a few kinds and namespaces.
+    return KubeObject(sys.intern(str(api_version)), sys.intern(str(kind)), name,
+                      None if namespace is None else sys.intern(namespace), doc, base, origin)
 
 
 def _is_list(data: dict[str, Any]) -> bool:

@@ -68,19 +68,35 @@ def field_path(path: DataPath) -> str:
     return out
 
 
-@dataclass
 class KubeObject:
-    """One Kubernetes object: a document, or one item of a ``List``."""
+    """One Kubernetes object: a document, or one item of a ``List``.
 
-    api_version: str
-    kind: str
-    name: str
-    namespace: str | None
-    data: dict[str, Any]
-    doc: Document
-    base: DataPath = ()
-    origin: str = "scan"  # scan | context | cluster
-    _templates: list[PodTemplate] | None = field(default=None, init=False, repr=False, compare=False)
+    Identity (kind, names, where it came from) is plain attributes; ``data`` is read through
+    the document, which the engine may have frozen to save memory and expands on demand.
+    """
+
+    __slots__ = ("api_version", "kind", "name", "namespace", "doc", "base", "origin", "_ref")
+
+    def __init__(self, api_version: str, kind: str, name: str, namespace: str | None, doc: Document,
+                 base: DataPath = (), origin: str = "scan"):
+        self.api_version = api_version
+        self.kind = kind
+        self.name = name
+        self.namespace = namespace
+        self.doc = doc
+        self.base = base
+        self.origin = origin  # scan | context | cluster
+        self._ref: ObjectRef | None = None
+
+    def __repr__(self) -> str:
+        return f"KubeObject({self.display} at {self.path})"
+
+    @property
+    def data(self) -> dict[str, Any]:
+        node = self.doc.data
+        for step in self.base:
+            node = node[step]
+        return node
 
     @property
     def group(self) -> str:
@@ -96,7 +112,9 @@ class KubeObject:
 
     @property
     def ref(self) -> ObjectRef:
-        return ObjectRef(self.api_version, self.kind, self.namespace, self.name)
+        if self._ref is None:
+            self._ref = ObjectRef(self.api_version, self.kind, self.namespace, self.name)
+        return self._ref
 
     @property
     def display(self) -> str:
@@ -294,9 +312,11 @@ def pod_templates(obj: KubeObject) -> list[PodTemplate]:
 
     Many checks ask for the same object's templates, so the answer is kept on the object.
     """
-    if obj._templates is None:
-        obj._templates = _find_templates(obj)
-    return obj._templates
+    derived = obj.doc.derived
+    key = ("pod-templates", obj.base)
+    if key not in derived:
+        derived[key] = _find_templates(obj)
+    return derived[key]
 
 
 def _find_templates(obj: KubeObject) -> list[PodTemplate]:

@@ -13,10 +13,12 @@ strings.
 from __future__ import annotations
 
 import bisect
+import marshal
 import math
+from collections import OrderedDict
 import re
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import yaml
 from yaml.events import (
@@ -97,14 +99,66 @@ class Document:
 
     Positions live in a table keyed by container identity rather than in wrapper objects, so
     checks and the schema validator work on plain dicts and lists.
+
+    A run over a large repository cannot keep every parsed tree (about 15 KiB per object), so
+    the engine ``freeze``s each document once its objects are known: the tree and its table
+    become one ``marshal`` blob, a tenth of the size. Reading ``data`` (or asking for a span)
+    expands it again; only the most recently expanded documents stay expanded (see
+    ``THAWED``), so memory stays flat however many documents the run holds.
     """
+
+    __slots__ = ("source", "index", "_data", "_root", "_table", "_frozen", "_derived")
 
     def __init__(self, source: SourceText, index: int, data: Any, root: Pos, table: dict[int, Any]):
         self.source = source
         self.index = index
-        self.data = data
+        self._data = data
         self._root = root
-        self._table = table
+        self._table: dict[int, Any] | None = table
+        self._frozen: bytes | None = None
+        self._derived: dict[Any, Any] = {}
+
+    @property
+    def data(self) -> Any:
+        if self._table is None:
+            self._thaw()
+        return self._data
+
+    @property
+    def derived(self) -> dict[Any, Any]:
+        """Values computed from the tree (pod templates), dropped with it when it is frozen."""
+        if self._table is None:
+            self._thaw()
+        return self._derived
+
+    def freeze(self) -> None:
+        """Keep the document as a compact blob until it is read again (see the class doc)."""
+        if self._frozen is None:
+            containers = _containers(self._data)
+            table = self._table or {}
+            self._frozen = marshal.dumps((self._data, [table.get(id(c)) for c in containers]))
+        self._data, self._table, self._derived = None, None, {}
+
+    def _thaw(self) -> None:
+        assert self._frozen is not None
+        data, entries = marshal.loads(self._frozen)
+        self._data = data
+        self._table = {id(c): e for c, e in zip(_containers(data), entries) if e is not None}
+        THAWED.add(self)
+
+    def __getstate__(self) -> tuple:
+        """Worker processes send documents frozen and without their file's text (the parent
+        has it): the receiving side attaches the source again with ``attach``."""
+        self.freeze()
+        return (self.source.path, self.index, self._root, self._frozen)
+
+    def __setstate__(self, state: tuple) -> None:
+        path, self.index, self._root, self._frozen = state
+        self.source = SourceText(path, "")
+        self._data, self._table, self._derived = None, None, {}
+
+    def attach(self, source: SourceText) -> None:
+        self.source = source
 
     @property
     def path(self) -> str:
@@ -113,10 +167,11 @@ class Document:
     def _walk(self, path: DataPath) -> tuple[Pos, Pos | None, int]:
         """Follow ``path``; return (value pos, key pos, how many elements matched)."""
         node: Any = self.data
+        table = self._table or {}
         value_pos: Pos = self._root
         key_pos: Pos | None = None
         for depth, step in enumerate(path):
-            entry = self._table.get(id(node))
+            entry = table.get(id(node))
             if entry is None:
                 return value_pos, key_pos, depth
             if isinstance(node, dict):
@@ -187,6 +242,53 @@ class Document:
         # The end is the column after the last character, on that character's line (also when
         # the last character is a line break), so a reporter underlines a single line.
         return Span(self.source.path, line + 1, col + 1, end_line + 1, end_col + 2)
+
+
+def _containers(data: Any) -> list[Any]:
+    """Every distinct dict and list under ``data``, in one fixed order (depth first, in key
+    and item order), so a frozen table's entries line up with the expanded tree's containers.
+    A container reached twice through an alias is listed once."""
+    out: list[Any] = []
+    if not isinstance(data, (dict, list)):
+        return out
+    seen: set[int] = set()
+    stack = [data]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        out.append(node)
+        children = node.values() if isinstance(node, dict) else node
+        stack.extend(reversed([c for c in children if isinstance(c, (dict, list))]))
+    return out
+
+
+class _ThawedDocuments:
+    """The frozen documents expanded at the moment, least recently expanded first.
+
+    Checks reach documents in any order (a reference check reads its target), so frozen
+    documents expand on demand; this bounds how many stay expanded at once.
+    """
+
+    def __init__(self, capacity: int):
+        self.capacity = capacity
+        self._documents: OrderedDict[int, Document] = OrderedDict()
+
+    def add(self, document: Document) -> None:
+        self._documents[id(document)] = document
+        while len(self._documents) > self.capacity:
+            _, oldest = self._documents.popitem(last=False)
+            oldest.freeze()
+
+    def clear(self) -> None:
+        """Freeze every expanded document (the engine's stages end with this)."""
+        while self._documents:
+            self._documents.popitem(last=False)[1].freeze()
+
+
+#: Expanded frozen documents; 64 covers any one check's reach (an object and its targets).
+THAWED = _ThawedDocuments(64)
 
 
 @dataclass
@@ -594,8 +696,12 @@ class _Relocate:
         return YamlProblem(problem.kind, problem.message, line, column, end_line, end_column, related)
 
 
-def load(source: SourceText) -> LoadResult:
+def load(source: SourceText, sink: Callable[[Document], None] | None = None) -> LoadResult:
     """Parse every document of ``source``; keep going after a broken document when possible.
+
+    With a ``sink``, each document goes to it as soon as it is built and the result's list
+    stays empty, so a caller can check and drop documents while a large file is still being
+    read.
 
     The file is parsed in one go. After a syntax error, parsing resumes at the next "---" line,
     one document at a time from then on, so that a file of many broken documents costs linear
@@ -606,12 +712,13 @@ def load(source: SourceText) -> LoadResult:
     """
     problems: list[YamlProblem] = []
     documents: list[Document] = []
+    out = _Documents(documents.append if sink is None else sink)
     text = source.text
     prefiltered = may_need_check(text)
     odd_breaks = "\x85" in text or "\u2028" in text or "\u2029" in text or ("\r" in text and _LONE_CR.search(text) is not None)
     base, end = 0, len(text)
     while True:
-        error, needs_strict = _parse_segment(source, base, end, documents, problems, odd_breaks)
+        error, needs_strict = _parse_segment(source, base, end, out, problems, odd_breaks)
         if prefiltered or needs_strict:
             stop = None if error is None else source.offset(error, 0) - base
             for offset, message in strict_problems(text[base:end], stop):
@@ -630,11 +737,23 @@ def load(source: SourceText) -> LoadResult:
     return LoadResult(source, documents, problems)
 
 
+class _Documents:
+    """Where finished documents go, and how many went (a document's index in its file)."""
+
+    def __init__(self, sink: Callable[[Document], None]):
+        self.sink = sink
+        self.count = 0
+
+    def add(self, document: Document) -> None:
+        self.count += 1
+        self.sink(document)
+
+
 def _parse_segment(
     source: SourceText,
     base_offset: int,
     end_offset: int,
-    documents: list[Document],
+    documents: _Documents,
     problems: list[YamlProblem],
     odd_breaks: bool,
 ) -> tuple[int | None, bool]:
@@ -660,7 +779,7 @@ def _parse_segment(
                 if builder is not None:
                     needs_strict = needs_strict or builder.needs_strict
                     if builder.done and not skipping:
-                        documents.append(_finish(source, builder, where, len(documents)))
+                        documents.add(_finish(source, builder, where, documents.count))
                 builder = None
             elif builder is not None and not skipping:
                 try:
