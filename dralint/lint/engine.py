@@ -222,6 +222,24 @@ def _holds_no_manifest(result: LoadResult, objects: list[KubeObject], problems: 
     return not any(isinstance(p.document.data, dict) and ("apiVersion" in p.document.data or "kind" in p.document.data) for p in problems)
 
 
+class _FileObjects:
+    """Collects the objects of one file as its documents are parsed, and freezes each
+    document once its objects are known: checks run later, object by object (see Document)."""
+
+    def __init__(self, origin: str):
+        self.origin = origin
+        self.objects: list[KubeObject] = []
+        self.problems: list[ShapeProblem] = []
+        self.documents = 0
+
+    def take(self, doc: Document) -> None:
+        objects, problems = objects_from(doc, self.origin)
+        self.objects.extend(objects)
+        self.problems.extend(problems)
+        self.documents += 1
+        doc.freeze()
+
+
 def _load_sources(items: Iterable[SourceFile | FileIssue], origin: str, collect: _Collector, report: bool,
                   progress: Progress | None = None) -> _Loaded:
     loaded = _Loaded([], {}, [])
@@ -249,14 +267,10 @@ def _load_sources(items: Iterable[SourceFile | FileIssue], origin: str, collect:
                 collect.engine("not-a-manifest", skip.message, _issue_span(skip))
                 loaded.files.append(file_result)
             continue
-        result = load(source)
-        documents += len(result.documents)
-        shape_problems: list[ShapeProblem] = []
-        file_objects: list[KubeObject] = []
-        for doc in result.documents:
-            objects, problems = objects_from(doc, origin)
-            file_objects.extend(objects)
-            shape_problems.extend(problems)
+        found = _FileObjects(origin)
+        result = load(source, found.take)
+        documents += found.documents
+        file_objects, shape_problems = found.objects, found.problems
         if report and _holds_no_manifest(result, file_objects, shape_problems):
             # CI workflows, .pre-commit-config.yaml, empty files: counted (--verbose), not reported.
             loaded.skipped.append(item.path)
@@ -300,6 +314,15 @@ def _run_check(check: Check, ctx: Context, collect: _Collector, obj: KubeObject 
             first = ctx.scanned[0] if ctx.scanned else None
             span = first.span(()) if first else _point("<dralint>", 0, 0)
         collect.add(Finding(message, span, hint="please report this with the manifest that triggers it", rule="INT001", object=obj.ref if obj else None))
+
+
+def _run_object_checks(checks: list[Check], objects: list[KubeObject], ctx: Context, collect: _Collector) -> None:
+    """Every per-object check on each object in turn: its document expands once, for all of
+    them, and is frozen again when later objects push it out of ``THAWED``."""
+    for obj in objects:
+        for check in checks:
+            if check.kinds is None or obj.kind in check.kinds:
+                _run_check(check, ctx, collect, obj)
 
 
 @contextmanager
@@ -353,14 +376,10 @@ def _run(
     snapshot = _load_sources(cluster, "cluster", collect, report=True)
     ctx = Context(scanned.objects + extra.objects + snapshot.objects, options)
     wanted = set(collect.enabled)
-    for check in all_checks():
-        if not wanted.intersection(check.rules):
-            continue
-        if check.per_object:
-            for obj in scanned.objects:
-                if check.kinds is None or obj.kind in check.kinds:
-                    _run_check(check, ctx, collect, obj)
-        else:
+    checks = [check for check in all_checks() if wanted.intersection(check.rules)]
+    _run_object_checks([c for c in checks if c.per_object], scanned.objects, ctx, collect)
+    for check in checks:
+        if not check.per_object:
             _run_check(check, ctx, collect, None)
     reported = {f.path for f in scanned.files} | {f.path for f in snapshot.files}
     found = collect.diagnostics

@@ -43,8 +43,11 @@ MAX_DEPTH = 256
 
 PathKey = str | int
 DataPath = tuple[PathKey, ...]
-# (line, column, end_line, end_column, style): 0-based, as libyaml reports them.
-Pos = tuple[int, int, int, int, str | None]
+# (line, column, end_line, end_column, style): 0-based, as libyaml reports them. A mapping's or
+# a list's position has a sixth element, the positions of its entries: for a mapping, key ->
+# (key position, value position); for a list, one position per item. Positions so form a tree
+# beside the data, which ``marshal`` can store and restore in one C call each way.
+Pos = tuple[Any, ...]
 
 
 @dataclass(frozen=True)
@@ -95,67 +98,64 @@ class SourceText:
 
 
 class Document:
-    """One YAML document: its plain data plus a side table of positions.
+    """One YAML document: its plain data plus a tree of positions beside it (see ``Pos``).
 
-    Positions live in a table keyed by container identity rather than in wrapper objects, so
-    checks and the schema validator work on plain dicts and lists.
+    Positions live beside the data rather than in wrapper objects, so checks and the schema
+    validator work on plain dicts and lists.
 
-    A run over a large repository cannot keep every parsed tree (about 15 KiB per object), so
-    the engine ``freeze``s each document once its objects are known: the tree and its table
-    become one ``marshal`` blob, a tenth of the size. Reading ``data`` (or asking for a span)
-    expands it again; only the most recently expanded documents stay expanded (see
-    ``THAWED``), so memory stays flat however many documents the run holds.
+    A run over a large repository cannot keep every parsed tree, so the engine ``freeze``s
+    each document once its objects are known: data and positions become one ``marshal`` blob,
+    a fraction of the size. Reading ``data`` (or asking for a span) expands it again; only the
+    most recently expanded documents stay expanded (see ``THAWED``), so memory stays flat
+    however many documents the run holds.
     """
 
-    __slots__ = ("source", "index", "_data", "_root", "_table", "_frozen", "_derived")
+    __slots__ = ("source", "index", "_data", "_root", "_frozen", "_derived", "_expanded")
 
-    def __init__(self, source: SourceText, index: int, data: Any, root: Pos, table: dict[int, Any]):
+    def __init__(self, source: SourceText, index: int, data: Any, root: Pos):
         self.source = source
         self.index = index
         self._data = data
         self._root = root
-        self._table: dict[int, Any] | None = table
         self._frozen: bytes | None = None
         self._derived: dict[Any, Any] = {}
+        self._expanded = True
 
     @property
     def data(self) -> Any:
-        if self._table is None:
+        if not self._expanded:
             self._thaw()
         return self._data
 
     @property
     def derived(self) -> dict[Any, Any]:
         """Values computed from the tree (pod templates), dropped with it when it is frozen."""
-        if self._table is None:
+        if not self._expanded:
             self._thaw()
         return self._derived
 
     def freeze(self) -> None:
         """Keep the document as a compact blob until it is read again (see the class doc)."""
         if self._frozen is None:
-            containers = _containers(self._data)
-            table = self._table or {}
-            self._frozen = marshal.dumps((self._data, [table.get(id(c)) for c in containers]))
-        self._data, self._table, self._derived = None, None, {}
+            self._frozen = marshal.dumps((self._data, self._root))
+        self._data, self._root, self._derived, self._expanded = None, (), {}, False
 
     def _thaw(self) -> None:
         assert self._frozen is not None
-        data, entries = marshal.loads(self._frozen)
-        self._data = data
-        self._table = {id(c): e for c, e in zip(_containers(data), entries) if e is not None}
+        self._data, self._root = marshal.loads(self._frozen)
+        self._expanded = True
         THAWED.add(self)
 
     def __getstate__(self) -> tuple:
         """Worker processes send documents frozen and without their file's text (the parent
         has it): the receiving side attaches the source again with ``attach``."""
         self.freeze()
-        return (self.source.path, self.index, self._root, self._frozen)
+        return (self.source.path, self.index, self._frozen)
 
     def __setstate__(self, state: tuple) -> None:
-        path, self.index, self._root, self._frozen = state
+        path, self.index, self._frozen = state
         self.source = SourceText(path, "")
-        self._data, self._table, self._derived = None, None, {}
+        self._data, self._root, self._derived, self._expanded = None, (), {}, False
 
     def attach(self, source: SourceText) -> None:
         self.source = source
@@ -167,13 +167,12 @@ class Document:
     def _walk(self, path: DataPath) -> tuple[Pos, Pos | None, int]:
         """Follow ``path``; return (value pos, key pos, how many elements matched)."""
         node: Any = self.data
-        table = self._table or {}
         value_pos: Pos = self._root
         key_pos: Pos | None = None
         for depth, step in enumerate(path):
-            entry = table.get(id(node))
-            if entry is None:
+            if len(value_pos) < 6:
                 return value_pos, key_pos, depth
+            entry = value_pos[5]
             if isinstance(node, dict):
                 if step not in node or step not in entry:
                     return value_pos, key_pos, depth
@@ -210,7 +209,7 @@ class Document:
         return value_pos[4] if matched == len(path) else None
 
     def _span(self, pos: Pos) -> Span:
-        line, col, end_line, end_col, _ = pos
+        line, col, end_line, end_col = pos[:4]
         if (end_line, end_col) <= (line, col):
             end_line, end_col = line, col + 1
         return Span(self.source.path, line + 1, col + 1, end_line + 1, end_col + 1)
@@ -242,26 +241,6 @@ class Document:
         # The end is the column after the last character, on that character's line (also when
         # the last character is a line break), so a reporter underlines a single line.
         return Span(self.source.path, line + 1, col + 1, end_line + 1, end_col + 2)
-
-
-def _containers(data: Any) -> list[Any]:
-    """Every distinct dict and list under ``data``, in one fixed order (depth first, in key
-    and item order), so a frozen table's entries line up with the expanded tree's containers.
-    A container reached twice through an alias is listed once."""
-    out: list[Any] = []
-    if not isinstance(data, (dict, list)):
-        return out
-    seen: set[int] = set()
-    stack = [data]
-    while stack:
-        node = stack.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        out.append(node)
-        children = node.values() if isinstance(node, dict) else node
-        stack.extend(reversed([c for c in children if isinstance(c, (dict, list))]))
-    return out
 
 
 class _ThawedDocuments:
@@ -416,7 +395,6 @@ class _Builder:
 
     def __init__(self, problems: list[YamlProblem]):
         self.problems = problems
-        self.table: dict[int, Any] = {}
         self.anchors: dict[str, tuple[Any, int, Pos | None]] = {}
         self.incomplete: set[str] = set()
         self.stack: list[_Frame] = []
@@ -529,7 +507,6 @@ class _Builder:
                 raise _Abort()
             container: Any = {} if cls is MappingStartEvent else []
             positions: Any = {} if cls is MappingStartEvent else []
-            self.table[id(container)] = positions
             if ev.anchor:
                 self.incomplete.add(ev.anchor)
                 self.anchors[ev.anchor] = (container, 0, None)
@@ -540,7 +517,7 @@ class _Builder:
                 self._merge(frame)
             start = frame.start
             pos = (self.lines.setdefault(start.line, start.line), start.column,
-                   self.lines.setdefault(ev.end_mark.line, ev.end_mark.line), ev.end_mark.column, None)
+                   self.lines.setdefault(ev.end_mark.line, ev.end_mark.line), ev.end_mark.column, None, frame.positions)
             if frame.flow and pos[0] != pos[2] and self.stack and not self.stack[-1].flow:
                 self.needs_strict = True
             if frame.anchor:
@@ -560,22 +537,27 @@ class _Builder:
             if ev.anchor not in self.anchors:
                 self._problem("syntax", f"found undefined alias *{ev.anchor}", pos)
                 raise _Abort()
-            value, size, _ = self.anchors[ev.anchor]
+            value, size, anchored = self.anchors[ev.anchor]
+            if anchored is not None and len(anchored) > 5:
+                pos = pos[:5] + anchored[5:]
             self._add(value, pos, max(size, 1), not isinstance(value, (dict, list)))
 
     def _merge(self, frame: _Frame) -> None:
         """Apply ``<<`` merge keys: explicit keys win, earlier sources win over later ones."""
         container, positions = frame.container, frame.positions
-        sources: list[Any] = []
+        sources: list[tuple[Any, Any]] = []
         for value, pos in frame.merges:
-            items = value if isinstance(value, list) else [value]
-            for item in items:
+            if isinstance(value, list):
+                item_positions = pos[5] if len(pos) > 5 else []
+                items = [(item, item_positions[i] if i < len(item_positions) else pos) for i, item in enumerate(value)]
+            else:
+                items = [(value, pos)]
+            for item, item_pos in items:
                 if not isinstance(item, dict):
                     self._problem("syntax", "a merge key '<<' must refer to a mapping", pos)
                     continue
-                sources.append(item)
-        for source in sources:
-            source_positions = self.table.get(id(source), {})
+                sources.append((item, item_pos[5] if len(item_pos) > 5 else {}))
+        for source, source_positions in sources:
             for key, value in source.items():
                 if key not in container:
                     container[key] = value
@@ -687,6 +669,21 @@ class _Relocate:
         line, column = self.point(pos[0], pos[1])
         end_line, end_column = self.point(pos[2], pos[3])
         return (line, column, end_line, end_column, pos[4])
+
+    def tree(self, pos: Pos, moved: set[int]) -> Pos:
+        """``pos`` and every position below it, moved; entries an alias shares move once."""
+        out = self.pos(pos)
+        if len(pos) < 6:
+            return out
+        children = pos[5]
+        if id(children) not in moved:
+            moved.add(id(children))
+            if isinstance(children, dict):
+                for key, (kpos, vpos) in children.items():
+                    children[key] = (self.pos(kpos), self.tree(vpos, moved))
+            else:
+                children[:] = [self.tree(p, moved) for p in children]
+        return out + (children,)
 
     def problem(self, problem: YamlProblem) -> YamlProblem:
         line, column, end_line, end_column, _ = self.pos(
@@ -807,16 +804,8 @@ def _parse_segment(
 
 def _finish(source: SourceText, builder: _Builder, where: _Relocate, index: int) -> Document:
     """Make a Document, moving positions from libyaml's coordinates to file positions."""
-    table = builder.table
-    if not where.identity:
-        for positions in table.values():
-            if isinstance(positions, dict):
-                for key, (kpos, vpos) in positions.items():
-                    positions[key] = (where.pos(kpos), where.pos(vpos))
-            else:
-                positions[:] = [where.pos(p) for p in positions]
-    root = builder.root_pos if where.identity else where.pos(builder.root_pos)
-    return Document(source, index, builder.root, root, table)
+    root = builder.root_pos if where.identity else where.tree(builder.root_pos, set())
+    return Document(source, index, builder.root, root)
 
 
 def iter_paths(data: Any, prefix: DataPath = ()) -> Iterator[tuple[DataPath, Any]]:
