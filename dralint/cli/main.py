@@ -239,6 +239,8 @@ def _write(text: str, target: str | None) -> None:
 @click.option("--helm-namespace", metavar="NAMESPACE", help="Namespace charts are rendered into.")
 @click.option("--verbose", "-v", is_flag=True, help="Also say how many files were skipped because they hold no Kubernetes document.")
 @click.option("--max-file-size", metavar="SIZE", help="Skip (YAML008) files larger than SIZE, e.g. 64M or 1G.  [default: 256M]")
+@click.option("--jobs", "-j", type=click.IntRange(min=0), metavar="N",
+              help="Parse and check in N processes; the output is the same for any N.  [default: one per CPU]")
 @click.option("--quiet", "-q", is_flag=True, help="No progress line on a terminal.")
 @click.pass_context
 def lint_command(ctx: click.Context, paths: tuple[str, ...], formats: tuple[str, ...], outputs: tuple[str, ...], color: str,
@@ -248,7 +250,7 @@ def lint_command(ctx: click.Context, paths: tuple[str, ...], formats: tuple[str,
                  select: tuple[str, ...], ignore: tuple[str, ...], stdin_filename: str | None,
                  helm_values: tuple[str, ...], helm_set: tuple[str, ...], helm_release: str | None,
                  helm_namespace: str | None, verbose: bool,
-                 max_file_size: str | None, quiet: bool) -> None:
+                 max_file_size: str | None, jobs: int | None, quiet: bool) -> None:
     """Lint manifests in PATHS (files, directories, or - for stdin; default: .)."""
     # click has validated FORMATS and OUTPUTS; pairing them needs their order on the command line.
     targets = report_targets(ctx.meta["dralint.raw_args"])
@@ -263,6 +265,7 @@ def lint_command(ctx: click.Context, paths: tuple[str, ...], formats: tuple[str,
         "helm_values": list(helm_values), "helm_set": list(helm_set), "helm_release": helm_release,
         "helm_namespace": helm_namespace,
         "max_file_bytes": parse_size(max_file_size) if max_file_size is not None else None,
+        "jobs": jobs,
     }
     options = _options(config, {k: v for k, v in given.items() if v is not None and v != [] and v != set()})
     progress = ProgressLine(sys.stderr) if progress_wanted(sys.stderr, quiet) else None

@@ -328,6 +328,8 @@ def _check_value(name: str, value: Any, key: str, config: LoadedConfig) -> Any:
         raise _Bad((key,), f"must be between 0 and 100, got {value}")
     if name == "max_file_bytes" and value <= 0:
         raise _Bad((key,), f"must be a positive number of bytes, got {value}")
+    if name == "jobs" and value < 0:
+        raise _Bad((key,), f"must be 0 (one per CPU) or a number of processes, got {value}")
     if name in ("hpa_min_replicas", "max_dns_ndots") and value is not None and value < 1:
         raise _Bad((key,), f"must be at least 1, got {value}")
     if name == "severity_overrides":

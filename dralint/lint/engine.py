@@ -21,6 +21,7 @@ from dralint.diagnostics import Diagnostic, Finding, Related, Replacement, Sever
 from dralint.k8s.manifests import ShapeProblem, objects_from
 from dralint.k8s.objects import KubeObject
 from dralint.lint.options import LintOptions
+from dralint.lint.parallel import available_cpus, ordered_map
 from dralint.lint.registry import Check, all_checks
 from dralint.lint.rendering import Remapper, as_stream, render_units
 from dralint.lint.score import score
@@ -143,6 +144,7 @@ class _Collector:
     """Turns findings into diagnostics against the catalog and the enabled rules."""
 
     def __init__(self, options: LintOptions, catalog: dict[str, Rule]):
+        self.options = options
         self.catalog = catalog
         self.enabled = enabled_rules(options, catalog)
         self.overrides = {k: Severity(v) for k, v in options.severity_overrides.items()}
@@ -240,48 +242,87 @@ class _FileObjects:
         doc.freeze()
 
 
+@dataclass
+class _Parsed:
+    """One file parsed (in a worker, with ``--jobs``): its objects, with documents frozen,
+    and what the engine reports about its YAML."""
+
+    objects: list[KubeObject]
+    diagnostics: list[Diagnostic]
+    documents: int
+    #: Parsed fine and holds no Kubernetes document (a CI workflow, an empty file).
+    no_manifest: bool
+
+
+def _parse(source: SourceText, origin: str, collect: _Collector, report: bool) -> _Parsed:
+    found = _FileObjects(origin)
+    result = load(source, found.take)
+    if report and _holds_no_manifest(result, found.objects, found.problems):
+        return _Parsed([], [], found.documents, True)
+    if report:
+        for problem in result.problems:
+            _yaml_problem(problem, source, collect)
+        _report_shapes(found.problems, collect)
+    return _Parsed(found.objects, collect.diagnostics, found.documents, False)
+
+
+#: Below this much text, parsing in worker processes costs more than it saves.
+_PARALLEL_BYTES = 1 << 20
+
+
 def _load_sources(items: Iterable[SourceFile | FileIssue], origin: str, collect: _Collector, report: bool,
-                  progress: Progress | None = None) -> _Loaded:
+                  jobs: int = 1, progress: Progress | None = None) -> _Loaded:
     loaded = _Loaded([], {}, [])
-    done = documents = 0
-    for done, item in enumerate(items, 1):
-        if progress is not None and done > 1:
-            progress(done - 1, documents)
+    work = list(items)
+    parse: list[SourceText] = []
+    skips: dict[int, FileIssue] = {}
+    for index, item in enumerate(work):
         if isinstance(item, FileIssue):
-            if report:
-                collect.engine(item.kind, item.message, _issue_span(item))
-                loaded.files.append(FileResult(item.path))
-                if isinstance(item, RenderIssue) and item.text:
-                    loaded.sources[item.path] = SourceText(item.path, item.text)
+            if isinstance(item, RenderIssue) and item.text and report:
+                loaded.sources[item.path] = SourceText(item.path, item.text)
             continue
         source = SourceText(item.path, item.text)
         loaded.sources[item.path] = source
-        file_result = FileResult(item.path)
         if isinstance(item, RenderedSource):
             loaded.renders[item.path] = item
             for origin_file in item.files:
                 loaded.sources.setdefault(origin_file.path, SourceText(origin_file.path, origin_file.text))
         skip = None if isinstance(item, RenderedSource) else not_a_manifest(item)
+        if skip is None:
+            parse.append(source)
+        else:
+            skips[index] = skip
+    big = sum(len(source.text) for source in parse) >= _PARALLEL_BYTES
+    options, catalog = collect.options, collect.catalog
+    parsed = ordered_map(lambda i: _parse(parse[i], origin, _Collector(options, catalog), report), len(parse), jobs if big else 1)
+    done = documents = 0
+    for done, item in enumerate(work, 1):
+        if progress is not None and done > 1:
+            progress(done - 1, documents)
+        skip = skips.get(done - 1)
+        if isinstance(item, FileIssue):
+            if report:
+                collect.engine(item.kind, item.message, _issue_span(item))
+                loaded.files.append(FileResult(item.path))
+            continue
         if skip is not None:
             if report:
                 collect.engine("not-a-manifest", skip.message, _issue_span(skip))
-                loaded.files.append(file_result)
+                loaded.files.append(FileResult(item.path))
             continue
-        found = _FileObjects(origin)
-        result = load(source, found.take)
-        documents += found.documents
-        file_objects, shape_problems = found.objects, found.problems
-        if report and _holds_no_manifest(result, file_objects, shape_problems):
+        result = next(parsed)
+        documents += result.documents
+        if result.no_manifest:
             # CI workflows, .pre-commit-config.yaml, empty files: counted (--verbose), not reported.
             loaded.skipped.append(item.path)
             continue
+        source = loaded.sources[item.path]
+        for obj in result.objects:
+            obj.doc.attach(source)  # a worker's copy arrives without the file's text
+        collect.diagnostics.extend(result.diagnostics)
         if report:
-            for problem in result.problems:
-                _yaml_problem(problem, source, collect)
-            _report_shapes(shape_problems, collect)
-            file_result.objects = len(file_objects)
-            loaded.files.append(file_result)
-        loaded.objects.extend(file_objects)
+            loaded.files.append(FileResult(item.path, len(result.objects)))
+        loaded.objects.extend(result.objects)
     if progress is not None:
         progress(done, documents)
     return loaded
@@ -316,13 +357,27 @@ def _run_check(check: Check, ctx: Context, collect: _Collector, obj: KubeObject 
         collect.add(Finding(message, span, hint="please report this with the manifest that triggers it", rule="INT001", object=obj.ref if obj else None))
 
 
-def _run_object_checks(checks: list[Check], objects: list[KubeObject], ctx: Context, collect: _Collector) -> None:
+#: Objects per slice of per-object checks handed to a worker with ``--jobs``.
+_SLICE = 250
+
+
+def _run_object_checks(checks: list[Check], objects: list[KubeObject], ctx: Context, collect: _Collector, jobs: int) -> None:
     """Every per-object check on each object in turn: its document expands once, for all of
-    them, and is frozen again when later objects push it out of ``THAWED``."""
-    for obj in objects:
-        for check in checks:
-            if check.kinds is None or obj.kind in check.kinds:
-                _run_check(check, ctx, collect, obj)
+    them, and is frozen again when later objects push it out of ``THAWED``. With ``--jobs``,
+    slices of objects go to forked workers, which share the run's index."""
+    slices = [objects[i : i + _SLICE] for i in range(0, len(objects), _SLICE)]
+    options, catalog = collect.options, collect.catalog
+
+    def check_slice(index: int) -> list[Diagnostic]:
+        own = _Collector(options, catalog)
+        for obj in slices[index]:
+            for check in checks:
+                if check.kinds is None or obj.kind in check.kinds:
+                    _run_check(check, ctx, own, obj)
+        return own.diagnostics
+
+    for found in ordered_map(check_slice, len(slices), jobs):
+        collect.diagnostics.extend(found)
 
 
 @contextmanager
@@ -371,13 +426,14 @@ def _run(
 ) -> RunResult:
     catalog = load_catalog()
     collect = _Collector(options, catalog)
-    scanned = _load_sources(scan, "scan", collect, report=True, progress=progress)
+    jobs = options.jobs or available_cpus()
+    scanned = _load_sources(scan, "scan", collect, report=True, jobs=jobs, progress=progress)
     extra = _load_sources(context, "context", collect, report=False)
     snapshot = _load_sources(cluster, "cluster", collect, report=True)
     ctx = Context(scanned.objects + extra.objects + snapshot.objects, options)
     wanted = set(collect.enabled)
     checks = [check for check in all_checks() if wanted.intersection(check.rules)]
-    _run_object_checks([c for c in checks if c.per_object], scanned.objects, ctx, collect)
+    _run_object_checks([c for c in checks if c.per_object], scanned.objects, ctx, collect, jobs)
     for check in checks:
         if not check.per_object:
             _run_check(check, ctx, collect, None)

@@ -29,6 +29,8 @@ class LintOptions:
     severity_overrides: dict[str, str] = field(default_factory=dict)
     stdin_name: str = "<stdin>"
     max_file_bytes: int = MAX_FILE_BYTES
+    #: Worker processes (``--jobs``); 0 means one per available CPU.
+    jobs: int = 0
     # Stages after the engine run (suppression, baseline, gates, SARIF) read these.
     per_path_ignores: dict[str, list[str]] = field(default_factory=dict)
     baseline: str | None = None

@@ -27,13 +27,12 @@ API_RULES = (
 
 
 def _first_of_kind(obj: KubeObject, ctx: Context) -> bool:
-    """True once per custom-resource kind and run: one "not validated" note per kind is enough."""
-    seen: set[tuple[str, str]] = ctx.memo(("dralint.checks.api", "custom-kinds"), set)
-    key = (obj.group, obj.kind)
-    if key in seen:
-        return False
-    seen.add(key)
-    return True
+    """True for the run's first scanned object of a custom-resource kind: one "not validated"
+    note per kind is enough. Decided from the run's object order, not from which object a
+    check happened to see first, so the answer is the same however the work is split."""
+    first = ctx.memo(("dralint.checks.api", "first-custom", obj.group, obj.kind), lambda: next(
+        (o for o in ctx.by_kind(obj.kind) if o.group == obj.group and o.origin == "scan"), None))
+    return first is obj
 
 
 @object_check(*API_RULES)

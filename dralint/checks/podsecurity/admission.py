@@ -159,7 +159,9 @@ def _template_verdicts(template: PodTemplate, ctx: Context) -> list[Verdict]:
 
 def template_verdicts(template: PodTemplate, ctx: Context) -> list[Verdict]:
     """The PSS findings for ``template``, computed once per run (the SEC check asks too)."""
-    return ctx.memo((__name__, id(template)), lambda: _template_verdicts(template, ctx))
+    # Keyed by the owner (objects live as long as the run) and the template's path: a
+    # template is rebuilt whenever its frozen document expands again (see Document).
+    return ctx.memo((__name__, id(template.owner), template.path), lambda: _template_verdicts(template, ctx))
 
 
 def replaced(template: PodTemplate, ctx: Context) -> set[tuple[str, Span]]:
