@@ -23,7 +23,7 @@ class Severity(str, Enum):
         return {"info": 0, "warning": 1, "error": 2}[self.value]
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True, order=True, slots=True)
 class Span:
     """A region of a file: 1-based lines and columns, end column exclusive.
 
@@ -38,7 +38,7 @@ class Span:
     end_column: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ObjectRef:
     """Identity of the Kubernetes object a finding is about."""
 
@@ -48,7 +48,7 @@ class ObjectRef:
     name: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Related:
     """Another place that explains a finding, such as the target of a broken reference."""
 
@@ -56,7 +56,7 @@ class Related:
     message: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Finding:
     """What a check yields: a diagnostic before the engine attaches rule metadata.
 
@@ -74,7 +74,7 @@ class Finding:
     severity: Severity | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Diagnostic:
     """One reported problem, ready for suppression, scoring and reporting."""
 
@@ -96,7 +96,7 @@ class Diagnostic:
         return (self.span.path, self.span.line, self.span.column, self.rule, self.message)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Suppressed:
     """A diagnostic the user silenced, kept so SARIF can report it as suppressed, not lost.
 
@@ -109,7 +109,7 @@ class Suppressed:
     justification: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Replacement:
     """A text edit that fixes a finding: delete ``region`` (end exclusive; an empty region is
     an insertion point) and insert ``text``. SARIF carries these as ``fixes[]``."""

@@ -12,6 +12,7 @@ import json
 import os
 import re
 import sys
+from typing import Iterable
 
 import click
 
@@ -26,7 +27,7 @@ from dralint.lint.selectors import did_you_mean, selector_words, split_names, un
 from dralint.cli.progress import ProgressLine, wanted as progress_wanted
 from dralint.lint.gate import lint_with_config
 from dralint.lint.options import FAIL_ON, PROFILES, PSS_LEVELS, LintOptions
-from dralint.reporters import FORMATS, reporter
+from dralint.reporters import FORMATS, chunked_reporter
 from dralint.reporters.terminal import printable
 from dralint.reporters.text import summary
 
@@ -195,14 +196,15 @@ def _options(config: LoadedConfig | None, given: dict[str, object]) -> LintOptio
     return options
 
 
-def _write(text: str, target: str | None) -> None:
+def _write(text: str | Iterable[str], target: str | None) -> None:
+    pieces = (text,) if isinstance(text, str) else text
     if target is None:
-        sys.stdout.write(text)
+        sys.stdout.writelines(pieces)
         sys.stdout.flush()
         return
     try:
         with open(target, "w", encoding="utf-8") as handle:
-            handle.write(text)
+            handle.writelines(pieces)
     except OSError as error:
         click.echo(f"dralint: cannot write {target}: {error.strerror or error}", err=True)
         sys.exit(2)
@@ -290,7 +292,7 @@ def lint_command(ctx: click.Context, paths: tuple[str, ...], formats: tuple[str,
         result = dataclasses.replace(result, fixes=fix_replacements(result))
     for fmt, target in targets:
         colored = fmt == "text" and (use_color(color, sys.stdout) if target is None else color == "always")
-        _write(reporter(fmt)(result, colored), target)
+        _write(chunked_reporter(fmt)(result, colored), target)
     if all(target is not None for _, target in targets):
         # Every report went to a file: the summary line is the job log. When a machine report
         # holds stdout nothing else is printed, not even on stderr, so `2>&1` cannot corrupt it.

@@ -11,12 +11,13 @@ import os
 import traceback
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import BinaryIO, Callable, Iterable, Iterator
+from typing import BinaryIO, Callable, Iterable, Iterator, TypeVar
 
 from dralint.k8s.allocator.examples import PREFIX as EXAMPLE_PREFIX, example_sources
 from dralint.lint.catalog import DRA_CATEGORIES, Rule, load_catalog
 from dralint.lint.context import Context
 from dralint.lint.dedup import one_per_mistake
+from dralint.lint.fingerprint import fingerprints
 from dralint.diagnostics import Diagnostic, Finding, Related, Replacement, Severity, Span, Suppressed
 from dralint.k8s.manifests import ShapeProblem, objects_from
 from dralint.k8s.objects import KubeObject
@@ -28,6 +29,8 @@ from dralint.lint.score import score
 from dralint.yaml.render import RenderedSource, RenderIssue, plan
 from dralint.yaml.sources import FileIssue, SourceFile, discover, not_a_manifest, read
 from dralint.yaml.loader import Document, LoadResult, SourceText, YamlProblem, load
+
+T = TypeVar("T")
 
 #: Told (files read, documents parsed) after each file, for a progress line; never affects results.
 Progress = Callable[[int, int], None]
@@ -81,7 +84,8 @@ class RunResult:
     # is identified across runs, and which exit-code gates failed.
     suppressed: list[Suppressed] = field(default_factory=list)
     known: list[Diagnostic] = field(default_factory=list)
-    fingerprints: dict[Diagnostic, str] = field(default_factory=dict)
+    #: ``fingerprints`` once computed; the gates fill it in when a baseline needs it.
+    computed_fingerprints: dict[Diagnostic, str] | None = None
     failed_gates: list[str] = field(default_factory=list)
     #: The ``--fail-on`` level the gates used, so a report can tell failures from notes.
     fail_on: str = "error"
@@ -95,6 +99,15 @@ class RunResult:
     @property
     def objects(self) -> int:
         return sum(f.objects for f in self.files)
+
+    @property
+    def fingerprints(self) -> dict[Diagnostic, str]:
+        """How each finding is identified across runs (SARIF, baselines). Computed on first
+        use: it hashes every finding, and a plain report never reads it."""
+        if self.computed_fingerprints is None:
+            every = self.diagnostics + self.known + [s.diagnostic for s in self.suppressed]
+            self.computed_fingerprints = fingerprints(every, self.sources)
+        return self.computed_fingerprints
 
     def count(self, severity: Severity) -> int:
         return sum(1 for d in self.diagnostics if d.severity is severity)
@@ -150,6 +163,12 @@ class _Collector:
         self.overrides = {k: Severity(v) for k, v in options.severity_overrides.items()}
         self.profile = options.profile
         self.diagnostics: list[Diagnostic] = []
+        #: One object per distinct message, hint, field and span: a large run repeats them
+        #: (every container without limits, on the same key), and holds every diagnostic.
+        self._values: dict[object, object] = {}
+
+    def _one(self, value: T) -> T:
+        return self._values.setdefault(value, value)  # type: ignore[return-value]
 
     def add(self, finding: Finding, default_rule: str | None = None) -> None:
         rule_id = finding.rule or default_rule
@@ -159,10 +178,19 @@ class _Collector:
         severity = self.overrides.get(rule_id) or finding.severity or rule.severity_in(self.profile)
         self.diagnostics.append(
             Diagnostic(
-                rule=rule_id, name=rule.name, severity=severity, message=finding.message,
-                span=finding.span, hint=finding.hint, object=finding.object,
-                field=finding.field, related=finding.related,
+                rule=rule_id, name=rule.name, severity=severity, message=self._one(finding.message),
+                span=self._one(finding.span), hint=self._one(finding.hint), object=finding.object,
+                field=self._one(finding.field), related=finding.related,
             )
+        )
+
+    def merge(self, diagnostics: Iterable[Diagnostic]) -> None:
+        """Diagnostics another collector made (a worker's), sharing values with this one's."""
+        one = self._one
+        self.diagnostics.extend(
+            Diagnostic(d.rule, d.name, d.severity, one(d.message), one(d.span), one(d.hint), d.object, one(d.field),
+                       d.related, d.rendered)
+            for d in diagnostics
         )
 
     def engine(self, kind: str, message: str, span: Span, hint: str | None = None, related: tuple = ()) -> None:
@@ -319,7 +347,7 @@ def _load_sources(items: Iterable[SourceFile | FileIssue], origin: str, collect:
         source = loaded.sources[item.path]
         for obj in result.objects:
             obj.doc.attach(source)  # a worker's copy arrives without the file's text
-        collect.diagnostics.extend(result.diagnostics)
+        collect.merge(result.diagnostics)
         if report:
             loaded.files.append(FileResult(item.path, len(result.objects)))
         loaded.objects.extend(result.objects)
@@ -377,7 +405,7 @@ def _run_object_checks(checks: list[Check], objects: list[KubeObject], ctx: Cont
         return own.diagnostics
 
     for found in ordered_map(check_slice, len(slices), jobs):
-        collect.diagnostics.extend(found)
+        collect.merge(found)
 
 
 @contextmanager

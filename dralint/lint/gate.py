@@ -69,9 +69,10 @@ def finish(result: RunResult, options: LintOptions, config: LoadedConfig | None 
     sources = dict(result.sources)
     if config is not None and config.source is not None:
         sources.setdefault(config.source.path, config.source)
-    prints = fingerprints(diagnostics + [s.diagnostic for s in outcome.suppressed], sources)
+    prints = None
     known: list[Diagnostic] = []
     if options.baseline:
+        prints = fingerprints(diagnostics + [s.diagnostic for s in outcome.suppressed], sources)
         diagnostics, known = split_known(diagnostics, prints, read_baseline(options.baseline))
     extra = [config.source.path] if config is not None and config.source is not None else []
     finished = dataclasses.replace(
@@ -81,7 +82,7 @@ def finish(result: RunResult, options: LintOptions, config: LoadedConfig | None 
         sources=sources,
         suppressed=outcome.suppressed,
         known=known,
-        fingerprints=prints,
+        computed_fingerprints=prints,
         fail_on=options.fail_on,
     )
     finished.failed_gates = failed_gates(finished, options)

@@ -271,7 +271,10 @@ def apply(result: RunResult, options: LintOptions, today: dt.date,
         if render is not None and render.generated:
             continue  # its comments are the templates' own, read from the templates
         suppressions.extend(comment_suppressions(source, findings, documents.get(source.path, {}).values()))
-    suppressions.extend(annotation_suppressions((o for o in result.context.objects if o.origin != "context"), findings))
+    # Only files that spell the annotation can hold one; the others' objects are not expanded.
+    annotated = {source.path for source in result.sources.values() if IGNORE_ANNOTATION in source.text}
+    suppressions.extend(annotation_suppressions(
+        (o for o in result.context.objects if o.origin != "context" and o.path in annotated), findings))
     suppressions.extend(path_suppressions(options, locate_config))
     live = [s for s in suppressions if s.until is None or s.until >= today]
     active: list[Diagnostic] = []

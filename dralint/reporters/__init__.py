@@ -3,18 +3,32 @@
 from __future__ import annotations
 
 import importlib
-from typing import Callable
+from typing import Callable, Iterable
 
 from dralint.lint.engine import RunResult
 
 Reporter = Callable[[RunResult, bool], str]
+#: A reporter that hands its report over in pieces, so a large one is never whole in memory.
+ChunkedReporter = Callable[[RunResult, bool], Iterable[str]]
+
+
+_MODULES = {"text": "text", "json": "json_report", "sarif": "sarif", "github": "github", "junit": "junit"}
 
 
 def reporter(name: str) -> Reporter:
     """The formatting function for ``--format name``; only that reporter's module is imported."""
-    modules = {"text": "text", "json": "json_report", "sarif": "sarif", "github": "github", "junit": "junit"}
-    render: Reporter = importlib.import_module(f"dralint.reporters.{modules[name]}").render
+    render: Reporter = importlib.import_module(f"dralint.reporters.{_MODULES[name]}").render
     return render
+
+
+def chunked_reporter(name: str) -> ChunkedReporter:
+    """Like ``reporter``, in pieces where the format's module writes them so (``chunks``)."""
+    module = importlib.import_module(f"dralint.reporters.{_MODULES[name]}")
+    pieces: ChunkedReporter | None = getattr(module, "chunks", None)
+    if pieces is not None:
+        return pieces
+    whole: Reporter = module.render
+    return lambda result, color: (whole(result, color),)
 
 
 FORMATS = ("text", "json", "sarif", "github", "junit")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from json.encoder import encode_basestring_ascii as _text
-from typing import Any
+from typing import Any, Iterator
 
 from dralint import __version__
 from dralint.diagnostics import Diagnostic, Severity
@@ -35,8 +35,7 @@ def diagnostic_dict(diag: Diagnostic) -> dict[str, Any]:
     return out
 
 
-def document(result: RunResult) -> dict[str, Any]:
-    """The whole report as plain data."""
+def _head(result: RunResult) -> dict[str, Any]:
     counts = {s.value: result.count(s) for s in Severity}
     return {
         "version": 1,
@@ -47,23 +46,37 @@ def document(result: RunResult) -> dict[str, Any]:
             {"path": f.path, "score": f.score, "objects": f.objects, **{s.value: f.counts[s] for s in Severity}}
             for f in result.files
         ],
-        "diagnostics": [diagnostic_dict(d) for d in result.diagnostics],
     }
 
 
-def render(result: RunResult, color: bool = False) -> str:
-    """``json.dumps(document(result), indent=2)``, with the diagnostics written by a template.
+def document(result: RunResult) -> dict[str, Any]:
+    """The whole report as plain data."""
+    return {**_head(result), "diagnostics": [diagnostic_dict(d) for d in result.diagnostics]}
+
+
+def chunks(result: RunResult, color: bool = False) -> Iterator[str]:
+    """``json.dumps(document(result), indent=2)`` in pieces, with the diagnostics written by a
+    template, one piece each.
 
     With ``indent`` the standard library encodes through its pure-Python encoder, one generator
     step per value; on a large run that cost about half as much as parsing the input. The
-    diagnostics have a fixed shape, so each is one format string over C-encoded strings.
+    diagnostics have a fixed shape, so each is one format string over C-encoded strings. In
+    pieces, because the whole report of a large run is several times the size of its input.
     """
-    head = document(result)
-    diagnostics = head.pop("diagnostics")
-    text = json.dumps(head, indent=2)[:-2]
-    if not diagnostics:
-        return text + ',\n  "diagnostics": []\n}\n'
-    return text + ',\n  "diagnostics": [\n' + ",\n".join(map(_diagnostic_text, diagnostics)) + "\n  ]\n}\n"
+    yield json.dumps(_head(result), indent=2)[:-2]
+    if not result.diagnostics:
+        yield ',\n  "diagnostics": []\n}\n'
+        return
+    separator = ',\n  "diagnostics": [\n'
+    for diag in result.diagnostics:
+        yield separator + _diagnostic_text(diagnostic_dict(diag))
+        separator = ",\n"
+    yield "\n  ]\n}\n"
+
+
+def render(result: RunResult, color: bool = False) -> str:
+    """The report as one string (``chunks`` joined)."""
+    return "".join(chunks(result, color))
 
 
 def _value(value: Any) -> str:
