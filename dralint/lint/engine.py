@@ -9,7 +9,7 @@ from __future__ import annotations
 import gc
 import os
 import traceback
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
 from typing import BinaryIO, Callable, Iterable, Iterator, TypeVar
 
@@ -298,10 +298,9 @@ def _parse(source: SourceText, origin: str, collect: _Collector, report: bool) -
 _PARALLEL_BYTES = 1 << 20
 
 
-def _load_sources(items: Iterable[SourceFile | FileIssue], origin: str, collect: _Collector, report: bool,
-                  jobs: int = 1, progress: Progress | None = None) -> _Loaded:
-    loaded = _Loaded([], {}, [])
-    work = list(items)
+def _register_sources(work: list[SourceFile | FileIssue], loaded: _Loaded, report: bool) -> tuple[list[SourceText], dict[int, FileIssue]]:
+    """Record every file's text (and each render's) in ``loaded``; return the texts to parse
+    and, by position in ``work``, the files that are not manifests at all."""
     parse: list[SourceText] = []
     skips: dict[int, FileIssue] = {}
     for index, item in enumerate(work):
@@ -320,37 +319,46 @@ def _load_sources(items: Iterable[SourceFile | FileIssue], origin: str, collect:
             parse.append(source)
         else:
             skips[index] = skip
+    return parse, skips
+
+
+def _load_sources(items: Iterable[SourceFile | FileIssue], origin: str, collect: _Collector, report: bool,
+                  jobs: int = 1, progress: Progress | None = None) -> _Loaded:
+    loaded = _Loaded([], {}, [])
+    work = list(items)
+    parse, skips = _register_sources(work, loaded, report)
     big = sum(len(source.text) for source in parse) >= _PARALLEL_BYTES
     options, catalog = collect.options, collect.catalog
-    parsed = ordered_map(lambda i: _parse(parse[i], origin, _Collector(options, catalog), report), len(parse), jobs if big else 1)
-    done = documents = 0
-    for done, item in enumerate(work, 1):
-        if progress is not None and done > 1:
-            progress(done - 1, documents)
-        skip = skips.get(done - 1)
-        if isinstance(item, FileIssue):
+    parse_one: Callable[[int], _Parsed] = lambda i: _parse(parse[i], origin, _Collector(options, catalog), report)
+    with closing(ordered_map(parse_one, len(parse), jobs if big else 1)) as parsed:
+        done = documents = 0
+        for done, item in enumerate(work, 1):
+            if progress is not None and done > 1:
+                progress(done - 1, documents)
+            skip = skips.get(done - 1)
+            if isinstance(item, FileIssue):
+                if report:
+                    collect.engine(item.kind, item.message, _issue_span(item))
+                    loaded.files.append(FileResult(item.path))
+                continue
+            if skip is not None:
+                if report:
+                    collect.engine("not-a-manifest", skip.message, _issue_span(skip))
+                    loaded.files.append(FileResult(item.path))
+                continue
+            result = next(parsed)
+            documents += result.documents
+            if result.no_manifest:
+                # CI workflows, .pre-commit-config.yaml, empty files: counted (--verbose), not reported.
+                loaded.skipped.append(item.path)
+                continue
+            source = loaded.sources[item.path]
+            for obj in result.objects:
+                obj.doc.attach(source)  # a worker's copy arrives without the file's text
+            collect.merge(result.diagnostics)
             if report:
-                collect.engine(item.kind, item.message, _issue_span(item))
-                loaded.files.append(FileResult(item.path))
-            continue
-        if skip is not None:
-            if report:
-                collect.engine("not-a-manifest", skip.message, _issue_span(skip))
-                loaded.files.append(FileResult(item.path))
-            continue
-        result = next(parsed)
-        documents += result.documents
-        if result.no_manifest:
-            # CI workflows, .pre-commit-config.yaml, empty files: counted (--verbose), not reported.
-            loaded.skipped.append(item.path)
-            continue
-        source = loaded.sources[item.path]
-        for obj in result.objects:
-            obj.doc.attach(source)  # a worker's copy arrives without the file's text
-        collect.merge(result.diagnostics)
-        if report:
-            loaded.files.append(FileResult(item.path, len(result.objects)))
-        loaded.objects.extend(result.objects)
+                loaded.files.append(FileResult(item.path, len(result.objects)))
+            loaded.objects.extend(result.objects)
     if progress is not None:
         progress(done, documents)
     return loaded
@@ -404,6 +412,11 @@ def _run_object_checks(checks: list[Check], objects: list[KubeObject], ctx: Cont
                     _run_check(check, ctx, own, obj)
         return own.diagnostics
 
+    if slices and jobs > 1:
+        # The first slice runs here: the indexes checks build over the whole run (ctx.memo)
+        # are then built once, and every worker inherits them instead of building its own.
+        collect.merge(check_slice(0))
+        slices.pop(0)
     for found in ordered_map(check_slice, len(slices), jobs):
         collect.merge(found)
 

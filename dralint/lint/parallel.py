@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-from typing import Callable, Iterator, TypeVar
+from typing import Callable, Generator, TypeVar
 
 T = TypeVar("T")
 
@@ -33,7 +33,7 @@ def _call(index: int) -> object:
     return _TASK(index)
 
 
-def ordered_map(task: Callable[[int], T], count: int, jobs: int) -> Iterator[T]:
+def ordered_map(task: Callable[[int], T], count: int, jobs: int) -> Generator[T, None, None]:
     """``task(0) .. task(count - 1)``, on up to ``jobs`` processes, yielded in that order."""
     global _TASK
     jobs = min(jobs, count)

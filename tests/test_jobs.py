@@ -1,0 +1,164 @@
+"""Large runs: frozen documents, work in forked processes (--jobs), reports in pieces.
+
+Whatever the number of jobs, and whether documents were frozen in between, a run must say
+exactly the same thing: these tests compare whole reports.
+"""
+
+from __future__ import annotations
+
+import json
+import pickle
+import sys
+from pathlib import Path
+
+import pytest
+
+from dralint.lint import engine, parallel
+from dralint.lint.engine import lint
+from dralint.lint.options import LintOptions
+from dralint.reporters import chunked_reporter, reporter
+from dralint.yaml.loader import THAWED, SourceText, load
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from bench.generate import generate  # noqa: E402
+
+BROKEN_CHECK_RULE = "REL006"
+
+
+def _repository(tmp_path: Path, files: int = 6, per_file: int = 45) -> list[str]:
+    paths = []
+    for index in range(files):
+        path = tmp_path / f"team-{index}.yaml"
+        path.write_text(generate(per_file, start=index * per_file), encoding="utf-8")
+        paths.append(str(path))
+    # A file with a syntax error, a plain YAML file and a List, so every path through the
+    # engine's file handling is taken in the workers too.
+    (tmp_path / "broken.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: [\n---\n"
+                                          "apiVersion: v1\nkind: Secret\nmetadata: {name: s, namespace: team-0}\n")
+    (tmp_path / "workflow.yaml").write_text("on: push\njobs: {build: {runs-on: ubuntu-latest}}\n")
+    (tmp_path / "list.yaml").write_text("apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n"
+                                        "  metadata: {name: a, namespace: team-1}\n- {apiVersion: v1, kind: Pod, metadata: {name: p}}\n")
+    return paths + [str(tmp_path / n) for n in ("broken.yaml", "workflow.yaml", "list.yaml")]
+
+
+def _report(paths: list[str], jobs: int, fmt: str = "json") -> str:
+    from dralint.lint.gate import lint_with_config
+
+    result = lint_with_config(LintOptions(paths=paths, profile="strict", jobs=jobs))
+    return "".join(chunked_reporter(fmt)(result, False))
+
+
+@pytest.fixture
+def parallel_everything(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make even a small run use workers for both stages, with many small slices."""
+    monkeypatch.setattr(engine, "_PARALLEL_BYTES", 0)
+    monkeypatch.setattr(engine, "_SLICE", 7)
+
+
+@pytest.mark.parametrize("fmt", ["json", "sarif", "text"])
+def test_the_report_is_byte_identical_for_any_number_of_jobs(tmp_path, parallel_everything, fmt):
+    paths = _repository(tmp_path)
+    one = _report(paths, jobs=1, fmt=fmt)
+    assert one == _report(paths, jobs=2, fmt=fmt) == _report(paths, jobs=3, fmt=fmt)
+    if fmt == "json":
+        report = json.loads(one)
+        assert report["summary"]["objects"] > 250
+        assert {"YAML001", "SEC003", "REF007"} <= {d["rule"] for d in report["diagnostics"]}
+
+
+def test_a_check_that_fails_in_a_worker_is_reported_like_one_that_fails_here(tmp_path, parallel_everything, monkeypatch):
+    from dralint.lint.registry import all_checks
+
+    check = next(c for c in all_checks() if BROKEN_CHECK_RULE in c.rules)
+
+    def broken(obj, ctx):
+        raise RuntimeError("boom")
+
+    index = engine.all_checks().index(check)
+    patched = [*engine.all_checks()]
+    patched[index] = type(check)(broken, check.rules, check.kinds, check.per_object)
+    monkeypatch.setattr(engine, "all_checks", lambda: patched)
+    paths = _repository(tmp_path, files=2, per_file=20)
+    serial, forked = (json.loads(_report(paths, jobs=j)) for j in (1, 2))
+    assert serial == forked
+    internal = [d for d in serial["diagnostics"] if d["rule"] == "INT001"]
+    assert internal and all("RuntimeError: boom" in d["message"] for d in internal)
+
+
+def test_ordered_map_keeps_the_order_of_the_work():
+    assert list(parallel.ordered_map(lambda i: i * i, 40, jobs=3)) == [i * i for i in range(40)]
+    assert list(parallel.ordered_map(lambda i: -i, 5, jobs=1)) == [0, -1, -2, -3, -4]
+    assert list(parallel.ordered_map(lambda i: i, 0, jobs=2)) == []
+
+
+def test_a_large_run_keeps_only_a_few_documents_expanded(tmp_path):
+    path = tmp_path / "many.yaml"
+    path.write_text(generate(600), encoding="utf-8")
+    result = lint(LintOptions(paths=[str(path)], jobs=1))
+    expanded = {id(o.doc) for o in result.context.objects if o.doc._expanded}
+    assert len(result.context.objects) == 600
+    assert len(expanded) <= THAWED.capacity
+
+
+def test_a_frozen_document_answers_every_question_as_before():
+    text = ("base: &base {cpu: '1', memory: 1Gi}\nitems:\n- name: a\n  limits: *base\n- name: b\n  limits:\n"
+            "    <<: *base\n    memory: 2Gi\nscript: |\n  echo one\n  echo two\n")
+    fresh, frozen = (load(SourceText("d.yaml", text)).documents[0] for _ in range(2))
+    frozen.freeze()
+    assert not frozen._expanded
+    paths = [(), ("base",), ("items", 0, "limits", "cpu"), ("items", 1, "limits", "memory"), ("items", 1, "limits", "cpu"),
+             ("script",), ("items", 5), ("nope", "deeper")]
+    for path in paths:
+        for key in (False, True):
+            assert frozen.locate(path, key=key) == fresh.locate(path, key=key), path
+        assert frozen.value_style(path) == fresh.value_style(path)
+    assert frozen.scalar_offset_span(("script",), 9, 12) == fresh.scalar_offset_span(("script",), 9, 12)
+    assert frozen.data == fresh.data
+    # An alias still names one shared mapping after the round trip.
+    assert frozen.data["items"][0]["limits"] is frozen.data["base"]
+
+
+def test_documents_after_a_syntax_error_keep_their_positions_when_frozen():
+    text = "a: [\n---\nkind: ConfigMap\nmetadata:\n  name: x\n"
+    fresh, frozen = (load(SourceText("e.yaml", text)).documents[-1] for _ in range(2))
+    frozen.freeze()
+    assert frozen.locate(("metadata", "name")) == fresh.locate(("metadata", "name"))
+    assert frozen.locate(("metadata", "name")).line == 5
+
+
+def test_a_document_travels_between_processes_without_its_file_text():
+    source = SourceText("p.yaml", "kind: ConfigMap\nmetadata: {name: x}\n" + "# padding\n" * 1000)
+    document = load(source).documents[0]
+    blob = pickle.dumps(document)
+    assert len(blob) < 500
+    copy = pickle.loads(blob)
+    copy.attach(source)
+    assert copy.locate(("metadata", "name")) == document.locate(("metadata", "name"))
+
+
+def test_load_hands_each_document_over_as_soon_as_it_is_built():
+    seen: list[int] = []
+    result = load(SourceText("s.yaml", "a: 1\n---\nb: 2\n---\nc: 3\n"), lambda doc: seen.append(doc.index))
+    assert seen == [0, 1, 2]
+    assert result.documents == []
+
+
+def test_the_json_report_in_pieces_is_the_report(tmp_path):
+    paths = _repository(tmp_path, files=1, per_file=30)
+    result = lint(LintOptions(paths=paths, jobs=1))
+    pieces = list(chunked_reporter("json")(result, False))
+    assert len(pieces) > len(result.diagnostics)
+    assert "".join(pieces) == reporter("json")(result, False)
+    assert "".join(chunked_reporter("text")(result, False)) == reporter("text")(result, False)
+
+
+def test_jobs_in_the_config_file_must_not_be_negative(tmp_path):
+    from dralint.lint.config import load_config
+
+    path = tmp_path / ".dralint.yaml"
+    path.write_text("jobs: -1\n")
+    config = load_config(str(path))
+    assert [f.rule for f in config.findings] == ["CFG001"] and "jobs" not in config.values
+    assert config.findings[0].span.line == 1
+    path.write_text("jobs: 2\n")
+    assert load_config(str(path)).values["jobs"] == 2
