@@ -402,20 +402,21 @@ def _run_object_checks(checks: list[Check], objects: list[KubeObject], ctx: Cont
     them, and is frozen again when later objects push it out of ``THAWED``. With ``--jobs``,
     slices of objects go to forked workers, which share the run's index."""
     slices = [objects[i : i + _SLICE] for i in range(0, len(objects), _SLICE)]
-    options, catalog = collect.options, collect.catalog
+    here = os.getpid()
 
     def check_slice(index: int) -> list[Diagnostic]:
-        own = _Collector(options, catalog)
+        # In this process findings go straight to the run's collector; a worker returns its own.
+        own = collect if os.getpid() == here else _Collector(collect.options, collect.catalog)
         for obj in slices[index]:
             for check in checks:
                 if check.kinds is None or obj.kind in check.kinds:
                     _run_check(check, ctx, own, obj)
-        return own.diagnostics
+        return [] if own is collect else own.diagnostics
 
     if slices and jobs > 1:
         # The first slice runs here: the indexes checks build over the whole run (ctx.memo)
         # are then built once, and every worker inherits them instead of building its own.
-        collect.merge(check_slice(0))
+        check_slice(0)
         slices.pop(0)
     for found in ordered_map(check_slice, len(slices), jobs):
         collect.merge(found)
