@@ -184,15 +184,6 @@ class _Collector:
             )
         )
 
-    def merge(self, diagnostics: Iterable[Diagnostic]) -> None:
-        """Diagnostics another collector made (a worker's), sharing values with this one's."""
-        one = self._one
-        self.diagnostics.extend(
-            Diagnostic(d.rule, d.name, d.severity, one(d.message), one(d.span), one(d.hint), d.object, one(d.field),
-                       d.related, d.rendered)
-            for d in diagnostics
-        )
-
     def engine(self, kind: str, message: str, span: Span, hint: str | None = None, related: tuple = ()) -> None:
         self.add(Finding(message, span, hint=hint, rule=ENGINE_RULES[kind], related=related))
 
@@ -355,7 +346,7 @@ def _load_sources(items: Iterable[SourceFile | FileIssue], origin: str, collect:
             source = loaded.sources[item.path]
             for obj in result.objects:
                 obj.doc.attach(source)  # a worker's copy arrives without the file's text
-            collect.merge(result.diagnostics)
+            collect.diagnostics.extend(result.diagnostics)
             if report:
                 loaded.files.append(FileResult(item.path, len(result.objects)))
             loaded.objects.extend(result.objects)
@@ -419,7 +410,7 @@ def _run_object_checks(checks: list[Check], objects: list[KubeObject], ctx: Cont
         check_slice(0)
         slices.pop(0)
     for found in ordered_map(check_slice, len(slices), jobs):
-        collect.merge(found)
+        collect.diagnostics.extend(found)
 
 
 @contextmanager
