@@ -57,6 +57,42 @@ def test_long_runs_show_files_documents_and_rate_then_erase_the_line() -> None:
     assert stream.getvalue() == shown + "\r" + " " * (len(shown) - 1) + "\r"
 
 
+def test_the_line_goes_on_while_objects_are_checked() -> None:
+    stream, clock = Terminal(), Clock()
+    line = ProgressLine(stream, clock)
+    clock.now += 3.0
+    line(4, 900)
+    line.checking(250, 900)  # within the update interval: not shown
+    clock.now += 1.0
+    line.checking(500, 900)
+    shown = stream.getvalue().split("\r")
+    assert shown[-1].rstrip() == "dralint: checked 500 of 900 objects"
+    assert "250 of" not in stream.getvalue()
+
+
+def test_a_long_run_reports_checking_progress_to_the_engine_callback(tmp_path) -> None:
+    from dralint.lint.engine import run
+    from dralint.lint.options import LintOptions
+    from dralint.yaml.sources import SourceFile
+
+    class Recorder:
+        def __init__(self) -> None:
+            self.reads: list[tuple[int, int]] = []
+            self.checks: list[tuple[int, int]] = []
+
+        def __call__(self, files: int, documents: int) -> None:
+            self.reads.append((files, documents))
+
+        def checking(self, objects: int, total: int) -> None:
+            self.checks.append((objects, total))
+
+    text = "---\n".join(f"apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: c{i}, namespace: a}}\n" for i in range(600))
+    recorder = Recorder()
+    run([SourceFile("a.yaml", text), SourceFile("b.yaml", text.replace("namespace: a", "namespace: b"))], LintOptions(jobs=1), progress=recorder)
+    assert recorder.reads[-1] == (2, 1200)
+    assert recorder.checks == [(250, 1200), (500, 1200), (750, 1200), (1000, 1200), (1200, 1200)]
+
+
 def test_cli_run_off_a_terminal_writes_no_progress(tmp_path) -> None:
     from click.testing import CliRunner
 

@@ -1,4 +1,5 @@
-"""The progress line of long lint runs: files and documents done and the rate, on stderr.
+"""The progress line of long lint runs, on stderr: files and documents read and the rate, then
+objects checked.
 
 Shown only where a person watches: stderr is a terminal, ``CI`` is not set and ``--quiet`` was
 not given. It appears once a run has taken about two seconds, so quick runs never flicker,
@@ -22,7 +23,8 @@ def wanted(stream: TextIO, quiet: bool) -> bool:
 
 
 class ProgressLine:
-    """Called by the engine after each file; rewrites one line in place with a carriage return."""
+    """Told by the engine how far it is (``dralint.lint.engine.Progress``); rewrites one line in
+    place with a carriage return."""
 
     def __init__(self, stream: TextIO, clock: Callable[[], float] = time.monotonic) -> None:
         self.stream = stream
@@ -35,9 +37,16 @@ class ProgressLine:
         now = self.clock()
         if now < self.next_update:
             return
-        self.next_update = now + INTERVAL
         rate = documents / max(now - self.start, 1e-9)
-        text = f"dralint: {files:,} file{'s' if files != 1 else ''}, {documents:,} documents, {rate:,.0f} documents/s"
+        self._show(now, f"dralint: {files:,} file{'s' if files != 1 else ''}, {documents:,} documents, {rate:,.0f} documents/s")
+
+    def checking(self, objects: int, total: int) -> None:
+        now = self.clock()
+        if now >= self.next_update:
+            self._show(now, f"dralint: checked {objects:,} of {total:,} objects")
+
+    def _show(self, now: float, text: str) -> None:
+        self.next_update = now + INTERVAL
         self.stream.write("\r" + text.ljust(self.width))
         self.stream.flush()
         self.width = len(text)

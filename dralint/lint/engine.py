@@ -11,7 +11,7 @@ import os
 import traceback
 from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
-from typing import BinaryIO, Callable, Iterable, Iterator, TypeVar
+from typing import BinaryIO, Callable, Iterable, Iterator, Protocol, TypeVar
 
 from dralint.k8s.allocator.examples import PREFIX as EXAMPLE_PREFIX, example_sources
 from dralint.lint.catalog import DRA_CATEGORIES, Rule, load_catalog
@@ -32,8 +32,14 @@ from dralint.yaml.loader import Document, LoadResult, SourceText, YamlProblem, l
 
 T = TypeVar("T")
 
-#: Told (files read, documents parsed) after each file, for a progress line; never affects results.
-Progress = Callable[[int, int], None]
+class Progress(Protocol):
+    """Told how far a run is, for a progress line; never affects results."""
+
+    def __call__(self, files: int, documents: int) -> None:
+        """After each file read: files read and documents parsed so far."""
+
+    def checking(self, objects: int, total: int) -> None:
+        """While per-object checks run: objects checked so far, of ``total``."""
 
 #: Rules the engine itself reports (parsing and robustness), not any check.
 ENGINE_RULES = {
@@ -388,7 +394,8 @@ def _run_check(check: Check, ctx: Context, collect: _Collector, obj: KubeObject 
 _SLICE = 250
 
 
-def _run_object_checks(checks: list[Check], objects: list[KubeObject], ctx: Context, collect: _Collector, jobs: int) -> None:
+def _run_object_checks(checks: list[Check], objects: list[KubeObject], ctx: Context, collect: _Collector, jobs: int,
+                       progress: Progress | None) -> None:
     """Every per-object check on each object in turn: its document expands once, for all of
     them, and is frozen again when later objects push it out of ``THAWED``. With ``--jobs``,
     slices of objects go to forked workers, which share the run's index."""
@@ -404,13 +411,17 @@ def _run_object_checks(checks: list[Check], objects: list[KubeObject], ctx: Cont
                     _run_check(check, ctx, own, obj)
         return [] if own is collect else own.diagnostics
 
+    done = 0
     if slices and jobs > 1:
         # The first slice runs here: the indexes checks build over the whole run (ctx.memo)
         # are then built once, and every worker inherits them instead of building its own.
         check_slice(0)
-        slices.pop(0)
-    for found in ordered_map(check_slice, len(slices), jobs):
+        done = len(slices.pop(0))
+    for index, found in enumerate(ordered_map(check_slice, len(slices), jobs)):
         collect.diagnostics.extend(found)
+        done += len(slices[index])
+        if progress is not None:
+            progress.checking(done, len(objects))
 
 
 @contextmanager
@@ -466,7 +477,7 @@ def _run(
     ctx = Context(scanned.objects + extra.objects + snapshot.objects, options)
     wanted = set(collect.enabled)
     checks = [check for check in all_checks() if wanted.intersection(check.rules)]
-    _run_object_checks([c for c in checks if c.per_object], scanned.objects, ctx, collect, jobs)
+    _run_object_checks([c for c in checks if c.per_object], scanned.objects, ctx, collect, jobs, progress)
     for check in checks:
         if not check.per_object:
             _run_check(check, ctx, collect, None)
