@@ -81,6 +81,7 @@ class KubeObject:
     base: DataPath = ()
     origin: str = "scan"  # scan | context | cluster
     _templates: list[PodTemplate] | None = field(default=None, init=False, repr=False, compare=False)
+    _ref: ObjectRef | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def group(self) -> str:
@@ -96,7 +97,10 @@ class KubeObject:
 
     @property
     def ref(self) -> ObjectRef:
-        return ObjectRef(self.api_version, self.kind, self.namespace, self.name)
+        """The object's identity, built once: every finding about the object carries it."""
+        if self._ref is None:
+            self._ref = ObjectRef(self.api_version, self.kind, self.namespace, self.name)
+        return self._ref
 
     @property
     def display(self) -> str:
@@ -187,6 +191,7 @@ class PodTemplate:
     single_container_fields: tuple[str, ...] = ()
     metadata_path: DataPath | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    _containers: list[tuple[DataPath, dict[str, Any]]] | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def label(self) -> str:
@@ -195,7 +200,15 @@ class PodTemplate:
         return self.owner.display + suffix
 
     def containers(self) -> Iterator[tuple[DataPath, dict[str, Any]]]:
-        """Every container of the template with its path, init and ephemeral included."""
+        """Every container of the template with its path, init and ephemeral included.
+
+        Most pod checks walk the containers, so the list is found once per template.
+        """
+        if self._containers is None:
+            self._containers = list(self._find_containers())
+        return iter(self._containers)
+
+    def _find_containers(self) -> Iterator[tuple[DataPath, dict[str, Any]]]:
         for name in self.container_fields:
             items = self.spec.get(name)
             if isinstance(items, list):
