@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any, Iterator
 
 from dralint.lint.context import Context
+from dralint.lint.exemptions import enabled_rule_ids
 from dralint.diagnostics import Finding
 from dralint.k8s.objects import KubeObject, PodTemplate, pod_templates
 from dralint.k8s.quantity import quantity_value
@@ -78,8 +79,11 @@ def _missing(template: PodTemplate, ctx: Context) -> Iterator[tuple[str, str, st
 @object_check("REL001", "REL002", "REL003", "REL004")
 def check_resources(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     """Containers without CPU/memory requests and limits, after defaults and pod-level resources."""
+    wanted = enabled_rule_ids(ctx)
     for template in pod_templates(obj):
         for rule, section, resource, path, container in _missing(template, ctx):
+            if rule not in wanted:
+                continue  # REL004 is strict-only: no need to place a finding the run drops
             name = container.get("name", path[-1])
             where = path + ("resources",) if "resources" in container else (path + ("name",) if "name" in container else path)
             example = "500m" if resource == "cpu" else "512Mi"

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any, Iterator
 
 from dralint.lint.context import Context
+from dralint.lint.exemptions import enabled_rule_ids
 from dralint.diagnostics import Finding
 from dralint.k8s.autoscaling import autoscaler_of
 from dralint.k8s.images import image_tag
@@ -105,7 +106,7 @@ def check_replicas(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
         )
     templates = pod_templates(obj)
     spec = templates[0].spec if templates else {}
-    if replicas >= 2 and "podAntiAffinity" not in as_dict(spec.get("affinity")) and not spec.get("topologySpreadConstraints"):
+    if replicas >= 2 and "REL012" in enabled_rule_ids(ctx) and "podAntiAffinity" not in as_dict(spec.get("affinity")) and not spec.get("topologySpreadConstraints"):
         yield obj.finding(
             templates[0].path if templates else ("spec",), f"{obj.display} has {replicas} replicas and nothing keeps them off the same node",
             hint="add `topologySpreadConstraints: [{maxSkew: 1, topologyKey: kubernetes.io/hostname, whenUnsatisfiable: ScheduleAnyway, labelSelector: {matchLabels: {app: <app>}}}]` to the pod spec",
