@@ -10,6 +10,7 @@ it instead of guessing.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any, Iterator
 
@@ -57,31 +58,34 @@ class ContainerSecurity:
     path: DataPath
     container: dict[str, Any]
 
-    @property
+    # The properties below are read by every security rule for every container, so each is
+    # computed once per ContainerSecurity (the data underneath does not change during a run).
+
+    @functools.cached_property
     def name(self) -> str:
         return str(self.container.get("name") or self.path[-1])
 
-    @property
+    @functools.cached_property
     def kind(self) -> str:
         """``container``, ``init container`` or ``ephemeral container``, for messages."""
         field_name = next((s for s in self.path if s in ("initContainers", "ephemeralContainers")), None)
         return {"initContainers": "init container", "ephemeralContainers": "ephemeral container"}.get(field_name or "", "container")
 
-    @property
+    @functools.cached_property
     def own(self) -> dict[str, Any]:
         context = self.container.get("securityContext")
         return context if isinstance(context, dict) else {}
 
-    @property
+    @functools.cached_property
     def pod(self) -> dict[str, Any]:
         context = self.template.spec.get("securityContext")
         return context if isinstance(context, dict) else {}
 
-    @property
+    @functools.cached_property
     def own_path(self) -> DataPath:
         return self.path + ("securityContext",)
 
-    @property
+    @functools.cached_property
     def pod_path(self) -> DataPath:
         return self.template.path + ("securityContext",)
 
