@@ -82,15 +82,20 @@ def _has_non_finite_number(value: Any) -> bool:
     stack = [value]
     while stack:
         item = stack.pop()
-        if isinstance(item, dict):
+        kind = type(item)  # exact types first: they are nearly every value
+        if kind is dict:
             stack.extend(item.values())
-        elif isinstance(item, list):
+        elif kind is list:
             stack.extend(item)
+        elif kind is str or kind is int:
+            continue
         elif isinstance(item, float):
             if not math.isfinite(item):
                 return True
         elif isinstance(item, Mapping):
             stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
     return False
 
 
