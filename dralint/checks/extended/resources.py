@@ -184,11 +184,14 @@ def check_device_requested_twice(obj: KubeObject, ctx: Context) -> Iterator[Find
             resources = as_dict(container.get("resources"))
             if not resources.get("claims"):
                 continue
+            requests = [request for implicit in (False, True) for request in extended_requests(path, container, implicit=implicit)
+                        if positive(request.quantity)]
+            if not requests:
+                continue  # most containers with claims ask for no extended resource: skip resolving the claims
             targets, classes = _claim_classes(ctx, obj, template, resources.get("claims"))
-            for implicit in (False, True):
-                for request in extended_requests(path, container, implicit=implicit):
-                    if positive(request.quantity) and classes and same_devices(ctx, request.resource, classes):
-                        yield _twice(obj, template, container, request, classes, targets)
+            for request in requests:
+                if classes and same_devices(ctx, request.resource, classes):
+                    yield _twice(obj, template, container, request, classes, targets)
 
 
 def _twice(obj: KubeObject, template: PodTemplate, container: dict, request: ExtendedRequest, classes: list[str], targets: list[KubeObject]) -> Finding:
