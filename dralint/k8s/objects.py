@@ -314,6 +314,8 @@ def pod_templates(obj: KubeObject) -> list[PodTemplate]:
 
 def _find_templates(obj: KubeObject) -> list[PodTemplate]:
     kind, group = obj.kind, obj.group
+    if kind not in POD_TEMPLATE_KINDS:
+        return []
     if kind == "Pod" and group == "":
         spec = obj.get(("spec",))
         return [PodTemplate(obj, spec, ("spec",), 1, metadata_path=("metadata",))] if isinstance(spec, dict) else []
@@ -356,3 +358,12 @@ _KUBEFLOW_FIELDS = {
     "PaddleJob": "paddleReplicaSpecs",
     "JAXJob": "jaxReplicaSpecs",
 }
+
+#: Every kind that may hold a pod template (``pod_templates`` is empty for all others, whatever
+#: their content). Checks that only look at pod templates register for these kinds, so a run
+#: does not call them for the ConfigMaps, Services, claims and classes of a repository.
+POD_TEMPLATE_KINDS = frozenset({
+    "Pod", "PodTemplate", "Deployment", "ReplicaSet", "StatefulSet", "ReplicationController", "Rollout",
+    "DaemonSet", "Job", "CronJob", "JobSet", "LeaderWorkerSet", *_KUBEFLOW_FIELDS, "RayCluster", "RayJob",
+    "RayService", "Workflow", "WorkflowTemplate", "ClusterWorkflowTemplate", "CronWorkflow",
+})

@@ -12,7 +12,7 @@ from typing import Iterator
 from dralint.lint.context import Context
 from dralint.lint.exemptions import enabled_rule_ids
 from dralint.diagnostics import Finding
-from dralint.k8s.objects import KubeObject, PodTemplate, pod_templates
+from dralint.k8s.objects import POD_TEMPLATE_KINDS, KubeObject, PodTemplate, pod_templates
 from dralint.k8s.rbac import BINDING_KINDS
 from dralint.lint.registry import object_check
 
@@ -53,7 +53,7 @@ def _token_disabled(template: PodTemplate, ctx: Context, account: str) -> bool:
     return sa is not None and sa.get(("automountServiceAccountToken",)) is False
 
 
-@object_check("SEC014", "SEC022")
+@object_check("SEC014", "SEC022", kinds=POD_TEMPLATE_KINDS)
 def check_service_account(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     """Token automount where nothing shows the pod uses the API; pods on the default account."""
     for template in pod_templates(obj):
