@@ -94,10 +94,12 @@ def check_unprovided_extended_resource(obj: KubeObject, ctx: Context) -> Iterato
     if not _dra_in_play(ctx):
         return
     for template in pod_templates(obj):
-        selection = pod_node_selection(template.spec)
+        selection: NodeSelection | None = None  # found only for a request no DeviceClass maps
         for container, request in _requests(template, implicit=False):
             if extended_resource_classes(ctx).get(request.resource):
                 continue
+            if selection is None:
+                selection = pod_node_selection(template.spec)
             served, blocked = _plugin_coverage(ctx, request.resource, selection)
             if served:
                 continue
