@@ -40,11 +40,7 @@ def _first_syntax_error(errors: tuple[CelIssue, ...]) -> list[CelIssue]:
 
 def _gated_uses(expression: str, ast: Node, ctx: Context) -> list[SelectorNote]:
     """``gated_uses`` once per run and expression text (the feature gates are the run's)."""
-    cache: dict[str, list[SelectorNote]] = ctx.memo((__name__, "gated"), dict)
-    found = cache.get(expression)
-    if found is None:
-        found = cache[expression] = gated_uses(expression, ast, ctx.options.feature_gates)
-    return found
+    return ctx.memo((__name__, "gated", expression), lambda: gated_uses(expression, ast, ctx.options.feature_gates))
 
 
 @object_check("CEL001", "CEL002", "CEL003", "CEL004", "CEL005", "CEL006", "CEL012", kinds=SELECTOR_KINDS)

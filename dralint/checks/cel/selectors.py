@@ -56,30 +56,15 @@ def _notes(expression: str, ast: Node, drivers: set[str], snapshot: Inventory | 
     """``_lint`` once per run for each distinct expression text and set of pinned drivers (the
     rest of what the notes depend on, the snapshot and the options, is the run's): generated
     and templated manifests repeat the same few selectors in thousands of claims."""
-    cache: dict[tuple[str, frozenset[str]], list[_Note]] = ctx.memo((__name__, "notes"), dict)
-    key = (expression, frozenset(drivers))
-    found = cache.get(key)
-    if found is None:
-        found = cache[key] = _lint(expression, ast, drivers, snapshot, ctx)
-    return found
-
-
-def _constant(expression: str, ctx: Context) -> bool | str | None:
-    """``constant_value`` once per run and expression text."""
-    cache: dict[str, bool | str | None] = ctx.memo((__name__, "constants"), dict)
-    if expression not in cache:
-        cache[expression] = constant_value(expression)
-    return cache[expression]
+    return ctx.memo((__name__, "notes", expression, frozenset(drivers)), lambda: _lint(expression, ast, drivers, snapshot, ctx))
 
 
 def _pinned(expression: str, ctx: Context) -> frozenset[str]:
     """The drivers one selector pins (none when it does not compile), once per run and text."""
-    cache: dict[str, frozenset[str]] = ctx.memo((__name__, "pinned"), dict)
-    found = cache.get(expression)
-    if found is None:
+    def build() -> frozenset[str]:
         ast = check(expression).ast
-        found = cache[expression] = frozenset(pinned_drivers(ast)) if ast is not None else frozenset()
-    return found
+        return frozenset(pinned_drivers(ast)) if ast is not None else frozenset()
+    return ctx.memo((__name__, "pinned", expression), build)
 
 
 @object_check("CEL007", "CEL009", "CEL011", "CEL013", "CEL014", "CEL016", kinds=SELECTOR_KINDS)
@@ -96,7 +81,7 @@ def check_selector_semantics(obj: KubeObject, ctx: Context) -> Iterator[Finding]
                 continue
             for rule, note, severity in _notes(expression, result.ast, drivers, snapshot, ctx):
                 yield _finding(obj, path, note, rule, severity)
-            constant = _constant(expression, ctx) if constants else None
+            constant = ctx.memo((__name__, "constant", expression), lambda: constant_value(expression)) if constants else None
             if constant is not None:
                 outcome = {True: "always true: it selects every device", False: "always false: it selects no device"}
                 text = outcome.get(constant, f"always fails: {constant}") if isinstance(constant, bool) else f"always fails: {constant}"
