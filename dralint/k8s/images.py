@@ -18,6 +18,7 @@ the first problem with the exact character range it concerns, so a finding can p
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -59,11 +60,13 @@ def image_tag(image: str) -> str | None:
     return last.split(":", 1)[1] if ":" in last else None
 
 
+@functools.lru_cache(maxsize=4096)
 def image_problem(ref: str) -> ImageProblem | None:
     """The first reason the kubelet would reject ``ref`` (None when it parses or is empty).
 
     An empty image is left to the API rules: the server rejects it for pods, while templates
-    may leave it to an admission webhook.
+    may leave it to an admission webhook. Cached per text: the workloads of a repository
+    share a handful of images.
     """
     if not ref:
         return None

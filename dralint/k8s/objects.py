@@ -112,6 +112,7 @@ class KubeObject:
 
     @property
     def ref(self) -> ObjectRef:
+        """The object's identity, built once: every finding about the object carries it."""
         if self._ref is None:
             self._ref = ObjectRef(self.api_version, self.kind, self.namespace, self.name)
         return self._ref
@@ -205,6 +206,7 @@ class PodTemplate:
     single_container_fields: tuple[str, ...] = ()
     metadata_path: DataPath | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    _containers: list[tuple[DataPath, dict[str, Any]]] | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def label(self) -> str:
@@ -213,7 +215,15 @@ class PodTemplate:
         return self.owner.display + suffix
 
     def containers(self) -> Iterator[tuple[DataPath, dict[str, Any]]]:
-        """Every container of the template with its path, init and ephemeral included."""
+        """Every container of the template with its path, init and ephemeral included.
+
+        Most pod checks walk the containers, so the list is found once per template.
+        """
+        if self._containers is None:
+            self._containers = list(self._find_containers())
+        return iter(self._containers)
+
+    def _find_containers(self) -> Iterator[tuple[DataPath, dict[str, Any]]]:
         for name in self.container_fields:
             items = self.spec.get(name)
             if isinstance(items, list):
@@ -310,8 +320,11 @@ def _argo_workflow(owner: KubeObject) -> Iterator[PodTemplate]:
 def pod_templates(obj: KubeObject) -> list[PodTemplate]:
     """Every pod template ``obj`` creates pods from; empty for objects that create none.
 
-    Many checks ask for the same object's templates, so the answer is kept on the object.
+    Many checks ask for the same object's templates, so the answer is kept with the object's
+    document until the document is frozen again.
     """
+    if obj.kind not in POD_TEMPLATE_KINDS:
+        return []  # decided without expanding the document
     derived = obj.doc.derived
     key = ("pod-templates", obj.base)
     if key not in derived:
@@ -363,3 +376,12 @@ _KUBEFLOW_FIELDS = {
     "PaddleJob": "paddleReplicaSpecs",
     "JAXJob": "jaxReplicaSpecs",
 }
+
+#: Every kind that may hold a pod template (``pod_templates`` is empty for all others, whatever
+#: their content). Checks that only look at pod templates register for these kinds, so a run
+#: does not call them for the ConfigMaps, Services, claims and classes of a repository.
+POD_TEMPLATE_KINDS = frozenset({
+    "Pod", "PodTemplate", "Deployment", "ReplicaSet", "StatefulSet", "ReplicationController", "Rollout",
+    "DaemonSet", "Job", "CronJob", "JobSet", "LeaderWorkerSet", *_KUBEFLOW_FIELDS, "RayCluster", "RayJob",
+    "RayService", "Workflow", "WorkflowTemplate", "ClusterWorkflowTemplate", "CronWorkflow",
+})

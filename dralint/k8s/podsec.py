@@ -10,7 +10,7 @@ it instead of guessing.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Iterator
 
 from dralint.k8s.objects import PodTemplate
@@ -57,33 +57,24 @@ class ContainerSecurity:
     path: DataPath
     container: dict[str, Any]
 
-    @property
-    def name(self) -> str:
-        return str(self.container.get("name") or self.path[-1])
+    # Read by every security rule for every container, so found once when the record is made.
+    name: str = field(init=False, repr=False, compare=False)
+    kind: str = field(init=False, repr=False, compare=False)  # container, init container or ephemeral container, for messages
+    own: dict[str, Any] = field(init=False, repr=False, compare=False)
+    pod: dict[str, Any] = field(init=False, repr=False, compare=False)
+    own_path: DataPath = field(init=False, repr=False, compare=False)
+    pod_path: DataPath = field(init=False, repr=False, compare=False)
 
-    @property
-    def kind(self) -> str:
-        """``container``, ``init container`` or ``ephemeral container``, for messages."""
+    def __post_init__(self) -> None:
+        self.name = str(self.container.get("name") or self.path[-1])
         field_name = next((s for s in self.path if s in ("initContainers", "ephemeralContainers")), None)
-        return {"initContainers": "init container", "ephemeralContainers": "ephemeral container"}.get(field_name or "", "container")
-
-    @property
-    def own(self) -> dict[str, Any]:
-        context = self.container.get("securityContext")
-        return context if isinstance(context, dict) else {}
-
-    @property
-    def pod(self) -> dict[str, Any]:
-        context = self.template.spec.get("securityContext")
-        return context if isinstance(context, dict) else {}
-
-    @property
-    def own_path(self) -> DataPath:
-        return self.path + ("securityContext",)
-
-    @property
-    def pod_path(self) -> DataPath:
-        return self.template.path + ("securityContext",)
+        self.kind = {"initContainers": "init container", "ephemeralContainers": "ephemeral container"}.get(field_name or "", "container")
+        own = self.container.get("securityContext")
+        self.own = own if isinstance(own, dict) else {}
+        pod = self.template.spec.get("securityContext")
+        self.pod = pod if isinstance(pod, dict) else {}
+        self.own_path = self.path + ("securityContext",)
+        self.pod_path = self.template.path + ("securityContext",)
 
     def get(self, name: str, sub: str | None = None) -> Setting:
         """The effective value of ``securityContext.<name>[.<sub>]`` for this container.

@@ -11,12 +11,12 @@ from collections.abc import Iterator
 
 from dralint.diagnostics import Finding
 from dralint.k8s.images import KUBELET_REASON, image_problem
-from dralint.k8s.objects import KubeObject, pod_templates
+from dralint.k8s.objects import POD_TEMPLATE_KINDS, KubeObject, pod_templates
 from dralint.lint.context import Context
 from dralint.lint.registry import object_check
 
 
-@object_check("API040")
+@object_check("API040", kinds=POD_TEMPLATE_KINDS)
 def check_image_reference(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     """One finding per container whose image reference does not parse."""
     for template in pod_templates(obj):

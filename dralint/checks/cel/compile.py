@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from dralint.k8s.cel import CelIssue, check
-from dralint.k8s.cel.lints import gated_uses
+from dralint.k8s.cel.ast import Node
+from dralint.k8s.cel.lints import SelectorNote, gated_uses
 from dralint.checks.cel.sites import SELECTOR_KINDS, selector_groups
 from dralint.lint.context import Context
 from dralint.diagnostics import Finding
@@ -37,6 +38,11 @@ def _first_syntax_error(errors: tuple[CelIssue, ...]) -> list[CelIssue]:
     return [e for e in errors if e not in syntax[1:]]
 
 
+def _gated_uses(expression: str, ast: Node, ctx: Context) -> list[SelectorNote]:
+    """``gated_uses`` once per run and expression text (the feature gates are the run's)."""
+    return ctx.memo((__name__, "gated", expression), lambda: gated_uses(expression, ast, ctx.options.feature_gates))
+
+
 @object_check("CEL001", "CEL002", "CEL003", "CEL004", "CEL005", "CEL006", "CEL012", kinds=SELECTOR_KINDS)
 def check_selector_compiles(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     """Compile every selector as the API server does."""
@@ -51,7 +57,7 @@ def check_selector_compiles(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
                 yield obj.finding(path, issue.message, rule="CEL005", hint=_HINTS["CEL005"],
                                   span=obj.scalar_span(path, issue.start, issue.end))
             if result.ast is not None and not result.errors:
-                for note in gated_uses(expression, result.ast, ctx.options.feature_gates):
+                for note in _gated_uses(expression, result.ast, ctx):
                     yield obj.finding(path, note.message, rule="CEL001", hint=note.hint,
                                       span=obj.scalar_span(path, note.start, note.end))
             if result.not_checked:

@@ -10,12 +10,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from dralint.k8s.cel import check
+from dralint.k8s.cel.ast import Node
 from dralint.k8s.cel.lints import (SelectorNote, constant_value, domain_mismatches, pinned_drivers,
                                quantity_string_comparisons, scalar_comprehensions, unguarded_lookups,
                                version_string_comparisons)
 from dralint.checks.cel.sites import SELECTOR_KINDS, class_expressions, selector_groups
-from dralint.checks.cel.snapshot import inventory, uses_snapshot
+from dralint.checks.cel.snapshot import Inventory, inventory, uses_snapshot
 from dralint.lint.context import Context
+from dralint.lint.exemptions import enabled_rule_ids
 from dralint.diagnostics import Finding, Severity
 from dralint.k8s.objects import KubeObject
 from dralint.lint.registry import object_check
@@ -26,32 +28,60 @@ def _finding(obj: KubeObject, path: tuple, note: SelectorNote, rule: str, severi
                        span=obj.scalar_span(path, note.start, note.end))
 
 
+#: A lint result of one expression: rule, note, severity override.
+_Note = tuple[str, SelectorNote, Severity | None]
+
+
+def _lint(expression: str, ast: Node, drivers: set[str], snapshot: Inventory | None, ctx: Context) -> list[_Note]:
+    """The notes of one compiled selector, for the enabled rules only, in report order."""
+    wanted = enabled_rule_ids(ctx)
+    published = set().union(*(snapshot.domains_by_driver.get(d, set()) for d in drivers)) if snapshot else None
+    versions = snapshot.versions if snapshot and snapshot.devices else None
+    notes: list[_Note] = []
+    if "CEL007" in wanted:
+        notes += [("CEL007", note, None) for note in domain_mismatches(expression, ast, drivers, published)]
+    if snapshot is None and "CEL009" in wanted:
+        notes += [("CEL009", note, None) for note in unguarded_lookups(expression, ast)]
+    if "CEL011" in wanted:
+        notes += [("CEL011", note, None if note.fails else Severity.WARNING)
+                  for note in version_string_comparisons(expression, ast, versions)]
+    if "CEL013" in wanted:
+        notes += [("CEL013", note, None) for note in quantity_string_comparisons(expression, ast)]
+    if "CEL016" in wanted:
+        notes += [("CEL016", note, None) for note in scalar_comprehensions(expression, ast, ctx.options.feature_gates or {})]
+    return notes
+
+
+def _notes(expression: str, ast: Node, drivers: set[str], snapshot: Inventory | None, ctx: Context) -> list[_Note]:
+    """``_lint`` once per run for each distinct expression text and set of pinned drivers (the
+    rest of what the notes depend on, the snapshot and the options, is the run's): generated
+    and templated manifests repeat the same few selectors in thousands of claims."""
+    return ctx.memo((__name__, "notes", expression, frozenset(drivers)), lambda: _lint(expression, ast, drivers, snapshot, ctx))
+
+
+def _pinned(expression: str, ctx: Context) -> frozenset[str]:
+    """The drivers one selector pins (none when it does not compile), once per run and text."""
+    def build() -> frozenset[str]:
+        ast = check(expression).ast
+        return frozenset(pinned_drivers(ast)) if ast is not None else frozenset()
+    return ctx.memo((__name__, "pinned", expression), build)
+
+
 @object_check("CEL007", "CEL009", "CEL011", "CEL013", "CEL014", "CEL016", kinds=SELECTOR_KINDS)
 def check_selector_semantics(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     """Lint each compiled selector's tree."""
     snapshot = inventory(ctx) if uses_snapshot(ctx) else None
-    versions = snapshot.versions if snapshot and snapshot.devices else None
+    constants = "CEL014" in enabled_rule_ids(ctx)
     for group in selector_groups(obj):
         scope = class_expressions(obj, group, ctx) + group.expressions
-        drivers = set().union(*(pinned_drivers(r.ast) for e in scope if (r := check(e)).ast is not None))
-        published = set().union(*(snapshot.domains_by_driver.get(d, set()) for d in drivers)) if snapshot else None
+        drivers = set().union(*(_pinned(e, ctx) for e in scope))
         for path, expression in zip(group.paths, group.expressions):
             result = check(expression)
             if not result.ok or result.ast is None:
                 continue
-            ast = result.ast
-            for note in domain_mismatches(expression, ast, drivers, published):
-                yield _finding(obj, path, note, "CEL007")
-            if snapshot is None:
-                for note in unguarded_lookups(expression, ast):
-                    yield _finding(obj, path, note, "CEL009")
-            for note in version_string_comparisons(expression, ast, versions):
-                yield _finding(obj, path, note, "CEL011", None if note.fails else Severity.WARNING)
-            for note in quantity_string_comparisons(expression, ast):
-                yield _finding(obj, path, note, "CEL013")
-            for note in scalar_comprehensions(expression, ast, ctx.options.feature_gates or {}):
-                yield _finding(obj, path, note, "CEL016")
-            constant = constant_value(expression)
+            for rule, note, severity in _notes(expression, result.ast, drivers, snapshot, ctx):
+                yield _finding(obj, path, note, rule, severity)
+            constant = ctx.memo((__name__, "constant", expression), lambda: constant_value(expression)) if constants else None
             if constant is not None:
                 outcome = {True: "always true: it selects every device", False: "always false: it selects no device"}
                 text = outcome.get(constant, f"always fails: {constant}") if isinstance(constant, bool) else f"always fails: {constant}"

@@ -88,7 +88,14 @@ def class_expressions(obj: KubeObject, group: SelectorGroup, ctx: Any) -> tuple[
     """Selectors of the DeviceClass a request names, when the run has it (class first)."""
     if obj.kind == "DeviceClass" or not isinstance(group.class_name, str):
         return ()
-    device_class = ctx.find("DeviceClass", None, group.class_name)
+    name = group.class_name
+    return ctx.memo((__name__, "class-expressions", name), lambda: _class_expressions(ctx, name))
+
+
+def _class_expressions(ctx: Any, name: str) -> tuple[str, ...]:
+    """The selectors of DeviceClass ``name``; asked for once per run and class, since every
+    claim of the class asks."""
+    device_class = ctx.find("DeviceClass", None, name)
     if device_class is None:
         return ()
     return tuple(e for g in selector_groups(device_class) for e in g.expressions)

@@ -18,7 +18,7 @@ from dralint.k8s.migration import (
     IMPLICIT_PREFIX, ExtendedRequest, NodeAgent, device_plugins, dra_drivers, extended_requests,
     extended_resource_classes, mapped_class, node_allocatable, positive, provides, same_vendor,
 )
-from dralint.k8s.objects import KubeObject, PodTemplate, pod_templates
+from dralint.k8s.objects import POD_TEMPLATE_KINDS, KubeObject, PodTemplate, pod_templates
 from dralint.yaml.plain import as_dict
 from dralint.lint.refs import looks_like_typo, reference_finding, resolve, resolve_pod_claim
 from dralint.lint.registry import object_check
@@ -88,16 +88,18 @@ def _misspelled_mapping(ctx: Context, resource: str) -> tuple[str, KubeObject] |
     return None
 
 
-@object_check("EXT001", kinds=None)
+@object_check("EXT001", kinds=POD_TEMPLATE_KINDS)
 def check_unprovided_extended_resource(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     """An extended resource no DeviceClass maps and no device plugin provides."""
     if not _dra_in_play(ctx):
         return
     for template in pod_templates(obj):
-        selection = pod_node_selection(template.spec)
+        selection: NodeSelection | None = None  # found only for a request no DeviceClass maps
         for container, request in _requests(template, implicit=False):
             if extended_resource_classes(ctx).get(request.resource):
                 continue
+            if selection is None:
+                selection = pod_node_selection(template.spec)
             served, blocked = _plugin_coverage(ctx, request.resource, selection)
             if served:
                 continue
@@ -127,7 +129,7 @@ def check_unprovided_extended_resource(obj: KubeObject, ctx: Context) -> Iterato
             )
 
 
-@object_check("REF001", "EXT004", kinds=None)
+@object_check("REF001", "EXT004", kinds=POD_TEMPLATE_KINDS)
 def check_implicit_class_resource(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     """``deviceclass.resource.kubernetes.io/<class>`` for a class that does not exist."""
     for template in pod_templates(obj):
@@ -176,7 +178,7 @@ def same_devices(ctx: Context, resource: str, class_names: list[str]) -> bool:
     return False
 
 
-@object_check("EXT003", kinds=None)
+@object_check("EXT003", kinds=POD_TEMPLATE_KINDS)
 def check_device_requested_twice(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     """A container that asks for the same kind of device through an extended resource and a claim."""
     for template in pod_templates(obj):
@@ -184,11 +186,14 @@ def check_device_requested_twice(obj: KubeObject, ctx: Context) -> Iterator[Find
             resources = as_dict(container.get("resources"))
             if not resources.get("claims"):
                 continue
+            requests = [request for implicit in (False, True) for request in extended_requests(path, container, implicit=implicit)
+                        if positive(request.quantity)]
+            if not requests:
+                continue  # most containers with claims ask for no extended resource: skip resolving the claims
             targets, classes = _claim_classes(ctx, obj, template, resources.get("claims"))
-            for implicit in (False, True):
-                for request in extended_requests(path, container, implicit=implicit):
-                    if positive(request.quantity) and classes and same_devices(ctx, request.resource, classes):
-                        yield _twice(obj, template, container, request, classes, targets)
+            for request in requests:
+                if classes and same_devices(ctx, request.resource, classes):
+                    yield _twice(obj, template, container, request, classes, targets)
 
 
 def _twice(obj: KubeObject, template: PodTemplate, container: dict, request: ExtendedRequest, classes: list[str], targets: list[KubeObject]) -> Finding:

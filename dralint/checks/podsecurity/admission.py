@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Iterator
 
 from dralint.diagnostics import Finding, Severity, Span
-from dralint.k8s.objects import KubeObject, PodTemplate, pod_templates
+from dralint.k8s.objects import POD_TEMPLATE_KINDS, KubeObject, PodTemplate, pod_templates
 from dralint.k8s.pod_security_standards import (
     LABEL_PREFIX, MODES, Control, LevelVersion, Policy, Violation, policy_from_labels, violations,
 )
@@ -169,7 +169,7 @@ def replaced(template: PodTemplate, ctx: Context) -> set[tuple[str, Span]]:
     return {(rule, verdict.finding.span) for verdict in template_verdicts(template, ctx) for rule in verdict.replaces}
 
 
-@object_check(*(rule for rule, _ in CONTROL_RULES.values()))
+@object_check(*(rule for rule, _ in CONTROL_RULES.values()), kinds=POD_TEMPLATE_KINDS)
 def check_admission(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     """Every control the namespace's enforce, warn or audit level finds broken in a pod template."""
     for template in pod_templates(obj):

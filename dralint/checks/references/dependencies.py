@@ -13,7 +13,7 @@ from dataclasses import replace
 from typing import Iterator
 
 from dralint.diagnostics import Finding
-from dralint.k8s.objects import KubeObject, pod_templates
+from dralint.k8s.objects import POD_TEMPLATE_KINDS, KubeObject, pod_templates
 from dralint.k8s.podrefs import PodReference, object_keys, pod_references
 from dralint.k8s.selection import AUTO_CREATED
 from dralint.lint.context import Context
@@ -25,7 +25,7 @@ NOT_IN_SCOPE = "REF012"
 MISSING_RULE = {"ServiceAccount": "REF021", "ConfigMap": "REF022", "Secret": "REF022", "PersistentVolumeClaim": "REF024"}
 
 
-@object_check("REF012", "REF021", "REF022", "REF023", "REF024", kinds=None)
+@object_check("REF012", "REF021", "REF022", "REF023", "REF024", kinds=POD_TEMPLATE_KINDS)
 def check_pod_dependencies(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     """Each named dependency of each pod template exists in the pod's namespace, with its keys."""
     for template in pod_templates(obj):

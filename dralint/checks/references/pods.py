@@ -12,7 +12,7 @@ from typing import Iterator
 from dralint.k8s.claims import class_drivers, device_requests, pod_claim_entries, request_names
 from dralint.lint.context import Context
 from dralint.diagnostics import Finding, Related
-from dralint.k8s.objects import KubeObject, PodTemplate, pod_templates
+from dralint.k8s.objects import POD_TEMPLATE_KINDS, KubeObject, PodTemplate, pod_templates
 from dralint.yaml.plain import as_dict, as_list
 from dralint.lint.refs import looks_like_typo, reference_finding, resolve_pod_claim
 from dralint.lint.registry import object_check
@@ -57,7 +57,7 @@ def check_pod_claim_targets(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
             yield finding
 
 
-@object_check("REF003", "REF004", "REF005", kinds=None)
+@object_check("REF003", "REF004", "REF005", kinds=POD_TEMPLATE_KINDS)
 def check_container_claims(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     """Container ``resources.claims`` against the pod's declared claims and their requests."""
     for template in pod_templates(obj):

@@ -11,14 +11,14 @@ from __future__ import annotations
 from typing import Iterator
 
 from dralint.diagnostics import Finding
-from dralint.k8s.objects import KubeObject, pod_templates
+from dralint.k8s.objects import POD_TEMPLATE_KINDS, KubeObject, pod_templates
 from dralint.k8s.ports import port_names, probe_ports
 from dralint.lint.context import Context
 from dralint.lint.refs import looks_like_typo
 from dralint.lint.registry import object_check
 
 
-@object_check("REF026", kinds=None)
+@object_check("REF026", kinds=POD_TEMPLATE_KINDS)
 def check_probe_ports(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     """Named probe ports that the probed container does not declare."""
     for template in pod_templates(obj):

@@ -15,7 +15,7 @@ from dralint.k8s.claims import pod_claim_entries
 from dralint.lint.context import Context
 from dralint.diagnostics import Finding
 from dralint.k8s.migration import extended_requests
-from dralint.k8s.objects import KubeObject, PodTemplate, pod_templates
+from dralint.k8s.objects import POD_TEMPLATE_KINDS, KubeObject, PodTemplate, pod_templates
 from dralint.yaml.plain import as_list
 from dralint.lint.registry import object_check
 
@@ -32,7 +32,7 @@ def pods_of(template: PodTemplate) -> str:
     return "one pod per node" if template.replicas is None else f"{template.replicas} pods"
 
 
-@object_check("REF006", kinds=None)
+@object_check("REF006", kinds=POD_TEMPLATE_KINDS)
 def check_shared_claim_in_workload(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     """resourceClaimName in a template that stands for several pods."""
     for template in pod_templates(obj):

@@ -13,7 +13,7 @@ from typing import Iterator
 
 from dralint.diagnostics import Finding
 from dralint.k8s.labels import label_text
-from dralint.k8s.objects import KubeObject, pod_templates
+from dralint.k8s.objects import POD_TEMPLATE_KINDS, KubeObject, pod_templates
 from dralint.k8s.selection import template_labels
 from dralint.lint.context import Context
 from dralint.lint.registry import object_check
@@ -21,7 +21,7 @@ from dralint.lint.registry import object_check
 INSTANCE_LABEL = "app.kubernetes.io/instance"
 
 
-@object_check("REL025")
+@object_check("REL025", kinds=POD_TEMPLATE_KINDS)
 def check_required_metadata(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     """Workloads (objects with pod templates) without a configured label or annotation."""
     options = ctx.options
@@ -36,7 +36,7 @@ def check_required_metadata(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
                           hint=f"add `{field_name}: {{{', '.join(f'{k}: <value>' for k in missing)}}}` under metadata", rule="REL025", key=True)
 
 
-@object_check("REL027")
+@object_check("REL027", kinds=POD_TEMPLATE_KINDS)
 def check_instance_label(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     """A workload whose pods carry another ``app.kubernetes.io/instance`` than the workload."""
     own = obj.labels.get(INSTANCE_LABEL)

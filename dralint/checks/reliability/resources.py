@@ -11,8 +11,9 @@ from __future__ import annotations
 from typing import Any, Iterator
 
 from dralint.lint.context import Context
+from dralint.lint.exemptions import enabled_rule_ids
 from dralint.diagnostics import Finding
-from dralint.k8s.objects import KubeObject, PodTemplate, pod_templates
+from dralint.k8s.objects import POD_TEMPLATE_KINDS, KubeObject, PodTemplate, pod_templates
 from dralint.k8s.quantity import quantity_value
 from dralint.lint.registry import object_check
 from dralint.k8s.workloads import running_containers
@@ -75,11 +76,14 @@ def _missing(template: PodTemplate, ctx: Context) -> Iterator[tuple[str, str, st
             yield rule, section, resource, path, container
 
 
-@object_check("REL001", "REL002", "REL003", "REL004")
+@object_check("REL001", "REL002", "REL003", "REL004", kinds=POD_TEMPLATE_KINDS)
 def check_resources(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     """Containers without CPU/memory requests and limits, after defaults and pod-level resources."""
+    wanted = enabled_rule_ids(ctx)
     for template in pod_templates(obj):
         for rule, section, resource, path, container in _missing(template, ctx):
+            if rule not in wanted:
+                continue  # REL004 is strict-only: no need to place a finding the run drops
             name = container.get("name", path[-1])
             where = path + ("resources",) if "resources" in container else (path + ("name",) if "name" in container else path)
             example = "500m" if resource == "cpu" else "512Mi"
@@ -101,7 +105,7 @@ def _request_unlike_limit(obj: KubeObject, resources: tuple[str, ...]) -> Iterat
                     yield template, path, str(container.get("name", path[-1])), resource, requests[resource], limits[resource]
 
 
-@object_check("REL017")
+@object_check("REL017", kinds=POD_TEMPLATE_KINDS)
 def check_guaranteed_qos(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     """Containers whose cpu or memory request differs from its limit (Burstable, not Guaranteed QoS)."""
     for template, path, name, resource, request, limit in _request_unlike_limit(obj, ("cpu", "memory")):
@@ -113,7 +117,7 @@ def check_guaranteed_qos(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
         )
 
 
-@object_check("REL030")
+@object_check("REL030", kinds=POD_TEMPLATE_KINDS)
 def check_ephemeral_storage_reserved(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     """Containers that may write more scratch data than the scheduler reserved for them."""
     for template, path, name, resource, request, limit in _request_unlike_limit(obj, ("ephemeral-storage",)):
@@ -125,7 +129,7 @@ def check_ephemeral_storage_reserved(obj: KubeObject, ctx: Context) -> Iterator[
         )
 
 
-@object_check("REL018")
+@object_check("REL018", kinds=POD_TEMPLATE_KINDS)
 def check_ephemeral_storage(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     """Containers that may fill the node's disk: no ephemeral-storage request or limit."""
     for template in pod_templates(obj):

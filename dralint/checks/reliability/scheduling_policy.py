@@ -11,7 +11,7 @@ from typing import Any, Iterator
 
 from dralint.diagnostics import Finding
 from dralint.k8s.migration import extended_requests, positive
-from dralint.k8s.objects import KubeObject, PodTemplate, pod_templates
+from dralint.k8s.objects import POD_TEMPLATE_KINDS, KubeObject, PodTemplate, pod_templates
 from dralint.lint.context import Context
 from dralint.lint.registry import object_check
 from dralint.yaml.plain import as_dict
@@ -20,7 +20,7 @@ from dralint.yaml.plain import as_dict
 CLUSTER_FIRST_NDOTS = 5
 
 
-@object_check("REL019")
+@object_check("REL019", kinds=POD_TEMPLATE_KINDS)
 def check_priority_class(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     """Pods without a priorityClassName from the configured allow-list."""
     allowed = ctx.options.allowed_priority_classes
@@ -50,7 +50,7 @@ def _asks_for_devices(template: PodTemplate) -> bool:
                for r in extended_requests(path, container, implicit=implicit))
 
 
-@object_check("REL020")
+@object_check("REL020", kinds=POD_TEMPLATE_KINDS)
 def check_node_affinity(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     """Pods with no node selector or node affinity. DaemonSets run on every node by design, and
     pods that ask for devices (ResourceClaims or extended resources) only land on nodes that
@@ -75,7 +75,7 @@ def _ndots(template: PodTemplate) -> tuple[int, tuple] | None:
     return CLUSTER_FIRST_NDOTS, template.path
 
 
-@object_check("REL026")
+@object_check("REL026", kinds=POD_TEMPLATE_KINDS)
 def check_dns_ndots(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     """ClusterFirst pods whose ``ndots`` exceeds ``max-dns-ndots``."""
     limit = ctx.options.max_dns_ndots

@@ -12,12 +12,13 @@ from __future__ import annotations
 from typing import Any, Iterator
 
 from dralint.lint.context import Context
+from dralint.lint.exemptions import enabled_rule_ids
 from dralint.diagnostics import Finding
 from dralint.k8s.autoscaling import autoscaler_of
 from dralint.k8s.images import image_tag
 from dralint.k8s.labels import map_selector_matches
 from dralint.k8s.namespaces import by_namespace
-from dralint.k8s.objects import KubeObject, PodTemplate, pod_templates
+from dralint.k8s.objects import POD_TEMPLATE_KINDS, KubeObject, PodTemplate, pod_templates
 from dralint.yaml.plain import as_dict, as_list
 from dralint.lint.registry import object_check
 from dralint.k8s.workloads import OPERATOR_PROBED_KINDS, running_containers, runs_to_completion
@@ -25,7 +26,7 @@ from dralint.k8s.workloads import OPERATOR_PROBED_KINDS, running_containers, run
 REPLICATED_KINDS = frozenset({"Deployment", "StatefulSet", "Rollout"})
 
 
-@object_check("REL005")
+@object_check("REL005", kinds=POD_TEMPLATE_KINDS)
 def check_image_tag(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     """Images without a tag or with ``latest``, which change under a running workload."""
     for template in pod_templates(obj):
@@ -58,7 +59,7 @@ def _probes_apply(template: PodTemplate) -> bool:
     return not runs_to_completion(template) and template.owner.kind not in OPERATOR_PROBED_KINDS
 
 
-@object_check("REL006", "REL007")
+@object_check("REL006", "REL007", kinds=POD_TEMPLATE_KINDS)
 def check_probes(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     """Long-running containers without liveness probes, serving ones without readiness probes."""
     for template in pod_templates(obj):
@@ -105,7 +106,7 @@ def check_replicas(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
         )
     templates = pod_templates(obj)
     spec = templates[0].spec if templates else {}
-    if replicas >= 2 and "podAntiAffinity" not in as_dict(spec.get("affinity")) and not spec.get("topologySpreadConstraints"):
+    if replicas >= 2 and "REL012" in enabled_rule_ids(ctx) and "podAntiAffinity" not in as_dict(spec.get("affinity")) and not spec.get("topologySpreadConstraints"):
         yield obj.finding(
             templates[0].path if templates else ("spec",), f"{obj.display} has {replicas} replicas and nothing keeps them off the same node",
             hint="add `topologySpreadConstraints: [{maxSkew: 1, topologyKey: kubernetes.io/hostname, whenUnsatisfiable: ScheduleAnyway, labelSelector: {matchLabels: {app: <app>}}}]` to the pod spec",
@@ -141,7 +142,7 @@ def check_hpa_range(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     )
 
 
-@object_check("REL010", "REL013")
+@object_check("REL010", "REL013", kinds=POD_TEMPLATE_KINDS)
 def check_pod_spec_hygiene(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     """Duplicate env names (the last one silently wins) and the deprecated serviceAccount field."""
     for template in pod_templates(obj):
@@ -171,7 +172,7 @@ def check_pod_spec_hygiene(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
 _CACHED_PULL = frozenset({"IfNotPresent", "Never"})
 
 
-@object_check("REL016")
+@object_check("REL016", kinds=POD_TEMPLATE_KINDS)
 def check_pull_policy(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     """A mutable image (``:latest`` or no tag) that the node is told not to pull again.
 
@@ -194,7 +195,7 @@ def check_pull_policy(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
                 )
 
 
-@object_check("REL021")
+@object_check("REL021", kinds=POD_TEMPLATE_KINDS)
 def check_identical_probes(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     """Liveness probes that are copies of the readiness probe, thresholds included.
 
@@ -215,7 +216,7 @@ def check_identical_probes(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
                 )
 
 
-@object_check("REL029")
+@object_check("REL029", kinds=POD_TEMPLATE_KINDS)
 def check_spread_selector(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     """Spread constraints without a labelSelector: they count no pods, so they spread nothing.
 

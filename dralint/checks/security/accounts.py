@@ -10,8 +10,9 @@ from __future__ import annotations
 from typing import Iterator
 
 from dralint.lint.context import Context
+from dralint.lint.exemptions import enabled_rule_ids
 from dralint.diagnostics import Finding
-from dralint.k8s.objects import KubeObject, PodTemplate, pod_templates
+from dralint.k8s.objects import POD_TEMPLATE_KINDS, KubeObject, PodTemplate, pod_templates
 from dralint.k8s.rbac import BINDING_KINDS
 from dralint.lint.registry import object_check
 
@@ -52,7 +53,7 @@ def _token_disabled(template: PodTemplate, ctx: Context, account: str) -> bool:
     return sa is not None and sa.get(("automountServiceAccountToken",)) is False
 
 
-@object_check("SEC014", "SEC022")
+@object_check("SEC014", "SEC022", kinds=POD_TEMPLATE_KINDS)
 def check_service_account(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     """Token automount where nothing shows the pod uses the API; pods on the default account."""
     for template in pod_templates(obj):
@@ -67,7 +68,7 @@ def check_service_account(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
                 hint="if the pod does not call the Kubernetes API, set `automountServiceAccountToken: false` in the pod spec (or on the ServiceAccount)",
                 rule="SEC014", key=True,
             )
-        if account == "default" and not disabled:
+        if account == "default" and not disabled and "SEC022" in enabled_rule_ids(ctx):
             where = template.path + ("serviceAccountName",) if "serviceAccountName" in template.spec else template.path
             yield obj.finding(
                 where, f"{template.label} runs as the namespace's default service account, shared with every other pod that names none",

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, Iterator
 
 from dralint.diagnostics import Finding, Severity
-from dralint.k8s.objects import KubeObject, pod_templates
+from dralint.k8s.objects import POD_TEMPLATE_KINDS, KubeObject, pod_templates
 from dralint.k8s.ports import service_ports
 from dralint.lint.context import Context
 from dralint.lint.registry import object_check
@@ -26,7 +26,7 @@ def _number(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-@object_check("SEC040", "SEC041", kinds=None)
+@object_check("SEC040", "SEC041", kinds=POD_TEMPLATE_KINDS)
 def check_container_ports(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     """Containers that listen on 22 (SSH) or another privileged port."""
     for template in pod_templates(obj):

@@ -15,7 +15,7 @@ from dralint.checks.podsecurity.admission import replaced
 from dralint.lint.context import Context
 from dralint.diagnostics import Finding
 from dralint.lint.exemptions import EXEMPTION_RULE, WAIVED_RULES, device_driver, enabled_rule_ids, exemption_enabled
-from dralint.k8s.objects import KubeObject, PodTemplate, pod_templates
+from dralint.k8s.objects import POD_TEMPLATE_KINDS, KubeObject, PodTemplate, pod_templates
 from dralint.k8s.podsec import ContainerSecurity, containers, is_windows, run_as_root
 from dralint.lint.registry import object_check
 from dralint.yaml.loader import DataPath
@@ -308,7 +308,7 @@ def _template_findings(template: PodTemplate) -> Iterator[Finding]:
         yield from _seccomp(template, secs)
 
 
-@object_check(*POD_RULES)
+@object_check(*POD_RULES, kinds=POD_TEMPLATE_KINDS)
 def check_pod_security(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     """Hardening findings for every pod template, minus what the device-driver exemption waives
     and what a PSS rule already reports at the same field (one mistake, one finding)."""

@@ -13,7 +13,7 @@ from typing import Iterator
 
 from dralint.lint.context import Context
 from dralint.diagnostics import Finding, Severity
-from dralint.k8s.objects import KubeObject, pod_templates
+from dralint.k8s.objects import POD_TEMPLATE_KINDS, KubeObject, pod_templates
 from dralint.lint.registry import object_check
 
 _SECRET_WORDS = frozenset({"PASSWORD", "PASSWD", "SECRET", "TOKEN", "CREDENTIAL", "CREDENTIALS", "APIKEY", "PASSPHRASE"})
@@ -39,7 +39,7 @@ def _literal(value: object) -> bool:
     return bool(text) and not text.startswith("$(") and not text.isdigit() and text.lower() not in ("true", "false")
 
 
-@object_check("SEC015")
+@object_check("SEC015", kinds=POD_TEMPLATE_KINDS)
 def check_env_secrets(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     """Literal secret values in container env (private keys anywhere are an error)."""
     for template in pod_templates(obj):
@@ -94,7 +94,7 @@ def check_configmap_secrets(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
                               severity=Severity.ERROR if private else None)
 
 
-@object_check("SEC045", kinds=None)
+@object_check("SEC045", kinds=POD_TEMPLATE_KINDS)
 def check_secret_env(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     """Secrets read into environment variables (``secretKeyRef``, ``envFrom.secretRef``)."""
     for template in pod_templates(obj):

@@ -38,7 +38,7 @@ def validate_object(data: Mapping[str, Any], feature_gates: Mapping[str, bool] |
     if verdict.definition is not None:
         found += schema_set().validate(verdict.definition, data)
         found += _metadata(data, verdict.definition, found)
-    non_finite = list(non_finite_numbers(data))
+    non_finite = list(non_finite_numbers(data)) if _has_non_finite_number(data) else []
     if non_finite:
         # The schema validator sees NaN and infinity as null; say what the value really is.
         paths = {error.path for error in non_finite}
@@ -73,6 +73,30 @@ def _metadata(data: Mapping[str, Any], definition: str, found: list[ApiError]) -
     return check_object_meta(data, kind, kind in objects.CLUSTER_SCOPED_KINDS) + (
         [] if reported else status_written(data, has_status))
 
+
+
+def _has_non_finite_number(value: Any) -> bool:
+    """Whether ``non_finite_numbers`` would find anything: the same walk without building a
+    path for every value, because almost no object holds such a number and every object is
+    walked."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        kind = type(item)  # exact types first: they are nearly every value
+        if kind is dict:
+            stack.extend(item.values())
+        elif kind is list:
+            stack.extend(item)
+        elif kind is str or kind is int:
+            continue
+        elif isinstance(item, float):
+            if not math.isfinite(item):
+                return True
+        elif isinstance(item, Mapping):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
 
 
 def non_finite_numbers(value: Any, path: tuple = ()) -> Iterator[ApiError]:

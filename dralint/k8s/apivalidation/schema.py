@@ -104,7 +104,8 @@ class SchemaSet:
         with OVERLAY_FILE.open(encoding="utf-8") as handle:
             self.unused_overlay = apply_overlay(self.definitions, yaml.load(handle, Loader=yaml.CSafeLoader))
         self.registry = jsonschema_rs.Registry([(BASE_URI, {"$schema": DRAFT, "$id": BASE_URI, "$defs": self.definitions})])
-        self.formats = {name: _passes(check) for name, check in FORMAT_CHECKS.items()}
+        # Names, namespaces and label values repeat across objects: each format check runs once per text.
+        self.formats: dict[str, Callable[[str], bool]] = {name: lru_cache(maxsize=4096)(_passes(check)) for name, check in FORMAT_CHECKS.items()}
         self._validators: dict[str, Any] = {}
 
     def definition_for(self, api_version: str, kind: str) -> str | None:
