@@ -469,9 +469,10 @@ def test_block_scalars_map_every_character(lines, header, indent, extra):
 # without its escapes (issue 20); kept as explicit examples.
 @example(parts=['"\\a"'], quote="", leads=["  "] * 5, in_flow=False)
 @example(parts=["'a'"], quote="", leads=["  "] * 5, in_flow=True)
+@example(parts=["", '"', '\\""'], quote="", leads=["  "] * 5, in_flow=False)  # begins on its second line
 def test_flow_scalars_map_every_character(parts, quote, leads, in_flow):
     body = []
-    for index, part in enumerate(parts):
+    for part in parts:
         if quote == '"':
             part = part.replace('"', "").replace("\\", "\\\\")
         elif quote == "'":
@@ -479,7 +480,7 @@ def test_flow_scalars_map_every_character(parts, quote, leads, in_flow):
         else:
             # A plain scalar cannot begin with a quote: that would start a quoted scalar.
             part = part.replace("#", "").replace(":", "").strip(" \t")
-            part = part.lstrip("'\"") if index == 0 else part
+            part = part.lstrip("'\"") if not any(body) else part  # the scalar's first characters
         body.append(part)
     scalar = quote + "\n".join((leads[i % 5] if i else "") + part for i, part in enumerate(body)) + quote
     text = f"v: [{scalar}]\n" if in_flow else f"v: {scalar}\n"

@@ -169,26 +169,27 @@ class Document:
         return self.source.path
 
     def _walk(self, path: DataPath) -> tuple[Pos, Pos | None, int]:
-        """Follow ``path``; return (value pos, key pos, how many elements matched)."""
-        node: Any = self.data
+        """Follow ``path``; return (value pos, key pos, how many elements matched).
+
+        The positions have the shape of the data (a mapping's entries by key, a list's by
+        index), so the walk follows them alone.
+        """
+        if not self._expanded:
+            self._thaw()
         value_pos: Pos = self._root
         key_pos: Pos | None = None
         for depth, step in enumerate(path):
-            if len(value_pos) < 6:
-                return value_pos, key_pos, depth
-            entry = value_pos[5]
-            if isinstance(node, dict):
-                if step not in node or step not in entry:
+            children = value_pos[5] if len(value_pos) > 5 else None
+            if type(children) is dict:
+                entry = children.get(step)
+                if entry is None:
                     return value_pos, key_pos, depth
-                key_pos, value_pos = entry[step]
-            elif isinstance(node, list):
-                if not isinstance(step, int) or not -len(node) <= step < len(node):
-                    return value_pos, key_pos, depth
-                value_pos = entry[step]
+                key_pos, value_pos = entry
+            elif type(children) is list and isinstance(step, int) and -len(children) <= step < len(children):
+                value_pos = children[step]
                 key_pos = None
             else:
                 return value_pos, key_pos, depth
-            node = node[step]
         return value_pos, key_pos, len(path)
 
     def has_path(self, path: DataPath) -> bool:
