@@ -410,15 +410,10 @@ class _Builder:
         #: multi-line quoted scalar or flow collection inside a block collection, or a block
         #: scalar that starts with an empty line (see dralint.yaml.strict).
         self.needs_strict = False
-        #: One int object per line number: numbers past 256 are separate objects in Python, and
-        #: a position table repeats each line in the key's and the value's start and end.
-        self.lines: dict[int, int] = {}
 
     def _pos(self, event: Any) -> Pos:
         start, end = event.start_mark, event.end_mark
-        lines = self.lines
-        line = lines.setdefault(start.line, start.line)
-        return (line, start.column, lines.setdefault(end.line, end.line), end.column, getattr(event, "style", None))
+        return (start.line, start.column, end.line, end.column, getattr(event, "style", None))
 
     def _problem(self, kind: str, message: str, pos: Pos, related: tuple = ()) -> None:
         self.problems.append(
@@ -521,8 +516,7 @@ class _Builder:
             if frame.merges:
                 self._merge(frame)
             start = frame.start
-            pos = (self.lines.setdefault(start.line, start.line), start.column,
-                   self.lines.setdefault(ev.end_mark.line, ev.end_mark.line), ev.end_mark.column, None, frame.positions)
+            pos = (start.line, start.column, ev.end_mark.line, ev.end_mark.column, None, frame.positions)
             if frame.flow and pos[0] != pos[2] and self.stack and not self.stack[-1].flow:
                 self.needs_strict = True
             if frame.anchor:
