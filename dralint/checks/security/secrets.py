@@ -77,7 +77,9 @@ def configmap_secrets(key: str, value: object) -> Iterator[tuple[str, bool]]:
             yield f"key {key} looks like a secret and has a literal value", False
         return
     for line in value.splitlines():
-        found = _ASSIGNMENT.match(line)
+        # Only a line with an assignment can match; testing that first spares the pattern's
+        # backtracking over every long line of a data blob.
+        found = _ASSIGNMENT.match(line) if ":" in line or "=" in line else None
         if found and secret_like(found.group(1).replace(".", "_").replace("-", "_")) and _literal(found.group(2)) and not _placeholder(found.group(2)):
             yield f"key {key} sets {found.group(1)} to a literal value", False
             return
