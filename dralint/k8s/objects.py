@@ -91,6 +91,11 @@ class KubeObject:
     def __repr__(self) -> str:
         return f"KubeObject({self.display} at {self.path})"
 
+    def __reduce__(self) -> tuple:
+        # A constructor call: workers (--jobs) send thousands of objects, and the generic
+        # protocol for slotted classes costs several times as much.
+        return (KubeObject, (self.api_version, self.kind, self.name, self.namespace, self.doc, self.base, self.origin))
+
     @property
     def data(self) -> dict[str, Any]:
         node = self.doc.data

@@ -150,16 +150,11 @@ class Document:
         self._expanded = True
         THAWED.add(self)
 
-    def __getstate__(self) -> tuple:
+    def __reduce__(self) -> tuple:
         """Worker processes send documents frozen and without their file's text (the parent
         has it): the receiving side attaches the source again with ``attach``."""
         self.freeze()
-        return (self.source.path, self.index, self._frozen)
-
-    def __setstate__(self, state: tuple) -> None:
-        path, self.index, self._frozen = state
-        self.source = SourceText(path, "")
-        self._data, self._root, self._derived, self._expanded = None, (), {}, False
+        return (_frozen_document, (self.source.path, self.index, self._frozen))
 
     def attach(self, source: SourceText) -> None:
         self.source = source
@@ -246,6 +241,13 @@ class Document:
         # The end is the column after the last character, on that character's line (also when
         # the last character is a line break), so a reporter underlines a single line.
         return Span(self.source.path, line + 1, col + 1, end_line + 1, end_col + 2)
+
+
+def _frozen_document(path: str, index: int, frozen: bytes) -> Document:
+    """A document as a worker sent it (see ``Document.__reduce__``)."""
+    document = Document(SourceText(path, ""), index, None, ())
+    document._frozen, document._expanded = frozen, False
+    return document
 
 
 class _ThawedDocuments:
