@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Iterable, Iterator, Mapping, NamedTuple, Sequence
+from typing import Any, Hashable, Iterable, Iterator, Mapping, NamedTuple, Sequence
 
 from dralint.yaml.plain import as_list, as_mapping
 from dralint.k8s.quantity import DECIMAL_SI, Quantity, QuantityError, parse_quantity
@@ -608,6 +608,30 @@ class Inventory:
     def source_of(self, dev: Device, path: Sequence[str | int] = ()) -> tuple[Any, Path]:
         """Where a device is written: (source object, data path) for related locations."""
         return dev.slice.source, dev.slice.base + ("spec", "devices", dev.index) + tuple(path)
+
+
+def _frozen(value: Any) -> Hashable:
+    """A hashable copy of plain YAML data that tells apart values Python calls equal
+    (``1``, ``1.0`` and ``True``), since a selector sees their types."""
+    if isinstance(value, Mapping):
+        return ("map", tuple(sorted((str(k), _frozen(v)) for k, v in value.items())))
+    if isinstance(value, list):
+        return ("list", tuple(_frozen(v) for v in value))
+    return (type(value).__name__, value)
+
+
+def selector_key(dev: Device) -> Hashable:
+    """Everything a DeviceClass or request selector can read of a device: its driver,
+    attributes, capacity and allowMultipleAllocations (never its name or pool). Devices with
+    the same key get the same answer from every selector, so results are cached per key."""
+    data = dev.data
+    return (
+        dev.driver,
+        _frozen(data.get("basic")),
+        _frozen(data.get("attributes")),
+        _frozen(data.get("capacity")),
+        data.get("allowMultipleAllocations") is True,
+    )
 
 
 def counter_problem(

@@ -5,6 +5,10 @@ A fleet is mostly copies of a few node shapes. The allocator never sees node or 
 whose candidate devices match one for one in content, pool grouping, occupancy and free
 counters give the same search result, with devices mapped by position. Only the snapshot's
 own occupancy is keyed this way: packing states change with every placed pod.
+
+A node's class adds what the rest of a placement reads of the node (allocatable, for
+device-plugin resources, and the kubelet version) to its shape. Labels and the node name only
+matter to a pod's node selector and affinity, which the simulator checks per node.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from typing import Any, Hashable
 
 from dralint.k8s.allocator.search import ClaimResult, Pick
 from dralint.k8s.allocator.view import NodeView, State
-from dralint.k8s.inventory import Device
+from dralint.k8s.inventory import Device, Node, selector_key
 
 
 def _device_key(dev: Device) -> Hashable:
@@ -26,6 +30,7 @@ def _device_key(dev: Device) -> Hashable:
         dev.allow_multiple,
         dev.binding_conditions,
         dev.binds_to_node,
+        selector_key(dev),
     )
 
 
@@ -38,6 +43,7 @@ class NodeShapes:
         self._nodes: dict[int, int] = {}
         self._shapes: dict[Hashable, int] = {}
         self._positions: dict[int, dict[int, int]] = {}
+        self._classes: dict[Hashable, int] = {}
 
     def key(self, view: NodeView) -> int:
         """A small number per distinct shape (hashing the full shape on every lookup would cost
@@ -62,6 +68,11 @@ class NodeShapes:
         shape = (tuple(items), counters, incomplete, bool(view.invalid))
         found = self._nodes[id(view)] = self._shapes.setdefault(shape, len(self._shapes))
         return found
+
+    def node_class(self, node: Node, view: NodeView) -> int:
+        """A small number per equivalence class: same shape, allocatable and kubelet version."""
+        key = (self.key(view), tuple(sorted(node.allocatable.items())), node.kubelet)
+        return self._classes.setdefault(key, len(self._classes))
 
     def portable(self, view: NodeView, results: list[ClaimResult]) -> list[tuple[Any, list[tuple]]]:
         """Results with devices replaced by their position among the view's candidates."""

@@ -77,7 +77,7 @@ def kubelet_features(results: Sequence[ClaimResult]) -> set[str]:
 
 
 class Simulator:
-    """Holds the per-run caches: node views, selector results, the snapshot's occupancy."""
+    """Holds the per-run caches: node views, node classes, selector results, the snapshot's occupancy."""
 
     def __init__(
         self,
@@ -97,8 +97,14 @@ class Simulator:
         self.budget = budget
         self.base = State.from_inventory(inv)
         self._views: dict[str, NodeView] = {}
-        # Answers per node shape under the snapshot's occupancy, for the current place() call.
-        self._shapes = NodeShapes(self.base) if same_shapes else None
+        self._names = inv.node_names()
+        self._shapes = NodeShapes(self.base)
+        #: Without ``same_shapes`` every node is a class of its own (the tests' reference).
+        self._same_shapes = same_shapes
+        #: The equivalence class of each node of ``_names`` (-1 until first needed).
+        self._class_of = [-1] * len(self._names)
+        self._pools: dict[str, frozenset[tuple[str, str]]] = {}
+        # Answers per (claims, node class) under the snapshot's occupancy, for the current place() call.
         self._answers: dict[Hashable, tuple[bool, Any]] = {}
 
     def view(self, node: Node) -> NodeView:
@@ -106,6 +112,24 @@ class Simulator:
         found = self._views.get(node.name)
         if found is None:
             found = self._views[node.name] = node_view(self.inv, node, self.features)
+        return found
+
+    def _node_class(self, i: int) -> int:
+        """Equivalence class of the i-th node (sorted by name): nodes of one class get the same
+        answer from every allocation under the snapshot's occupancy."""
+        found = self._class_of[i]
+        if found < 0:
+            node = self.inv.nodes[self._names[i]]
+            found = self._shapes.node_class(node, self.view(node)) if self._same_shapes else i
+            self._class_of[i] = found
+        return found
+
+    def _pools_of(self, node: Node) -> frozenset[tuple[str, str]]:
+        """The pools of the node's candidates: a packing state that took nothing from them
+        leaves the node as the snapshot has it."""
+        found = self._pools.get(node.name)
+        if found is None:
+            found = self._pools[node.name] = frozenset((d.id.driver, d.id.pool) for d in self.view(node).candidates)
         return found
 
     # ------------------------------------------------------------------ one node
@@ -136,10 +160,20 @@ class Simulator:
         """(results, None) when the pod fits on the node, else (None, reason); raises Fatal.
 
         Without ``explain_failure`` a failed search returns (None, None): explaining costs a
-        second look at the node and is only needed when no node fits at all. A node whose
-        kubelet predates a feature the allocation uses, or whose device plugin serves an extended
-        resource of the pod while a DRA driver publishes the same devices there, is no place for it.
+        second look at the node and is only needed when no node fits at all.
         """
+        reason = self._node_filter(demand, node)
+        if reason:
+            return None, reason
+        return self._try_devices(demand, claims, node, state, explain_failure)
+
+    def _try_devices(
+        self, demand: PodDemand, claims: Sequence[Claim], node: Node, state: State, explain_failure: bool
+    ) -> tuple[list[ClaimResult] | None, str | None]:
+        """``try_node`` once the pod's node selector and affinity allow the node: what depends on
+        the node's class only. A node whose kubelet predates a feature the allocation uses, or
+        whose device plugin serves an extended resource of the pod while a DRA driver publishes
+        the same devices there, is no place for it."""
         results, reason = self._allocate_on(demand, claims, node, state, explain_failure)
         if results is not None:
             reason = self._double_managed(demand, node)
@@ -169,9 +203,6 @@ class Simulator:
     def _allocate_on(
         self, demand: PodDemand, claims: Sequence[Claim], node: Node, state: State, explain_failure: bool
     ) -> tuple[list[ClaimResult] | None, str | None]:
-        reason = self._node_filter(demand, node)
-        if reason:
-            return None, reason
         special = None
         if self.features.extended_resource:
             special, reason = extended_requests(demand.containers, node, self.ext)
@@ -180,23 +211,7 @@ class Simulator:
         todo = list(claims) + ([special] if special else [])
         if not todo:
             return [], None
-        view = self.view(node)
-        shapes = self._shapes if state is self.base else None
-        shape = None
-        if shapes is not None:
-            extra = tuple((r.name, r.alternatives[0].class_name, r.alternatives[0].count) for r in special.requests) if special else ()
-            shape = (tuple(map(id, claims)), extra, shapes.key(view))
-            hit = self._answers.get(shape)
-            if hit is not None:
-                fits, value = hit
-                if fits:
-                    return shapes.restore(view, value), None
-                if value is not None or not explain_failure:
-                    return None, value
-        results, reason = self._search(view, todo, state, explain_failure)
-        if shapes is not None and shape is not None:
-            self._answers[shape] = (True, shapes.portable(view, results)) if results is not None else (False, reason)
-        return results, reason
+        return self._search(self.view(node), todo, state, explain_failure)
 
     def _search(
         self, view: NodeView, todo: list[Claim], state: State, explain_failure: bool
@@ -211,6 +226,33 @@ class Simulator:
             return None, "invalid resource pools were encountered"
         return None, explain(view, todo, self.selection, state) if explain_failure else None
 
+    def _class_answer(self, demand: PodDemand, claims: Sequence[Claim], i: int, explain_failure: bool) -> tuple[bool, Any]:
+        """(True, portable results) or (False, reason) for the i-th node under the snapshot's
+        occupancy, node filter aside: searched once per node class and claim list."""
+        key = (tuple(map(id, claims)), self._node_class(i))
+        hit = self._answers.get(key)
+        if hit is not None and (hit[0] or hit[1] is not None or not explain_failure):
+            return hit
+        node = self.inv.nodes[self._names[i]]
+        results, reason = self._try_devices(demand, claims, node, self.base, explain_failure)
+        answer = (True, self._shapes.portable(self.view(node), results)) if results is not None else (False, reason)
+        self._answers[key] = answer
+        return answer
+
+    def _try(
+        self, demand: PodDemand, claims: Sequence[Claim], i: int, state: State, touched: set[tuple[str, str]], explain_failure: bool
+    ) -> tuple[list[ClaimResult] | None, str | None]:
+        """``try_node`` on the i-th node in a packing state that took devices from the pools in
+        ``touched``: from the node's class when the state left the node untouched."""
+        node = self.inv.nodes[self._names[i]]
+        if touched and not self._pools_of(node).isdisjoint(touched):
+            return self.try_node(demand, claims, node, state, explain_failure=explain_failure)
+        reason = self._node_filter(demand, node)
+        if reason:
+            return None, reason
+        fits, value = self._class_answer(demand, claims, i, explain_failure)
+        return (self._shapes.restore(self.view(node), value), None) if fits else (None, value)
+
     # ------------------------------------------------------------------ templates
 
     def place(self, demand: PodDemand, replicas: int = 1, *, every_node: bool = True) -> Outcome:
@@ -221,52 +263,16 @@ class Simulator:
         until the first pod is placed the packing state is the snapshot's. ``every_node`` also
         checks the nodes after the packing frontier (from the snapshot's state) so that
         ``feasible`` lists every node one pod fits on; without it the walk stops as soon as all
-        replicas are placed, which is all the lint rules need.
+        replicas are placed, which is all the lint rules need. Under the snapshot's state each
+        node class is searched once (nodes are walked in order, so the first node of a class
+        answers for it, and a Fatal error surfaces at the same node as a walk that searched every node).
         """
         out = Outcome(demand.label, nodes=len(self.inv.nodes), replicas=replicas)
         self._answers.clear()
-        target = max(1, min(replicas, MAX_PACKED_REPLICAS))
-        state = self.base.fork()
-        claims = list(demand.claims)
-        pinned: list[set[str]] = []  # nodes allowed by shared claims allocated by earlier replicas
-        failed: list[str] = []
         try:
-            for name in self.inv.node_names():
-                node = self.inv.nodes[name]
-                results, reason, placed_here = None, None, False
-                while out.placed < target and all(name in allowed for allowed in pinned):
-                    # Until a replica is placed the fork holds nothing of its own: asking under the
-                    # snapshot's state gives the same answer and reuses the answers per node shape.
-                    results, reason = self.try_node(demand, claims, node, state if out.placed else self.base, explain_failure=False)
-                    if results is None:
-                        break
-                    if not placed_here:
-                        out.feasible.append(name)
-                        placed_here = True
-                    out.first = out.first or results
-                    state.take((p.device, p.shared, p.consumed) for r in results for p in r.picks if not p.admin)
-                    out.placed += 1
-                    out.packing.append(name)
-                    if demand.shared and not pinned:
-                        pinned = [self._nodes_for(results[i]) for i in sorted(demand.shared)]
-                        claims = [c for i, c in enumerate(claims) if i not in demand.shared]
-                if placed_here:
-                    continue
-                if not out.placed:
-                    if reason is not None:
-                        out.reasons[reason].append(name)
-                    else:
-                        failed.append(name)
-                elif not every_node and out.placed >= target:
-                    break
-                elif every_node and self.try_node(demand, demand.claims, node, self.base, explain_failure=False)[0]:
-                    out.feasible.append(name)
-            if not out.placed:
-                for name in failed:
-                    _, reason = self.try_node(demand, demand.claims, self.inv.nodes[name], self.base)
-                    out.reasons[reason or "cannot allocate all claims"].append(name)
-            elif every_node and out.placed < target:
-                self._explain_unplaced(out, demand, claims, pinned, state)
+            start = self._first_fit(demand, out)
+            if start is not None:
+                self._pack(demand, out, start, every_node)
         except Fatal as exc:
             out.fatal = exc
             out.feasible.clear()
@@ -275,13 +281,87 @@ class Simulator:
             out.packing.clear()
         return out
 
-    def _explain_unplaced(self, out: Outcome, demand: PodDemand, claims: list[Claim], pinned: list[set[str]], state: State) -> None:
+    def _first_fit(self, demand: PodDemand, out: Outcome) -> int | None:
+        """The first node one pod fits on under the snapshot's occupancy; the reasons of the
+        nodes before it (explained for every node when none fits)."""
+        names, nodes, claims = self._names, self.inv.nodes, demand.claims
+        failed: list[int] = []
+        for i, name in enumerate(names):
+            reason = self._node_filter(demand, nodes[name])
+            if reason is None:
+                fits, reason = self._class_answer(demand, claims, i, False)
+                if fits:
+                    return i
+            if reason is not None:
+                out.reasons[reason].append(name)
+            else:
+                failed.append(i)
+        for i in failed:
+            _, reason = self._class_answer(demand, claims, i, True)
+            out.reasons[reason or "cannot allocate all claims"].append(names[i])
+        return None
+
+    def _pack(self, demand: PodDemand, out: Outcome, start: int, every_node: bool) -> None:
+        """Place replicas from node ``start`` on (one fits there), each taking its devices;
+        with ``every_node`` also list the nodes one pod fits on from the snapshot's state."""
+        target = max(1, min(out.replicas, MAX_PACKED_REPLICAS))
+        state = self.base.fork()
+        touched: set[tuple[str, str]] = set()
+        claims = list(demand.claims)
+        pinned: list[set[str]] = []  # nodes allowed by shared claims allocated by earlier replicas
+        i = start
+        while i < len(self._names) and out.placed < target:
+            name = self._names[i]
+            placed_here = False
+            while out.placed < target and all(name in allowed for allowed in pinned):
+                results, _ = self._try(demand, claims, i, state, touched, False)
+                if results is None:
+                    break
+                if not placed_here:
+                    out.feasible.append(name)
+                    placed_here = True
+                out.first = out.first or results
+                picks = [(p.device, p.shared, p.consumed) for r in results for p in r.picks if not p.admin]
+                state.take(picks)
+                touched.update((dev.id.driver, dev.id.pool) for dev, _, _ in picks)
+                out.placed += 1
+                out.packing.append(name)
+                if demand.shared and not pinned:
+                    pinned = [self._nodes_for(results[k]) for k in sorted(demand.shared)]
+                    claims = [c for k, c in enumerate(claims) if k not in demand.shared]
+            if not placed_here and every_node:
+                self._add_feasible(demand, out, i, i + 1)
+            i += 1
+        if every_node:
+            self._add_feasible(demand, out, i, len(self._names))
+            if out.placed < target:
+                self._explain_unplaced(out, demand, claims, pinned, state, touched)
+
+    def _add_feasible(self, demand: PodDemand, out: Outcome, start: int, stop: int) -> None:
+        """Append the nodes ``start``..``stop`` (exclusive) one pod fits on under the snapshot's state."""
+        names, nodes, claims = self._names, self.inv.nodes, demand.claims
+        fits_in: dict[int, bool] = {}
+        for i in range(start, stop):
+            name = names[i]
+            if self._node_filter(demand, nodes[name]) is not None:
+                continue
+            cls = self._class_of[i] if self._class_of[i] >= 0 else self._node_class(i)
+            fits = fits_in.get(cls)
+            if fits is None:
+                fits = fits_in[cls] = self._class_answer(demand, claims, i, False)[0]
+            if fits:
+                out.feasible.append(name)
+
+    def _explain_unplaced(
+        self, out: Outcome, demand: PodDemand, claims: list[Claim], pinned: list[set[str]], state: State,
+        touched: set[tuple[str, str]],
+    ) -> None:
         """Why replica ``placed + 1`` fits nowhere, per node, in the state the placed ones left."""
-        for name in self.inv.node_names():
+        for i, name in enumerate(self._names):
             if not all(name in allowed for allowed in pinned):
                 out.unplaced["a claim every replica shares is allocated on devices this node cannot use"].append(name)
                 continue
-            results, reason = self.try_node(demand, claims, self.inv.nodes[name], state)
+            results, reason = self._try(demand, claims, i, state, touched, True)
             if results is None:
                 out.unplaced[reason or "cannot allocate all claims"].append(name)
 
