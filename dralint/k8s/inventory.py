@@ -613,11 +613,12 @@ class Inventory:
 def _frozen(value: Any) -> Hashable:
     """A hashable copy of plain YAML data that tells apart values Python calls equal
     (``1``, ``1.0`` and ``True``), since a selector sees their types."""
-    if isinstance(value, Mapping):
+    kind = type(value)
+    if kind is dict or (kind is not str and isinstance(value, Mapping)):
         return ("map", tuple(sorted((str(k), _frozen(v)) for k, v in value.items())))
-    if isinstance(value, list):
+    if kind is list:
         return ("list", tuple(_frozen(v) for v in value))
-    return (type(value).__name__, value)
+    return (kind.__name__, value)
 
 
 def selector_key(dev: Device) -> Hashable:

@@ -13,8 +13,9 @@ matter to a pod's node selector and affinity, which the simulator checks per nod
 
 from __future__ import annotations
 
-from typing import Any, Hashable
+from typing import Any, Hashable, Sequence
 
+from dralint.k8s.allocator.model import Claim
 from dralint.k8s.allocator.search import ClaimResult, Pick
 from dralint.k8s.allocator.view import NodeView, State
 from dralint.k8s.inventory import Device, Node, selector_key
@@ -75,7 +76,8 @@ class NodeShapes:
         return self._classes.setdefault(key, len(self._classes))
 
     def portable(self, view: NodeView, results: list[ClaimResult]) -> list[tuple[Any, list[tuple]]]:
-        """Results with devices replaced by their position among the view's candidates."""
+        """Results with devices replaced by their position among the view's candidates (each
+        result keeps its claim, which :meth:`restore` replaces by the asking pod's own)."""
         positions = self._positions.get(id(view))
         if positions is None:
             positions = self._positions[id(view)] = {id(d): i for i, d in enumerate(view.candidates)}
@@ -85,9 +87,35 @@ class NodeShapes:
         ]
 
     @staticmethod
-    def restore(view: NodeView, portable: list[tuple[Any, list[tuple]]]) -> list[ClaimResult]:
-        """The same results on another node of the same shape."""
+    def restore(view: NodeView, portable: list[tuple[Any, list[tuple]]], claims: Sequence[Claim]) -> list[ClaimResult]:
+        """The same results on another node of the same shape, for ``claims`` (the asking pod's,
+        equal in content to those the results were found for; a result past them, the special
+        claim of extended resources, keeps its own)."""
         return [
-            ClaimResult(claim, tuple(Pick(req, view.candidates[i], shared, used, admin) for req, i, shared, used, admin in picks))
-            for claim, picks in portable
+            ClaimResult(
+                claims[k] if k < len(claims) else claim,
+                tuple(Pick(req, view.candidates[i], shared, used, admin) for req, i, shared, used, admin in picks),
+            )
+            for k, (claim, picks) in enumerate(portable)
         ]
+
+
+def claim_key(claim: Claim) -> Hashable:
+    """A claim's content as the search reads it: everything but its label and source, which only
+    name it in messages (and a search that succeeds, or fails without an explanation, has none)."""
+    return (
+        tuple(
+            (
+                req.name,
+                req.prioritized,
+                tuple(
+                    (alt.request, alt.sub, alt.class_name, alt.selectors, alt.all_mode, alt.count, alt.admin,
+                     alt.tolerations, tuple(sorted(alt.capacity.items())))
+                    for alt in req.alternatives
+                ),
+            )
+            for req in claim.requests
+        ),
+        claim.constraints,
+        claim.extended,
+    )

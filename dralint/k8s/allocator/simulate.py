@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Any, Hashable, Mapping, Sequence
+from typing import Any, Hashable, Iterator, Mapping, Sequence
 
-from dralint.k8s.allocator.equivalence import NodeShapes
+from dralint.k8s.allocator.equivalence import NodeShapes, claim_key
 from dralint.k8s.allocator.explain import explain
 from dralint.k8s.allocator.model import Claim, Features, Matcher
 from dralint.k8s.allocator.nodeselector import SelectorError, labels_match, node_matches
@@ -76,6 +76,18 @@ def kubelet_features(results: Sequence[ClaimResult]) -> set[str]:
     return used
 
 
+#: The answer of a node the pod's node selector or affinity rules out, before asking why.
+_RULED_OUT: tuple[bool, Any] = (False, None)
+
+
+def _has_node_constraints(demand: PodDemand) -> bool:
+    """The pod restricts its nodes (node selector, required affinity, claims allocated with a
+    node selector): otherwise ``Simulator._node_filter`` passes every node."""
+    return bool(demand.node_selector) or demand.affinity is not None or any(
+        done.node_selector is not None for done in demand.allocated
+    )
+
+
 class Simulator:
     """Holds the per-run caches: node views, node classes, selector results, the snapshot's occupancy."""
 
@@ -106,6 +118,8 @@ class Simulator:
         self._pools: dict[str, frozenset[tuple[str, str]]] = {}
         # Answers per (claims, node class) under the snapshot's occupancy, for the current place() call.
         self._answers: dict[Hashable, tuple[bool, Any]] = {}
+        # The same by claim content, kept for the whole run (the snapshot's occupancy never changes).
+        self._by_content: dict[Hashable, tuple[bool, Any]] = {}
 
     def view(self, node: Node) -> NodeView:
         """The node's pools and candidates, built once."""
@@ -228,15 +242,23 @@ class Simulator:
 
     def _class_answer(self, demand: PodDemand, claims: Sequence[Claim], i: int, explain_failure: bool) -> tuple[bool, Any]:
         """(True, portable results) or (False, reason) for the i-th node under the snapshot's
-        occupancy, node filter aside: searched once per node class and claim list."""
-        key = (tuple(map(id, claims)), self._node_class(i))
-        hit = self._answers.get(key)
+        occupancy, node filter aside: searched once per node class and claim list.
+
+        Pods without extended resources share answers by claim content across templates (many
+        workloads ask for the same "one GPU of class X"), except explained failures: their
+        reasons may name the claim."""
+        cls = self._node_class(i)
+        if explain_failure or demand.containers:
+            answers, key = self._answers, (tuple(map(id, claims)), cls)
+        else:
+            answers, key = self._by_content, (tuple(map(claim_key, claims)), cls)
+        hit = answers.get(key)
         if hit is not None and (hit[0] or hit[1] is not None or not explain_failure):
             return hit
         node = self.inv.nodes[self._names[i]]
         results, reason = self._try_devices(demand, claims, node, self.base, explain_failure)
         answer = (True, self._shapes.portable(self.view(node), results)) if results is not None else (False, reason)
-        self._answers[key] = answer
+        answers[key] = answer
         return answer
 
     def _try(
@@ -247,11 +269,11 @@ class Simulator:
         node = self.inv.nodes[self._names[i]]
         if touched and not self._pools_of(node).isdisjoint(touched):
             return self.try_node(demand, claims, node, state, explain_failure=explain_failure)
-        reason = self._node_filter(demand, node)
+        reason = self._node_filter(demand, node) if _has_node_constraints(demand) else None
         if reason:
             return None, reason
         fits, value = self._class_answer(demand, claims, i, explain_failure)
-        return (self._shapes.restore(self.view(node), value), None) if fits else (None, value)
+        return (self._shapes.restore(self.view(node), value, claims), None) if fits else (None, value)
 
     # ------------------------------------------------------------------ templates
 
@@ -285,21 +307,40 @@ class Simulator:
         """The first node one pod fits on under the snapshot's occupancy; the reasons of the
         nodes before it (explained for every node when none fits)."""
         names, nodes, claims = self._names, self.inv.nodes, demand.claims
+        screened = _has_node_constraints(demand)
         failed: list[int] = []
-        for i, name in enumerate(names):
-            reason = self._node_filter(demand, nodes[name])
-            if reason is None:
-                fits, reason = self._class_answer(demand, claims, i, False)
-                if fits:
-                    return i
+        for i, (fits, reason) in self._walk(demand, claims, 0, len(names), False):
+            if fits:
+                return i
+            if screened and reason is None:
+                reason = self._node_filter(demand, nodes[names[i]])
             if reason is not None:
-                out.reasons[reason].append(name)
+                out.reasons[reason].append(names[i])
             else:
                 failed.append(i)
         for i in failed:
             _, reason = self._class_answer(demand, claims, i, True)
             out.reasons[reason or "cannot allocate all claims"].append(names[i])
         return None
+
+    def _walk(
+        self, demand: PodDemand, claims: Sequence[Claim], start: int, stop: int, explain_failure: bool
+    ) -> Iterator[tuple[int, tuple[bool, Any]]]:
+        """(i, answer) for the nodes ``start``..``stop`` (exclusive) in order under the snapshot's
+        occupancy: (True, portable results), or (False, reason); a node the pod's node selector
+        or affinity rules out answers (False, None) and the caller asks ``_node_filter`` why."""
+        nodes, names, class_of = self.inv.nodes, self._names, self._class_of
+        screened = _has_node_constraints(demand)
+        seen: dict[int, tuple[bool, Any]] = {}
+        for i in range(start, stop):
+            if screened and self._node_filter(demand, nodes[names[i]]) is not None:
+                yield i, _RULED_OUT
+                continue
+            cls = class_of[i] if class_of[i] >= 0 else self._node_class(i)
+            answer = seen.get(cls)
+            if answer is None:
+                answer = seen[cls] = self._class_answer(demand, claims, i, explain_failure)
+            yield i, answer
 
     def _pack(self, demand: PodDemand, out: Outcome, start: int, every_node: bool) -> None:
         """Place replicas from node ``start`` on (one fits there), each taking its devices;
@@ -339,18 +380,8 @@ class Simulator:
 
     def _add_feasible(self, demand: PodDemand, out: Outcome, start: int, stop: int) -> None:
         """Append the nodes ``start``..``stop`` (exclusive) one pod fits on under the snapshot's state."""
-        names, nodes, claims = self._names, self.inv.nodes, demand.claims
-        fits_in: dict[int, bool] = {}
-        for i in range(start, stop):
-            name = names[i]
-            if self._node_filter(demand, nodes[name]) is not None:
-                continue
-            cls = self._class_of[i] if self._class_of[i] >= 0 else self._node_class(i)
-            fits = fits_in.get(cls)
-            if fits is None:
-                fits = fits_in[cls] = self._class_answer(demand, claims, i, False)[0]
-            if fits:
-                out.feasible.append(name)
+        names = self._names
+        out.feasible.extend(names[i] for i, (fits, _) in self._walk(demand, demand.claims, start, stop, False) if fits)
 
     def _explain_unplaced(
         self, out: Outcome, demand: PodDemand, claims: list[Claim], pinned: list[set[str]], state: State,
