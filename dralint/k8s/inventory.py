@@ -610,27 +610,18 @@ class Inventory:
         return dev.slice.source, dev.slice.base + ("spec", "devices", dev.index) + tuple(path)
 
 
-def _frozen(value: Any) -> Hashable:
-    """A hashable copy of plain YAML data that tells apart values Python calls equal
-    (``1``, ``1.0`` and ``True``), since a selector sees their types."""
-    kind = type(value)
-    if kind is dict or (kind is not str and isinstance(value, Mapping)):
-        return ("map", tuple(sorted((str(k), _frozen(v)) for k, v in value.items())))
-    if kind is list:
-        return ("list", tuple(_frozen(v) for v in value))
-    return (kind.__name__, value)
-
-
 def selector_key(dev: Device) -> Hashable:
     """Everything a DeviceClass or request selector can read of a device: its driver,
     attributes, capacity and allowMultipleAllocations (never its name or pool). Devices with
     the same key get the same answer from every selector, so results are cached per key."""
     data = dev.data
+    # repr tells apart what Python calls equal but a selector does not (1, 1.0, True, "1"); two
+    # devices listing the same attributes in another order only miss a shared answer.
     return (
         dev.driver,
-        _frozen(data.get("basic")),
-        _frozen(data.get("attributes")),
-        _frozen(data.get("capacity")),
+        repr(data.get("basic")),
+        repr(data.get("attributes")),
+        repr(data.get("capacity")),
         data.get("allowMultipleAllocations") is True,
     )
 

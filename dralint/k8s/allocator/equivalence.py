@@ -22,16 +22,14 @@ from dralint.k8s.inventory import Device, Node, selector_key
 
 
 def _device_key(dev: Device) -> Hashable:
+    """What the search reads of a device; its attributes and capacity are in the selector key."""
     return (
-        dev.driver,
-        tuple(sorted(dev.attributes.items())),
-        tuple(sorted((name, cap.value, cap.policy) for name, cap in dev.capacity.items())),
+        selector_key(dev),
         dev.consumes,
         dev.taints,
         dev.allow_multiple,
         dev.binding_conditions,
         dev.binds_to_node,
-        selector_key(dev),
     )
 
 

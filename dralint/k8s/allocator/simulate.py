@@ -118,8 +118,12 @@ class Simulator:
         self._pools: dict[str, frozenset[tuple[str, str]]] = {}
         # Answers per (claims, node class) under the snapshot's occupancy, for the current place() call.
         self._answers: dict[Hashable, tuple[bool, Any]] = {}
+        # Per claim list (the claims' ids) and node class: the answers one place() call has looked up.
+        self._seen: dict[tuple[int, ...], dict[int, tuple[bool, Any]]] = {}
         # The same by claim content, kept for the whole run (the snapshot's occupancy never changes).
         self._by_content: dict[Hashable, tuple[bool, Any]] = {}
+        # The content keys of the claim lists of the current place() call, by the claims' ids.
+        self._contents: dict[tuple[int, ...], Hashable] = {}
 
     def view(self, node: Node) -> NodeView:
         """The node's pools and candidates, built once."""
@@ -251,7 +255,11 @@ class Simulator:
         if explain_failure or demand.containers:
             answers, key = self._answers, (tuple(map(id, claims)), cls)
         else:
-            answers, key = self._by_content, (tuple(map(claim_key, claims)), cls)
+            ids = tuple(map(id, claims))
+            content = self._contents.get(ids)
+            if content is None:
+                content = self._contents[ids] = tuple(map(claim_key, claims))
+            answers, key = self._by_content, (content, cls)
         hit = answers.get(key)
         if hit is not None and (hit[0] or hit[1] is not None or not explain_failure):
             return hit
@@ -272,7 +280,10 @@ class Simulator:
         reason = self._node_filter(demand, node) if _has_node_constraints(demand) else None
         if reason:
             return None, reason
-        fits, value = self._class_answer(demand, claims, i, explain_failure)
+        if explain_failure:
+            fits, value = self._class_answer(demand, claims, i, True)
+        else:
+            _, (fits, value) = next(self._walk(demand, claims, i, i + 1))
         return (self._shapes.restore(self.view(node), value, claims), None) if fits else (None, value)
 
     # ------------------------------------------------------------------ templates
@@ -291,6 +302,8 @@ class Simulator:
         """
         out = Outcome(demand.label, nodes=len(self.inv.nodes), replicas=replicas)
         self._answers.clear()
+        self._seen.clear()
+        self._contents.clear()
         try:
             start = self._first_fit(demand, out)
             if start is not None:
@@ -309,7 +322,7 @@ class Simulator:
         names, nodes, claims = self._names, self.inv.nodes, demand.claims
         screened = _has_node_constraints(demand)
         failed: list[int] = []
-        for i, (fits, reason) in self._walk(demand, claims, 0, len(names), False):
+        for i, (fits, reason) in self._walk(demand, claims, 0, len(names)):
             if fits:
                 return i
             if screened and reason is None:
@@ -323,15 +336,14 @@ class Simulator:
             out.reasons[reason or "cannot allocate all claims"].append(names[i])
         return None
 
-    def _walk(
-        self, demand: PodDemand, claims: Sequence[Claim], start: int, stop: int, explain_failure: bool
-    ) -> Iterator[tuple[int, tuple[bool, Any]]]:
+    def _walk(self, demand: PodDemand, claims: Sequence[Claim], start: int, stop: int) -> Iterator[tuple[int, tuple[bool, Any]]]:
         """(i, answer) for the nodes ``start``..``stop`` (exclusive) in order under the snapshot's
-        occupancy: (True, portable results), or (False, reason); a node the pod's node selector
-        or affinity rules out answers (False, None) and the caller asks ``_node_filter`` why."""
+        occupancy: (True, portable results), or (False, reason or None: not explained); a node
+        the pod's node selector or affinity rules out answers (False, None) and the caller asks
+        ``_node_filter`` why. Answers are kept per class and claim list for the place() call."""
         nodes, names, class_of = self.inv.nodes, self._names, self._class_of
         screened = _has_node_constraints(demand)
-        seen: dict[int, tuple[bool, Any]] = {}
+        seen = self._seen.setdefault(tuple(map(id, claims)), {})
         for i in range(start, stop):
             if screened and self._node_filter(demand, nodes[names[i]]) is not None:
                 yield i, _RULED_OUT
@@ -339,7 +351,7 @@ class Simulator:
             cls = class_of[i] if class_of[i] >= 0 else self._node_class(i)
             answer = seen.get(cls)
             if answer is None:
-                answer = seen[cls] = self._class_answer(demand, claims, i, explain_failure)
+                answer = seen[cls] = self._class_answer(demand, claims, i, False)
             yield i, answer
 
     def _pack(self, demand: PodDemand, out: Outcome, start: int, every_node: bool) -> None:
@@ -381,7 +393,7 @@ class Simulator:
     def _add_feasible(self, demand: PodDemand, out: Outcome, start: int, stop: int) -> None:
         """Append the nodes ``start``..``stop`` (exclusive) one pod fits on under the snapshot's state."""
         names = self._names
-        out.feasible.extend(names[i] for i, (fits, _) in self._walk(demand, demand.claims, start, stop, False) if fits)
+        out.feasible.extend(names[i] for i, (fits, _) in self._walk(demand, demand.claims, start, stop) if fits)
 
     def _explain_unplaced(
         self, out: Outcome, demand: PodDemand, claims: list[Claim], pinned: list[set[str]], state: State,
