@@ -8,6 +8,7 @@ once". Because removing devices never makes a node feasible again, packing walks
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Hashable, Iterator, Mapping, Sequence
@@ -115,6 +116,7 @@ class Simulator:
         self._same_shapes = same_shapes
         #: The equivalence class of each node of ``_names`` (-1 until first needed).
         self._class_of = [-1] * len(self._names)
+        self._by_class: list[list[int]] | None = None
         self._pools: dict[str, frozenset[tuple[str, str]]] = {}
         # Answers per (claims, node class) under the snapshot's occupancy, for the current place() call.
         self._answers: dict[Hashable, tuple[bool, Any]] = {}
@@ -122,8 +124,9 @@ class Simulator:
         self._seen: dict[tuple[int, ...], dict[int, tuple[bool, Any]]] = {}
         # The same by claim content, kept for the whole run (the snapshot's occupancy never changes).
         self._by_content: dict[Hashable, tuple[bool, Any]] = {}
-        # The content keys of the claim lists of the current place() call, by the claims' ids.
-        self._contents: dict[tuple[int, ...], Hashable] = {}
+        # The content of the claim lists of the current place() call (numbered), by the claims' ids.
+        self._content_numbers: dict[Hashable, int] = {}
+        self._contents: dict[tuple[int, ...], int] = {}
 
     def view(self, node: Node) -> NodeView:
         """The node's pools and candidates, built once."""
@@ -258,7 +261,9 @@ class Simulator:
             ids = tuple(map(id, claims))
             content = self._contents.get(ids)
             if content is None:
-                content = self._contents[ids] = tuple(map(claim_key, claims))
+                # A small number per distinct content: hashing the nested key on every lookup costs.
+                known = self._content_numbers
+                content = self._contents[ids] = known.setdefault(tuple(map(claim_key, claims)), len(known))
             answers, key = self._by_content, (content, cls)
         hit = answers.get(key)
         if hit is not None and (hit[0] or hit[1] is not None or not explain_failure):
@@ -350,9 +355,12 @@ class Simulator:
                 continue
             cls = class_of[i] if class_of[i] >= 0 else self._node_class(i)
             answer = seen.get(cls)
-            if answer is None:
-                answer = seen[cls] = self._class_answer(demand, claims, i, False)
-            yield i, answer
+            yield i, answer if answer is not None else self._class_answer_seen(demand, claims, i, seen)
+
+    def _class_answer_seen(self, demand: PodDemand, claims: Sequence[Claim], i: int, seen: dict[int, tuple[bool, Any]]) -> tuple[bool, Any]:
+        """``_class_answer`` without explanation, kept in the call's ``seen`` table of the claim list."""
+        answer = seen[self._class_of[i]] = self._class_answer(demand, claims, i, False)
+        return answer
 
     def _pack(self, demand: PodDemand, out: Outcome, start: int, every_node: bool) -> None:
         """Place replicas from node ``start`` on (one fits there), each taking its devices;
@@ -391,9 +399,37 @@ class Simulator:
                 self._explain_unplaced(out, demand, claims, pinned, state, touched)
 
     def _add_feasible(self, demand: PodDemand, out: Outcome, start: int, stop: int) -> None:
-        """Append the nodes ``start``..``stop`` (exclusive) one pod fits on under the snapshot's state."""
+        """Append the nodes ``start``..``stop`` (exclusive) one pod fits on under the snapshot's state.
+
+        Without node constraints a node's answer is its class's, so the classes are answered
+        in the order of their first node in the range (as a walk node by node would meet them)
+        and the nodes then picked by class."""
         names = self._names
-        out.feasible.extend(names[i] for i, (fits, _) in self._walk(demand, demand.claims, start, stop) if fits)
+        if _has_node_constraints(demand) or stop - start < 2:
+            out.feasible.extend(names[i] for i, (fits, _) in self._walk(demand, demand.claims, start, stop) if fits)
+            return
+        members = self._members()
+        seen = self._seen.setdefault(tuple(map(id, demand.claims)), {})
+        pending = []
+        for cls, nodes in enumerate(members):
+            if cls not in seen:
+                first = bisect_left(nodes, start)
+                if first < len(nodes) and nodes[first] < stop:
+                    pending.append(nodes[first])
+        for i in sorted(pending):
+            self._class_answer_seen(demand, demand.claims, i, seen)
+        fits = [seen.get(cls, _RULED_OUT)[0] for cls in range(len(members))]
+        class_of = self._class_of
+        out.feasible.extend([names[i] for i in range(start, stop) if fits[class_of[i]]])
+
+    def _members(self) -> list[list[int]]:
+        """The nodes (positions in ``_names``, ascending) of each class, every node classified."""
+        if self._by_class is None:
+            by_class: dict[int, list[int]] = defaultdict(list)
+            for i in range(len(self._names)):
+                by_class[self._node_class(i)].append(i)
+            self._by_class = [by_class.get(cls, []) for cls in range(max(by_class, default=-1) + 1)]
+        return self._by_class
 
     def _explain_unplaced(
         self, out: Outcome, demand: PodDemand, claims: list[Claim], pinned: list[set[str]], state: State,
