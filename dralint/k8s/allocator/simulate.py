@@ -112,7 +112,8 @@ class Simulator:
         self._views: dict[str, NodeView] = {}
         self._names = inv.node_names()
         self._shapes = NodeShapes(self.base)
-        #: Without ``same_shapes`` every node is a class of its own (the tests' reference).
+        #: Without ``same_shapes`` every node is a class of its own and packing states are always
+        #: searched: the plain walk, the tests' reference.
         self._same_shapes = same_shapes
         #: The equivalence class of each node of ``_names`` (-1 until first needed).
         self._class_of = [-1] * len(self._names)
@@ -134,6 +135,12 @@ class Simulator:
         if found is None:
             found = self._views[node.name] = node_view(self.inv, node, self.features)
         return found
+
+    def node_class(self, name: str) -> int:
+        """The equivalence class of a node: nodes of one class get the same answer from every
+        allocation under the snapshot's occupancy (only a pod's node selector or affinity,
+        checked per node, can still tell them apart)."""
+        return self._node_class(self._names.index(name))
 
     def _node_class(self, i: int) -> int:
         """Equivalence class of the i-th node (sorted by name): nodes of one class get the same
@@ -255,7 +262,7 @@ class Simulator:
         workloads ask for the same "one GPU of class X"), except explained failures: their
         reasons may name the claim."""
         cls = self._node_class(i)
-        if explain_failure or demand.containers:
+        if explain_failure or demand.containers or not self._same_shapes:
             answers, key = self._answers, (tuple(map(id, claims)), cls)
         else:
             ids = tuple(map(id, claims))
@@ -280,7 +287,7 @@ class Simulator:
         """``try_node`` on the i-th node in a packing state that took devices from the pools in
         ``touched``: from the node's class when the state left the node untouched."""
         node = self.inv.nodes[self._names[i]]
-        if touched and not self._pools_of(node).isdisjoint(touched):
+        if not self._same_shapes or (touched and not self._pools_of(node).isdisjoint(touched)):
             return self.try_node(demand, claims, node, state, explain_failure=explain_failure)
         reason = self._node_filter(demand, node) if _has_node_constraints(demand) else None
         if reason:
