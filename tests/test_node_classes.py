@@ -28,8 +28,10 @@ def node(name: str, labels: dict[str, str] | None = None, kubelet: str = "", **a
     }
 
 
-def gpus(name: str, count: int = 4, model: str = "H100", tainted: tuple[int, ...] = ()) -> dict[str, Any]:
-    devs = [device(f"gpu-{i}", model=model, pciRoot=f"r{i // 2}", **({"taints": TAINT} if i in tainted else {}))
+def gpus(name: str, count: int = 4, model: str = "H100", tainted: tuple[int, ...] = (), serial: str = "") -> dict[str, Any]:
+    """A node's slice; ``serial`` gives each device a unique ``uuid`` attribute, as real drivers do."""
+    devs = [device(f"gpu-{i}", model=model, pciRoot=f"r{i // 2}", **({"taints": TAINT} if i in tainted else {}),
+                   **({"uuid": f"{serial}-{i}"} if serial else {}))
             for i in range(count)]
     return resource_slice(f"{name}-gpus", devs, node=name)
 
@@ -65,6 +67,9 @@ def answer(out: Outcome) -> tuple:
 
 ONE = template("one", claim_spec(request("g")))
 PAIR = template("pair", claim_spec(request("g", count=2), constraints=[{"matchAttribute": f"{DRIVER}/pciRoot"}]))
+QUAD = template("quad", claim_spec(request("g", count=4)))
+H100 = template("h100", claim_spec(request("g", count=2, selectors=["is-h100"])))
+SAME_UUID = template("same-uuid", claim_spec(request("g", count=2), constraints=[{"matchAttribute": f"{DRIVER}/uuid"}]))
 
 
 def test_identical_nodes_are_one_class():
@@ -97,6 +102,42 @@ def test_identical_nodes_allocate_as_without_classes():
     sim, reference = simulators(objects)
     for spec, manifests, replicas in ((pod("pair"), [PAIR], 5), (pod("one", "pair"), [ONE, PAIR], 3), (pod("pair"), [PAIR], 1)):
         assert answer(place(sim, spec, manifests, replicas)) == answer(place(reference, spec, manifests, replicas))
+
+
+def test_attributes_the_pod_never_reads_do_not_split_classes():
+    sim, reference = simulators([gpus("a", serial="GPU-a"), gpus("b", serial="GPU-b")])
+    by_name = {m["metadata"]["name"]: m for m in (ONE, SAME_UUID)}
+    one, same_uuid = (pod_demand("p", pod(t), "default", lambda kind, ns, name: by_name.get(name), sim.inv, sim.ext)
+                      for t in ("one", "same-uuid"))
+    assert sim.node_class("a") != sim.node_class("b")
+    assert sim.node_class("a", one) == sim.node_class("b", one)
+    assert sim.node_class("a", same_uuid) != sim.node_class("b", same_uuid)
+    for spec, replicas in ((pod("one"), 6), (pod("same-uuid"), 1)):
+        assert answer(place(sim, spec, [ONE, SAME_UUID], replicas)) == answer(place(reference, spec, [ONE, SAME_UUID], replicas))
+
+
+def test_a_tainted_device_splits_the_class_for_every_pod():
+    sim, reference = simulators([gpus("a", serial="GPU-a"), gpus("t", serial="GPU-t", tainted=(1,))])
+    demand = pod_demand("p", pod("quad"), "default", lambda kind, ns, name: QUAD, sim.inv, sim.ext)
+    assert sim.node_class("a", demand) != sim.node_class("t", demand)
+    out = place(sim, pod("quad"), [QUAD], replicas=2)
+    assert out.feasible == ["a"] and answer(out) == answer(place(reference, pod("quad"), [QUAD], replicas=2))
+
+
+def test_what_selectors_answer_splits_the_class():
+    sim, reference = simulators([gpus("a", serial="GPU-a"), gpus("b", model="A100", serial="GPU-b")])
+    demand = pod_demand("p", pod("h100"), "default", lambda kind, ns, name: H100, sim.inv, sim.ext)
+    assert sim.node_class("a", demand) != sim.node_class("b", demand)
+    out = place(sim, pod("h100"), [H100])
+    assert out.feasible == ["a"] and answer(out) == answer(place(reference, pod("h100"), [H100]))
+
+
+def test_answers_shared_across_templates_tell_claims_apart():
+    sim, reference = simulators([gpus(n, count=2) for n in ("a", "b")])
+    for name, manifest in (("one", ONE), ("quad", QUAD), ("pair", PAIR)):
+        out = place(sim, pod(name), [manifest], label=name)
+        assert answer(out) == answer(place(reference, pod(name), [manifest], label=name))
+        assert out.schedulable == (name != "quad")
 
 
 def test_replicas_take_devices_node_after_node():
@@ -132,33 +173,47 @@ def test_selectors_run_once_per_device_content():
     assert calls == ["gpu.example.com/a/gpu-0"]
 
 
-node_st = st.fixed_dictionaries({
+# Few values per field, so that generated fleets have nodes alike in all but one respect.
+NODE_FIELDS: dict[str, Any] = {
     "model": st.sampled_from(["H100", "A100"]),
-    "busy": st.lists(st.booleans(), min_size=4, max_size=4),
+    "busy": st.sampled_from([(False,) * 4, (True, False, False, False), (False, True, True, False), (True,) * 4]),
     "tainted": st.booleans(),
     "zone": st.sampled_from(["x", "y"]),
-    "plugin": st.sampled_from(["", "1", "4"]),
-    "kubelet": st.sampled_from(["", "v1.30.0", "v1.37.0"]),
-})
+    "plugin": st.sampled_from(["", "4"]),
+    "kubelet": st.sampled_from(["", "v1.30.0"]),
+    "serial": st.sampled_from(["", "GPU-1", "GPU-2"]),
+}
+node_st = st.fixed_dictionaries(NODE_FIELDS)
 pod_st = st.fixed_dictionaries({
-    "claims": st.lists(st.sampled_from(["one", "pair", "quad"]), min_size=0, max_size=2),
+    "claims": st.lists(st.sampled_from(["one", "pair", "quad", "h100", "same-uuid"]), min_size=1, max_size=2),
     "zone": st.sampled_from([None, "x", "y"]),
-    "extended": st.sampled_from([0, 1, 3]),
+    "extended": st.sampled_from([0, 0, 1, 3]),
     "replicas": st.integers(1, 6),
 })
 
 
-QUAD = template("quad", claim_spec(request("g", count=4)))
+@st.composite
+def fleets(draw: Any) -> list[dict[str, Any]]:
+    """A few node shapes, then copies of them that differ in one field each (or in none)."""
+    shapes = draw(st.lists(node_st, min_size=1, max_size=3))
+    fleet = list(shapes)
+    for _ in range(draw(st.integers(0, 5))):
+        copy = dict(draw(st.sampled_from(shapes)))
+        field = draw(st.sampled_from([None, *NODE_FIELDS]))
+        if field is not None:
+            copy[field] = draw(NODE_FIELDS[field])
+        fleet.insert(draw(st.integers(0, len(fleet))), copy)
+    return fleet
 
 
-@settings(max_examples=120, deadline=None)
-@given(st.lists(node_st, min_size=1, max_size=7), st.lists(pod_st, min_size=1, max_size=3))
+@settings(max_examples=200, deadline=None)
+@given(fleets(), st.lists(pod_st, min_size=1, max_size=3))
 def test_classes_answer_as_searching_every_node(nodes, pods):
     """Several pods on one simulator, since answers are also shared across templates."""
     objects: list[dict[str, Any]] = []
     for n, shape in enumerate(nodes):
         name = f"n{n}"
-        objects.append(gpus(name, model=shape["model"], tainted=(0,) if shape["tainted"] else ()))
+        objects.append(gpus(name, model=shape["model"], tainted=(0,) if shape["tainted"] else (), serial=shape["serial"]))
         allocatable = {"example.com/gpu": shape["plugin"]} if shape["plugin"] else {}
         objects.append(node(name, {"zone": shape["zone"]}, shape["kubelet"], **allocatable))
         busy = [(name, f"gpu-{i}") for i, taken in enumerate(shape["busy"]) if taken]
@@ -169,6 +224,6 @@ def test_classes_answer_as_searching_every_node(nodes, pods):
         spec = pod(*want["claims"], **({"nodeSelector": {"zone": want["zone"]}} if want["zone"] else {}))
         if want["extended"]:
             spec["containers"] = [{"name": "main", "resources": {"limits": {"example.com/gpu": str(want["extended"])}}}]
-        manifests, label = [ONE, PAIR, QUAD], f"pod-{k}"
+        manifests, label = [ONE, PAIR, QUAD, H100, SAME_UUID], f"pod-{k}"
         expected = answer(place(reference, spec, manifests, want["replicas"], label))
         assert answer(place(sim, spec, manifests, want["replicas"], label)) == expected

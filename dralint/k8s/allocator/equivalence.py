@@ -13,10 +13,10 @@ matter to a pod's node selector and affinity, which the simulator checks per nod
 
 from __future__ import annotations
 
-from typing import Any, Hashable, Sequence
+from typing import Any, Callable, Hashable, Sequence
 
 from dralint.k8s.allocator.model import Claim
-from dralint.k8s.allocator.search import ClaimResult, Pick
+from dralint.k8s.allocator.search import ClaimResult, Pick, Selection
 from dralint.k8s.allocator.view import NodeView, State
 from dralint.k8s.inventory import Device, Node, selector_key
 
@@ -33,11 +33,36 @@ def _device_key(dev: Device) -> Hashable:
     )
 
 
-class NodeShapes:
-    """Shape keys of nodes under one fixed state, and position lookup for result mapping."""
+def reads_key(selection: Selection, selectors: Sequence[tuple[str, ...]], attributes: Sequence[str]) -> Callable[[Device], Hashable]:
+    """A device key for pods whose classes and requests select with ``selectors`` and whose
+    constraints compare ``attributes``: the selectors' answers instead of the attributes, so
+    devices that differ only in attributes the pod never reads (a serial number, a PCI address)
+    look the same. Capacity, counters, taints and flags are read by the search itself."""
 
-    def __init__(self, state: State) -> None:
+    def key(dev: Device) -> Hashable:
+        return (
+            tuple(selection.evaluate(exprs, dev) for exprs in selectors),
+            tuple(dev.attribute(name) for name in attributes),
+            tuple(sorted((name, cap.value, cap.policy) for name, cap in dev.capacity.items())),
+            dev.consumes,
+            dev.taints,
+            dev.allow_multiple,
+            dev.binding_conditions,
+            dev.binds_to_node,
+        )
+
+    return key
+
+
+class NodeShapes:
+    """Shape keys of nodes under one fixed state, and position lookup for result mapping.
+
+    ``device_key`` says when two devices are alike: by default in everything selectors can
+    see; :func:`reads_key` narrows that to what one pod's selectors answer."""
+
+    def __init__(self, state: State, device_key: Callable[[Device], Hashable] = _device_key) -> None:
         self.state = state
+        self._device_key = device_key
         self._devices: dict[int, Hashable] = {}
         self._nodes: dict[int, int] = {}
         self._shapes: dict[Hashable, int] = {}
@@ -55,7 +80,7 @@ class NodeShapes:
         for dev in view.candidates:
             content = self._devices.get(id(dev))
             if content is None:
-                content = self._devices[id(dev)] = _device_key(dev)
+                content = self._devices[id(dev)] = self._device_key(dev)
             pool = pools.setdefault((dev.id.driver, dev.id.pool), len(pools))
             used = tuple(sorted(self.state.shared_use(dev.id).items()))
             items.append((content, pool, self.state.is_dedicated(dev.id), used))

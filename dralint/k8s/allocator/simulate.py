@@ -13,7 +13,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Hashable, Iterator, Mapping, Sequence
 
-from dralint.k8s.allocator.equivalence import NodeShapes, claim_key
+from dralint.k8s.allocator.equivalence import NodeShapes, claim_key, reads_key
 from dralint.k8s.allocator.explain import explain
 from dralint.k8s.allocator.model import Claim, Features, Matcher
 from dralint.k8s.allocator.nodeselector import SelectorError, labels_match, node_matches
@@ -77,6 +77,18 @@ def kubelet_features(results: Sequence[ClaimResult]) -> set[str]:
     return used
 
 
+@dataclass(slots=True)
+class _Grouping:
+    """Node classes under one notion of alike devices (``Simulator._signature``)."""
+
+    number: int
+    shapes: NodeShapes
+    #: The class of each node of ``Simulator._names`` (-1 until first needed).
+    class_of: list[int]
+    #: The nodes of each class, ascending (built when the feasible list needs it).
+    by_class: list[list[int]] | None = None
+
+
 #: The answer of a node the pod's node selector or affinity rules out, before asking why.
 _RULED_OUT: tuple[bool, Any] = (False, None)
 
@@ -111,13 +123,12 @@ class Simulator:
         self.base = State.from_inventory(inv)
         self._views: dict[str, NodeView] = {}
         self._names = inv.node_names()
-        self._shapes = NodeShapes(self.base)
         #: Without ``same_shapes`` every node is a class of its own and packing states are always
         #: searched: the plain walk, the tests' reference.
         self._same_shapes = same_shapes
-        #: The equivalence class of each node of ``_names`` (-1 until first needed).
-        self._class_of = [-1] * len(self._names)
-        self._by_class: list[list[int]] | None = None
+        self._groupings: dict[Hashable, _Grouping] = {}
+        #: The grouping of the current place() call (see ``_signature``).
+        self._group = self._grouping(None)
         self._pools: dict[str, frozenset[tuple[str, str]]] = {}
         # Answers per (claims, node class) under the snapshot's occupancy, for the current place() call.
         self._answers: dict[Hashable, tuple[bool, Any]] = {}
@@ -136,20 +147,48 @@ class Simulator:
             found = self._views[node.name] = node_view(self.inv, node, self.features)
         return found
 
-    def node_class(self, name: str) -> int:
+    def node_class(self, name: str, demand: PodDemand | None = None) -> int:
         """The equivalence class of a node: nodes of one class get the same answer from every
         allocation under the snapshot's occupancy (only a pod's node selector or affinity,
-        checked per node, can still tell them apart)."""
-        return self._node_class(self._names.index(name))
+        checked per node, can still tell them apart). With ``demand``, the classes that pod is
+        placed with: nodes whose devices differ only in attributes it never reads are alike."""
+        group = self._grouping(self._signature(demand)) if demand is not None else self._groupings[None]
+        return self._classify(group, self._names.index(name))
+
+    def _grouping(self, signature: Hashable) -> "_Grouping":
+        """The node classes for pods of one signature (None: devices alike in all selectors see)."""
+        found = self._groupings.get(signature)
+        if found is None:
+            shapes = NodeShapes(self.base) if signature is None else NodeShapes(self.base, reads_key(self.selection, *signature))
+            found = self._groupings[signature] = _Grouping(len(self._groupings), shapes, [-1] * len(self._names))
+        return found
+
+    def _signature(self, demand: PodDemand) -> Hashable:
+        """What the pod's search reads of device attributes: the selector lists of its classes
+        and requests, and the attributes its constraints compare. None (devices alike only in
+        everything) for pods with extended resources, whose node checks also read other classes."""
+        if demand.containers or not self._same_shapes:
+            return None
+        selectors: dict[tuple[str, ...], None] = {}
+        attributes: set[str] = set()
+        for claim in demand.claims:
+            for req in claim.requests:
+                for alt in req.alternatives:
+                    selectors[self.selection.class_selectors(alt.class_name)] = None
+                    selectors[alt.selectors] = None
+            attributes.update(con.attribute for con in claim.constraints)
+        return tuple(selectors), tuple(sorted(attributes))
 
     def _node_class(self, i: int) -> int:
-        """Equivalence class of the i-th node (sorted by name): nodes of one class get the same
-        answer from every allocation under the snapshot's occupancy."""
-        found = self._class_of[i]
+        """Equivalence class of the i-th node (sorted by name) in the current grouping."""
+        return self._classify(self._group, i)
+
+    def _classify(self, group: "_Grouping", i: int) -> int:
+        found = group.class_of[i]
         if found < 0:
             node = self.inv.nodes[self._names[i]]
-            found = self._shapes.node_class(node, self.view(node)) if self._same_shapes else i
-            self._class_of[i] = found
+            found = group.shapes.node_class(node, self.view(node)) if self._same_shapes else i
+            group.class_of[i] = found
         return found
 
     def _pools_of(self, node: Node) -> frozenset[tuple[str, str]]:
@@ -271,13 +310,13 @@ class Simulator:
                 # A small number per distinct content: hashing the nested key on every lookup costs.
                 known = self._content_numbers
                 content = self._contents[ids] = known.setdefault(tuple(map(claim_key, claims)), len(known))
-            answers, key = self._by_content, (content, cls)
+            answers, key = self._by_content, (content, self._group.number, cls)
         hit = answers.get(key)
         if hit is not None and (hit[0] or hit[1] is not None or not explain_failure):
             return hit
         node = self.inv.nodes[self._names[i]]
         results, reason = self._try_devices(demand, claims, node, self.base, explain_failure)
-        answer = (True, self._shapes.portable(self.view(node), results)) if results is not None else (False, reason)
+        answer = (True, self._group.shapes.portable(self.view(node), results)) if results is not None else (False, reason)
         answers[key] = answer
         return answer
 
@@ -296,7 +335,7 @@ class Simulator:
             fits, value = self._class_answer(demand, claims, i, True)
         else:
             _, (fits, value) = next(self._walk(demand, claims, i, i + 1))
-        return (self._shapes.restore(self.view(node), value, claims), None) if fits else (None, value)
+        return (self._group.shapes.restore(self.view(node), value, claims), None) if fits else (None, value)
 
     # ------------------------------------------------------------------ templates
 
@@ -316,6 +355,7 @@ class Simulator:
         self._answers.clear()
         self._seen.clear()
         self._contents.clear()
+        self._group = self._grouping(self._signature(demand))
         try:
             start = self._first_fit(demand, out)
             if start is not None:
@@ -353,7 +393,7 @@ class Simulator:
         occupancy: (True, portable results), or (False, reason or None: not explained); a node
         the pod's node selector or affinity rules out answers (False, None) and the caller asks
         ``_node_filter`` why. Answers are kept per class and claim list for the place() call."""
-        nodes, names, class_of = self.inv.nodes, self._names, self._class_of
+        nodes, names, class_of = self.inv.nodes, self._names, self._group.class_of
         screened = _has_node_constraints(demand)
         seen = self._seen.setdefault(tuple(map(id, claims)), {})
         for i in range(start, stop):
@@ -366,7 +406,7 @@ class Simulator:
 
     def _class_answer_seen(self, demand: PodDemand, claims: Sequence[Claim], i: int, seen: dict[int, tuple[bool, Any]]) -> tuple[bool, Any]:
         """``_class_answer`` without explanation, kept in the call's ``seen`` table of the claim list."""
-        answer = seen[self._class_of[i]] = self._class_answer(demand, claims, i, False)
+        answer = seen[self._group.class_of[i]] = self._class_answer(demand, claims, i, False)
         return answer
 
     def _pack(self, demand: PodDemand, out: Outcome, start: int, every_node: bool) -> None:
@@ -426,17 +466,18 @@ class Simulator:
         for i in sorted(pending):
             self._class_answer_seen(demand, demand.claims, i, seen)
         fits = [seen.get(cls, _RULED_OUT)[0] for cls in range(len(members))]
-        class_of = self._class_of
+        class_of = self._group.class_of
         out.feasible.extend([names[i] for i in range(start, stop) if fits[class_of[i]]])
 
     def _members(self) -> list[list[int]]:
         """The nodes (positions in ``_names``, ascending) of each class, every node classified."""
-        if self._by_class is None:
+        group = self._group
+        if group.by_class is None:
             by_class: dict[int, list[int]] = defaultdict(list)
             for i in range(len(self._names)):
-                by_class[self._node_class(i)].append(i)
-            self._by_class = [by_class.get(cls, []) for cls in range(max(by_class, default=-1) + 1)]
-        return self._by_class
+                by_class[self._classify(group, i)].append(i)
+            group.by_class = [by_class.get(cls, []) for cls in range(max(by_class, default=-1) + 1)]
+        return group.by_class
 
     def _explain_unplaced(
         self, out: Outcome, demand: PodDemand, claims: list[Claim], pinned: list[set[str]], state: State,
