@@ -87,6 +87,8 @@ class _Grouping:
     class_of: list[int]
     #: The nodes of each class, ascending (built when the feasible list needs it).
     by_class: list[list[int]] | None = None
+    #: The class of each class of the full grouping (number 0) it has met.
+    by_full: dict[int, int] = field(default_factory=dict)
 
 
 #: The answer of a node the pod's node selector or affinity rules out, before asking why.
@@ -127,7 +129,8 @@ class Simulator:
         #: searched: the plain walk, the tests' reference.
         self._same_shapes = same_shapes
         self._groupings: dict[Hashable, _Grouping] = {}
-        #: The grouping of the current place() call (see ``_signature``).
+        #: The grouping of the current place() call (see ``_signature``); number 0 compares
+        #: devices in everything selectors can see.
         self._group = self._grouping(None)
         self._pools: dict[str, frozenset[tuple[str, str]]] = {}
         # Answers per (claims, node class) under the snapshot's occupancy, for the current place() call.
@@ -184,10 +187,21 @@ class Simulator:
         return self._classify(self._group, i)
 
     def _classify(self, group: "_Grouping", i: int) -> int:
+        """The i-th node's class in ``group``. Nodes alike in everything are alike for every
+        pod, so a pod's grouping looks at one node per class of the full grouping."""
         found = group.class_of[i]
         if found < 0:
-            node = self.inv.nodes[self._names[i]]
-            found = group.shapes.node_class(node, self.view(node)) if self._same_shapes else i
+            if not self._same_shapes:
+                found = i
+            elif group.number == 0:
+                node = self.inv.nodes[self._names[i]]
+                found = group.shapes.node_class(node, self.view(node))
+            else:
+                full = self._classify(self._groupings[None], i)
+                found = group.by_full.get(full, -1)
+                if found < 0:
+                    node = self.inv.nodes[self._names[i]]
+                    found = group.by_full[full] = group.shapes.node_class(node, self.view(node))
             group.class_of[i] = found
         return found
 
