@@ -77,6 +77,11 @@ def kubelet_features(results: Sequence[ClaimResult]) -> set[str]:
     return used
 
 
+#: What a pod's search reads of device attributes: the selector lists of its classes and
+#: requests, and the attributes its constraints compare.
+Signature = tuple[tuple[tuple[str, ...], ...], tuple[str, ...]]
+
+
 @dataclass(slots=True)
 class _Grouping:
     """Node classes under one notion of alike devices (``Simulator._signature``)."""
@@ -128,7 +133,7 @@ class Simulator:
         #: Without ``same_shapes`` every node is a class of its own and packing states are always
         #: searched: the plain walk, the tests' reference.
         self._same_shapes = same_shapes
-        self._groupings: dict[Hashable, _Grouping] = {}
+        self._groupings: dict[Signature | None, _Grouping] = {}
         #: The grouping of the current place() call (see ``_signature``); number 0 compares
         #: devices in everything selectors can see.
         self._group = self._grouping(None)
@@ -158,7 +163,7 @@ class Simulator:
         group = self._grouping(self._signature(demand)) if demand is not None else self._groupings[None]
         return self._classify(group, self._names.index(name))
 
-    def _grouping(self, signature: Hashable) -> "_Grouping":
+    def _grouping(self, signature: "Signature | None") -> "_Grouping":
         """The node classes for pods of one signature (None: devices alike in all selectors see)."""
         found = self._groupings.get(signature)
         if found is None:
@@ -166,7 +171,7 @@ class Simulator:
             found = self._groupings[signature] = _Grouping(len(self._groupings), shapes, [-1] * len(self._names))
         return found
 
-    def _signature(self, demand: PodDemand) -> Hashable:
+    def _signature(self, demand: PodDemand) -> "Signature | None":
         """What the pod's search reads of device attributes: the selector lists of its classes
         and requests, and the attributes its constraints compare. None (devices alike only in
         everything) for pods with extended resources, whose node checks also read other classes."""
@@ -315,6 +320,7 @@ class Simulator:
         workloads ask for the same "one GPU of class X"), except explained failures: their
         reasons may name the claim."""
         cls = self._node_class(i)
+        key: Hashable
         if explain_failure or demand.containers or not self._same_shapes:
             answers, key = self._answers, (tuple(map(id, claims)), cls)
         else:
