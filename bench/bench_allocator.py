@@ -1,7 +1,7 @@
 """Benchmark: simulate 200 pod templates on a 1,000-node x 8-device snapshot.
 
     PYTHONPATH=. python bench/bench_allocator.py [--nodes 1000] [--devices 8] [--templates 200]
-                                                 [--allocated 0.25] [--pipeline]
+                                                 [--allocated 0.25] [--uuids] [--pipeline]
 
 Prints the time to build the inventory, the time to place every template on every node
 (replicas packed), and the peak resident memory. Selectors run through the real CEL adapter. With
@@ -32,9 +32,18 @@ def _rss_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def snapshot(nodes: int, per_node: int, allocated: float = 0.25, seed: int = 7) -> list[dict[str, Any]]:
-    """Node-local slices of ``per_node`` GPUs, two models, two PCIe roots, a share allocated."""
-    rng = random.Random(seed)
+def snapshot(nodes: int, per_node: int, allocated: float = 0.25, seed: int = 7, uuids: bool = False) -> list[dict[str, Any]]:
+    """Node-local slices of ``per_node`` GPUs, two models, two PCIe roots, a share allocated.
+
+    As in ``kubectl get resourceslices`` output, slice, node and pool names differ per node and
+    device names repeat on every node. Each device is allocated with probability ``allocated``,
+    so nodes differ by which devices are free (with 8 devices, up to 256 patterns per model):
+    the equivalence classes of ``dralint simulate`` number a few hundred, not two.
+    ``allocated=0`` gives the best case (two classes: one per model). ``uuids`` adds a unique
+    ``uuid`` attribute per device, as real drivers publish (NVIDIA's: uuid, pciBusID): every
+    node is then a class of its own, the worst case.
+    """
+    rng, ids = random.Random(seed), random.Random(seed + 1)
     objs: list[dict[str, Any]] = [
         {
             "apiVersion": "resource.k8s.io/v1",
@@ -59,6 +68,9 @@ def snapshot(nodes: int, per_node: int, allocated: float = 0.25, seed: int = 7) 
             }
             for i in range(per_node)
         ]
+        if uuids:
+            for dev in devices:
+                dev["attributes"]["uuid"] = {"string": f"GPU-{ids.getrandbits(128):032x}"}
         objs.append(
             {
                 "apiVersion": "resource.k8s.io/v1",
@@ -138,13 +150,13 @@ def workloads(count: int, per_node: int, seed: int = 11) -> list[dict[str, Any]]
     return out
 
 
-def direct(nodes: int, per_node: int, templates: int, allocated: float) -> None:
+def direct(nodes: int, per_node: int, templates: int, allocated: float, uuids: bool = False) -> None:
     """Inventory + simulator on plain dicts: the allocator's own cost, in both walk modes."""
     from dralint.k8s.allocator import Simulator, extended_resource_classes, pod_demand
     from dralint.checks.scheduling.simulation import cel_matcher
     from dralint.k8s.inventory import Inventory
 
-    snap = snapshot(nodes, per_node, allocated)
+    snap = snapshot(nodes, per_node, allocated, uuids=uuids)
     work = workloads(templates, per_node)
     index = {(o["kind"], "default", o["metadata"]["name"]): o for o in work}
     rss0 = _rss_mib()
@@ -172,7 +184,7 @@ def direct(nodes: int, per_node: int, templates: int, allocated: float) -> None:
     print(f"max RSS growth during build + placement: {_rss_mib() - rss0:.0f} MiB")
 
 
-def pipeline(nodes: int, per_node: int, templates: int, allocated: float) -> None:
+def pipeline(nodes: int, per_node: int, templates: int, allocated: float, uuids: bool = False) -> None:
     """The same input through ``lint`` from files on disk (YAML parse and every check)."""
     from dralint.lint.engine import lint
     from dralint.lint.options import LintOptions
@@ -180,7 +192,7 @@ def pipeline(nodes: int, per_node: int, templates: int, allocated: float) -> Non
     with tempfile.TemporaryDirectory() as tmp:
         slices = Path(tmp) / "slices.yaml"
         manifests = Path(tmp) / "workloads.yaml"
-        slices.write_text(yaml.safe_dump_all(snapshot(nodes, per_node, allocated)), encoding="utf-8")
+        slices.write_text(yaml.safe_dump_all(snapshot(nodes, per_node, allocated, uuids=uuids)), encoding="utf-8")
         manifests.write_text(yaml.safe_dump_all(workloads(templates, per_node)), encoding="utf-8")
         t0 = time.perf_counter()
         result = lint(LintOptions(paths=[str(manifests)], slices=[str(slices)], profile="strict"))
@@ -195,11 +207,12 @@ def main() -> None:
     parser.add_argument("--devices", type=int, default=8)
     parser.add_argument("--templates", type=int, default=200)
     parser.add_argument("--allocated", type=float, default=0.25, help="share of devices already in use")
+    parser.add_argument("--uuids", action="store_true", help="a unique uuid attribute per device (every node distinct)")
     parser.add_argument("--pipeline", action="store_true")
     args = parser.parse_args()
-    direct(args.nodes, args.devices, args.templates, args.allocated)
+    direct(args.nodes, args.devices, args.templates, args.allocated, args.uuids)
     if args.pipeline:
-        pipeline(args.nodes, args.devices, args.templates, args.allocated)
+        pipeline(args.nodes, args.devices, args.templates, args.allocated, args.uuids)
     print(f"max RSS of the process: {_rss_mib():.0f} MiB")
 
 

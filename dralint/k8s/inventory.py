@@ -14,7 +14,8 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Iterable, Iterator, Mapping, NamedTuple, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, NamedTuple
 
 from dralint.yaml.plain import as_list, as_mapping
 from dralint.k8s.quantity import DECIMAL_SI, Quantity, QuantityError, parse_quantity
@@ -24,6 +25,7 @@ Path = tuple[str | int, ...]
 #: The attribute value types the allocator compares in constraints (list types need an alpha gate).
 SCALAR_ATTRIBUTE_TYPES = ("string", "int", "bool", "version")
 LIST_ATTRIBUTE_TYPES = ("strings", "ints", "bools", "versions")
+ATTRIBUTE_TYPES = SCALAR_ATTRIBUTE_TYPES + LIST_ATTRIBUTE_TYPES
 
 
 def amount(raw: object) -> Fraction | None:
@@ -259,10 +261,11 @@ def _int(value: object, default: int) -> int:
 
 def _attribute(raw: object) -> tuple[str, Any]:
     """(type, value) of a DeviceAttribute; type "" when no supported value is set."""
-    for kind in SCALAR_ATTRIBUTE_TYPES + LIST_ATTRIBUTE_TYPES:
-        if isinstance(raw, Mapping) and kind in raw:
-            value = raw[kind]
-            return kind, tuple(value) if isinstance(value, list) else value
+    if isinstance(raw, Mapping):
+        for kind in ATTRIBUTE_TYPES:
+            if kind in raw:
+                value = raw[kind]
+                return kind, tuple(value) if isinstance(value, list) else value
     return "", None
 
 
@@ -441,8 +444,9 @@ class Inventory:
             self.shared_slices.append(sl)
 
     def _device(self, sl: Slice, index: int, raw: Mapping[str, Any]) -> Device:
-        # v1beta1 nests the device properties under "basic".
-        merged = {**raw, **as_mapping(raw.get("basic"))}
+        # v1beta1 nests the device properties under "basic" (a v1 device is read as it is).
+        basic = raw.get("basic")
+        merged = {**raw, **basic} if isinstance(basic, Mapping) else raw
         attributes = {
             qualify(str(k), sl.driver): _attribute(v) for k, v in as_mapping(merged.get("attributes")).items()
         }
@@ -461,11 +465,11 @@ class Inventory:
                 ),
             )
             for c in as_list(merged.get("consumesCounters"))
-        )
+        ) if "consumesCounters" in merged else ()
         own_taints = tuple(
             Taint(str(t.get("key") or ""), str(t.get("value") or ""), str(t.get("effect") or ""))
             for t in (as_mapping(t) for t in as_list(merged.get("taints")))
-        )
+        ) if "taints" in merged else ()
         name = str(merged["name"])
         return Device(
             id=DeviceId(sl.driver, sl.pool, name),
@@ -608,6 +612,22 @@ class Inventory:
     def source_of(self, dev: Device, path: Sequence[str | int] = ()) -> tuple[Any, Path]:
         """Where a device is written: (source object, data path) for related locations."""
         return dev.slice.source, dev.slice.base + ("spec", "devices", dev.index) + tuple(path)
+
+
+def selector_key(dev: Device) -> Hashable:
+    """Everything a DeviceClass or request selector can read of a device: its driver,
+    attributes, capacity and allowMultipleAllocations (never its name or pool). Devices with
+    the same key get the same answer from every selector, so results are cached per key."""
+    data = dev.data
+    # repr tells apart what Python calls equal but a selector does not (1, 1.0, True, "1"); two
+    # devices listing the same attributes in another order only miss a shared answer.
+    return (
+        dev.driver,
+        repr(data.get("basic")),
+        repr(data.get("attributes")),
+        repr(data.get("capacity")),
+        data.get("allowMultipleAllocations") is True,
+    )
 
 
 def counter_problem(

@@ -5,22 +5,26 @@ A fleet is mostly copies of a few node shapes. The allocator never sees node or 
 whose candidate devices match one for one in content, pool grouping, occupancy and free
 counters give the same search result, with devices mapped by position. Only the snapshot's
 own occupancy is keyed this way: packing states change with every placed pod.
+
+A node's class adds what the rest of a placement reads of the node (allocatable, for
+device-plugin resources, and the kubelet version) to its shape. Labels and the node name only
+matter to a pod's node selector and affinity, which the simulator checks per node.
 """
 
 from __future__ import annotations
 
-from typing import Any, Hashable
+from typing import Any, Callable, Hashable, Sequence
 
-from dralint.k8s.allocator.search import ClaimResult, Pick
+from dralint.k8s.allocator.model import Claim
+from dralint.k8s.allocator.search import ClaimResult, Pick, Selection
 from dralint.k8s.allocator.view import NodeView, State
-from dralint.k8s.inventory import Device
+from dralint.k8s.inventory import Device, Node, selector_key
 
 
 def _device_key(dev: Device) -> Hashable:
+    """What the search reads of a device; its attributes and capacity are in the selector key."""
     return (
-        dev.driver,
-        tuple(sorted(dev.attributes.items())),
-        tuple(sorted((name, cap.value, cap.policy) for name, cap in dev.capacity.items())),
+        selector_key(dev),
         dev.consumes,
         dev.taints,
         dev.allow_multiple,
@@ -29,15 +33,41 @@ def _device_key(dev: Device) -> Hashable:
     )
 
 
-class NodeShapes:
-    """Shape keys of nodes under one fixed state, and position lookup for result mapping."""
+def reads_key(selection: Selection, selectors: Sequence[tuple[str, ...]], attributes: Sequence[str]) -> Callable[[Device], Hashable]:
+    """A device key for pods whose classes and requests select with ``selectors`` and whose
+    constraints compare ``attributes``: the selectors' answers instead of the attributes, so
+    devices that differ only in attributes the pod never reads (a serial number, a PCI address)
+    look the same. Capacity, counters, taints and flags are read by the search itself."""
 
-    def __init__(self, state: State) -> None:
+    def key(dev: Device) -> Hashable:
+        return (
+            tuple(selection.evaluate(exprs, dev) for exprs in selectors),
+            tuple(dev.attribute(name) for name in attributes),
+            tuple(sorted((name, cap.value, cap.policy) for name, cap in dev.capacity.items())),
+            dev.consumes,
+            dev.taints,
+            dev.allow_multiple,
+            dev.binding_conditions,
+            dev.binds_to_node,
+        )
+
+    return key
+
+
+class NodeShapes:
+    """Shape keys of nodes under one fixed state, and position lookup for result mapping.
+
+    ``device_key`` says when two devices are alike: by default in everything selectors can
+    see; :func:`reads_key` narrows that to what one pod's selectors answer."""
+
+    def __init__(self, state: State, device_key: Callable[[Device], Hashable] = _device_key) -> None:
         self.state = state
+        self._device_key = device_key
         self._devices: dict[int, Hashable] = {}
         self._nodes: dict[int, int] = {}
         self._shapes: dict[Hashable, int] = {}
         self._positions: dict[int, dict[int, int]] = {}
+        self._classes: dict[Hashable, int] = {}
 
     def key(self, view: NodeView) -> int:
         """A small number per distinct shape (hashing the full shape on every lookup would cost
@@ -50,7 +80,7 @@ class NodeShapes:
         for dev in view.candidates:
             content = self._devices.get(id(dev))
             if content is None:
-                content = self._devices[id(dev)] = _device_key(dev)
+                content = self._devices[id(dev)] = self._device_key(dev)
             pool = pools.setdefault((dev.id.driver, dev.id.pool), len(pools))
             used = tuple(sorted(self.state.shared_use(dev.id).items()))
             items.append((content, pool, self.state.is_dedicated(dev.id), used))
@@ -63,8 +93,14 @@ class NodeShapes:
         found = self._nodes[id(view)] = self._shapes.setdefault(shape, len(self._shapes))
         return found
 
+    def node_class(self, node: Node, view: NodeView) -> int:
+        """A small number per equivalence class: same shape, allocatable and kubelet version."""
+        key = (self.key(view), tuple(sorted(node.allocatable.items())), node.kubelet)
+        return self._classes.setdefault(key, len(self._classes))
+
     def portable(self, view: NodeView, results: list[ClaimResult]) -> list[tuple[Any, list[tuple]]]:
-        """Results with devices replaced by their position among the view's candidates."""
+        """Results with devices replaced by their position among the view's candidates (each
+        result keeps its claim, which :meth:`restore` replaces by the asking pod's own)."""
         positions = self._positions.get(id(view))
         if positions is None:
             positions = self._positions[id(view)] = {id(d): i for i, d in enumerate(view.candidates)}
@@ -74,9 +110,35 @@ class NodeShapes:
         ]
 
     @staticmethod
-    def restore(view: NodeView, portable: list[tuple[Any, list[tuple]]]) -> list[ClaimResult]:
-        """The same results on another node of the same shape."""
+    def restore(view: NodeView, portable: list[tuple[Any, list[tuple]]], claims: Sequence[Claim]) -> list[ClaimResult]:
+        """The same results on another node of the same shape, for ``claims`` (the asking pod's,
+        equal in content to those the results were found for; a result past them, the special
+        claim of extended resources, keeps its own)."""
         return [
-            ClaimResult(claim, tuple(Pick(req, view.candidates[i], shared, used, admin) for req, i, shared, used, admin in picks))
-            for claim, picks in portable
+            ClaimResult(
+                claims[k] if k < len(claims) else claim,
+                tuple(Pick(req, view.candidates[i], shared, used, admin) for req, i, shared, used, admin in picks),
+            )
+            for k, (claim, picks) in enumerate(portable)
         ]
+
+
+def claim_key(claim: Claim) -> Hashable:
+    """A claim's content as the search reads it: everything but its label and source, which only
+    name it in messages (and a search that succeeds, or fails without an explanation, has none)."""
+    return (
+        tuple(
+            (
+                req.name,
+                req.prioritized,
+                tuple(
+                    (alt.request, alt.sub, alt.class_name, alt.selectors, alt.all_mode, alt.count, alt.admin,
+                     alt.tolerations, tuple(sorted(alt.capacity.items())))
+                    for alt in req.alternatives
+                ),
+            )
+            for req in claim.requests
+        ),
+        claim.constraints,
+        claim.extended,
+    )

@@ -11,11 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from fractions import Fraction
 from math import ceil
-from typing import Any, Mapping, Sequence
+from typing import Any, Hashable, Mapping, Sequence
 
 from dralint.k8s.allocator.model import MAX_RESULTS, Alternative, Claim, EvalError, Features, Matcher
 from dralint.k8s.allocator.view import NodeView, State
-from dralint.k8s.inventory import SCALAR_ATTRIBUTE_TYPES, Device, DeviceId
+from dralint.k8s.inventory import SCALAR_ATTRIBUTE_TYPES, Device, DeviceId, selector_key
 
 BLOCKING_EFFECTS = ("NoSchedule", "NoExecute")
 DEFAULT_BUDGET = 200_000
@@ -77,6 +77,9 @@ class Selection:
         self.matcher = matcher
         self.features = features
         self._cache: dict[tuple[str, ...], dict[DeviceId, bool | EvalError]] = {}
+        # The same answers per selector_key: a fleet repeats a few device models many times.
+        self._by_content: dict[tuple[str, ...], dict[Hashable, bool | EvalError]] = {}
+        self._keys: dict[DeviceId, Hashable] = {}
         self._class_cache: dict[str, tuple[str, ...]] = {}
 
     def class_selectors(self, name: str) -> tuple[str, ...]:
@@ -93,13 +96,20 @@ class Selection:
         return found
 
     def evaluate(self, exprs: tuple[str, ...], dev: Device) -> bool | EvalError:
-        """All expressions true on the device; cached per expression tuple and device."""
+        """All expressions true on the device; cached per expression tuple and device, and per
+        expression tuple and device content (what selectors can see)."""
         if not exprs:
             return True
         bucket = self._cache.setdefault(exprs, {})
         result = bucket.get(dev.id)
         if result is None:
-            result = self.matcher(exprs, dev)
+            key = self._keys.get(dev.id)
+            if key is None:
+                key = self._keys[dev.id] = selector_key(dev)
+            same = self._by_content.setdefault(exprs, {})
+            result = same.get(key)
+            if result is None:
+                result = same[key] = self.matcher(exprs, dev)
             bucket[dev.id] = result
         return result
 

@@ -8,11 +8,12 @@ once". Because removing devices never makes a node feasible again, packing walks
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Any, Hashable, Mapping, Sequence
+from typing import Any, Hashable, Iterator, Mapping, Sequence
 
-from dralint.k8s.allocator.equivalence import NodeShapes
+from dralint.k8s.allocator.equivalence import NodeShapes, claim_key, reads_key
 from dralint.k8s.allocator.explain import explain
 from dralint.k8s.allocator.model import Claim, Features, Matcher
 from dralint.k8s.allocator.nodeselector import SelectorError, labels_match, node_matches
@@ -76,8 +77,39 @@ def kubelet_features(results: Sequence[ClaimResult]) -> set[str]:
     return used
 
 
+#: What a pod's search reads of device attributes: the selector lists of its classes and
+#: requests, and the attributes its constraints compare.
+Signature = tuple[tuple[tuple[str, ...], ...], tuple[str, ...]]
+
+
+@dataclass(slots=True)
+class _Grouping:
+    """Node classes under one notion of alike devices (``Simulator._signature``)."""
+
+    number: int
+    shapes: NodeShapes
+    #: The class of each node of ``Simulator._names`` (-1 until first needed).
+    class_of: list[int]
+    #: The nodes of each class, ascending (built when the feasible list needs it).
+    by_class: list[list[int]] | None = None
+    #: The class of each class of the full grouping (number 0) it has met.
+    by_full: dict[int, int] = field(default_factory=dict)
+
+
+#: The answer of a node the pod's node selector or affinity rules out, before asking why.
+_RULED_OUT: tuple[bool, Any] = (False, None)
+
+
+def _has_node_constraints(demand: PodDemand) -> bool:
+    """The pod restricts its nodes (node selector, required affinity, claims allocated with a
+    node selector): otherwise ``Simulator._node_filter`` passes every node."""
+    return bool(demand.node_selector) or demand.affinity is not None or any(
+        done.node_selector is not None for done in demand.allocated
+    )
+
+
 class Simulator:
-    """Holds the per-run caches: node views, selector results, the snapshot's occupancy."""
+    """Holds the per-run caches: node views, node classes, selector results, the snapshot's occupancy."""
 
     def __init__(
         self,
@@ -97,15 +129,93 @@ class Simulator:
         self.budget = budget
         self.base = State.from_inventory(inv)
         self._views: dict[str, NodeView] = {}
-        # Answers per node shape under the snapshot's occupancy, for the current place() call.
-        self._shapes = NodeShapes(self.base) if same_shapes else None
+        self._names = inv.node_names()
+        #: Without ``same_shapes`` every node is a class of its own and packing states are always
+        #: searched: the plain walk, the tests' reference.
+        self._same_shapes = same_shapes
+        self._groupings: dict[Signature | None, _Grouping] = {}
+        #: The grouping of the current place() call (see ``_signature``); number 0 compares
+        #: devices in everything selectors can see.
+        self._group = self._grouping(None)
+        self._pools: dict[str, frozenset[tuple[str, str]]] = {}
+        # Answers per (claims, node class) under the snapshot's occupancy, for the current place() call.
         self._answers: dict[Hashable, tuple[bool, Any]] = {}
+        # Per claim list (the claims' ids) and node class: the answers one place() call has looked up.
+        self._seen: dict[tuple[int, ...], dict[int, tuple[bool, Any]]] = {}
+        # The same by claim content, kept for the whole run (the snapshot's occupancy never changes).
+        self._by_content: dict[Hashable, tuple[bool, Any]] = {}
+        # The content of the claim lists of the current place() call (numbered), by the claims' ids.
+        self._content_numbers: dict[Hashable, int] = {}
+        self._contents: dict[tuple[int, ...], int] = {}
 
     def view(self, node: Node) -> NodeView:
         """The node's pools and candidates, built once."""
         found = self._views.get(node.name)
         if found is None:
             found = self._views[node.name] = node_view(self.inv, node, self.features)
+        return found
+
+    def node_class(self, name: str, demand: PodDemand | None = None) -> int:
+        """The equivalence class of a node: nodes of one class get the same answer from every
+        allocation under the snapshot's occupancy (only a pod's node selector or affinity,
+        checked per node, can still tell them apart). With ``demand``, the classes that pod is
+        placed with: nodes whose devices differ only in attributes it never reads are alike."""
+        group = self._grouping(self._signature(demand)) if demand is not None else self._groupings[None]
+        return self._classify(group, self._names.index(name))
+
+    def _grouping(self, signature: "Signature | None") -> "_Grouping":
+        """The node classes for pods of one signature (None: devices alike in all selectors see)."""
+        found = self._groupings.get(signature)
+        if found is None:
+            shapes = NodeShapes(self.base) if signature is None else NodeShapes(self.base, reads_key(self.selection, *signature))
+            found = self._groupings[signature] = _Grouping(len(self._groupings), shapes, [-1] * len(self._names))
+        return found
+
+    def _signature(self, demand: PodDemand) -> "Signature | None":
+        """What the pod's search reads of device attributes: the selector lists of its classes
+        and requests, and the attributes its constraints compare. None (devices alike only in
+        everything) for pods with extended resources, whose node checks also read other classes."""
+        if demand.containers or not self._same_shapes:
+            return None
+        selectors: dict[tuple[str, ...], None] = {}
+        attributes: set[str] = set()
+        for claim in demand.claims:
+            for req in claim.requests:
+                for alt in req.alternatives:
+                    selectors[self.selection.class_selectors(alt.class_name)] = None
+                    selectors[alt.selectors] = None
+            attributes.update(con.attribute for con in claim.constraints)
+        return tuple(selectors), tuple(sorted(attributes))
+
+    def _node_class(self, i: int) -> int:
+        """Equivalence class of the i-th node (sorted by name) in the current grouping."""
+        return self._classify(self._group, i)
+
+    def _classify(self, group: "_Grouping", i: int) -> int:
+        """The i-th node's class in ``group``. Nodes alike in everything are alike for every
+        pod, so a pod's grouping looks at one node per class of the full grouping."""
+        found = group.class_of[i]
+        if found < 0:
+            if not self._same_shapes:
+                found = i
+            elif group.number == 0:
+                node = self.inv.nodes[self._names[i]]
+                found = group.shapes.node_class(node, self.view(node))
+            else:
+                full = self._classify(self._groupings[None], i)
+                found = group.by_full.get(full, -1)
+                if found < 0:
+                    node = self.inv.nodes[self._names[i]]
+                    found = group.by_full[full] = group.shapes.node_class(node, self.view(node))
+            group.class_of[i] = found
+        return found
+
+    def _pools_of(self, node: Node) -> frozenset[tuple[str, str]]:
+        """The pools of the node's candidates: a packing state that took nothing from them
+        leaves the node as the snapshot has it."""
+        found = self._pools.get(node.name)
+        if found is None:
+            found = self._pools[node.name] = frozenset((d.id.driver, d.id.pool) for d in self.view(node).candidates)
         return found
 
     # ------------------------------------------------------------------ one node
@@ -136,10 +246,20 @@ class Simulator:
         """(results, None) when the pod fits on the node, else (None, reason); raises Fatal.
 
         Without ``explain_failure`` a failed search returns (None, None): explaining costs a
-        second look at the node and is only needed when no node fits at all. A node whose
-        kubelet predates a feature the allocation uses, or whose device plugin serves an extended
-        resource of the pod while a DRA driver publishes the same devices there, is no place for it.
+        second look at the node and is only needed when no node fits at all.
         """
+        reason = self._node_filter(demand, node)
+        if reason:
+            return None, reason
+        return self._try_devices(demand, claims, node, state, explain_failure)
+
+    def _try_devices(
+        self, demand: PodDemand, claims: Sequence[Claim], node: Node, state: State, explain_failure: bool
+    ) -> tuple[list[ClaimResult] | None, str | None]:
+        """``try_node`` once the pod's node selector and affinity allow the node: what depends on
+        the node's class only. A node whose kubelet predates a feature the allocation uses, or
+        whose device plugin serves an extended resource of the pod while a DRA driver publishes
+        the same devices there, is no place for it."""
         results, reason = self._allocate_on(demand, claims, node, state, explain_failure)
         if results is not None:
             reason = self._double_managed(demand, node)
@@ -169,9 +289,6 @@ class Simulator:
     def _allocate_on(
         self, demand: PodDemand, claims: Sequence[Claim], node: Node, state: State, explain_failure: bool
     ) -> tuple[list[ClaimResult] | None, str | None]:
-        reason = self._node_filter(demand, node)
-        if reason:
-            return None, reason
         special = None
         if self.features.extended_resource:
             special, reason = extended_requests(demand.containers, node, self.ext)
@@ -180,23 +297,7 @@ class Simulator:
         todo = list(claims) + ([special] if special else [])
         if not todo:
             return [], None
-        view = self.view(node)
-        shapes = self._shapes if state is self.base else None
-        shape = None
-        if shapes is not None:
-            extra = tuple((r.name, r.alternatives[0].class_name, r.alternatives[0].count) for r in special.requests) if special else ()
-            shape = (tuple(map(id, claims)), extra, shapes.key(view))
-            hit = self._answers.get(shape)
-            if hit is not None:
-                fits, value = hit
-                if fits:
-                    return shapes.restore(view, value), None
-                if value is not None or not explain_failure:
-                    return None, value
-        results, reason = self._search(view, todo, state, explain_failure)
-        if shapes is not None and shape is not None:
-            self._answers[shape] = (True, shapes.portable(view, results)) if results is not None else (False, reason)
-        return results, reason
+        return self._search(self.view(node), todo, state, explain_failure)
 
     def _search(
         self, view: NodeView, todo: list[Claim], state: State, explain_failure: bool
@@ -211,6 +312,51 @@ class Simulator:
             return None, "invalid resource pools were encountered"
         return None, explain(view, todo, self.selection, state) if explain_failure else None
 
+    def _class_answer(self, demand: PodDemand, claims: Sequence[Claim], i: int, explain_failure: bool) -> tuple[bool, Any]:
+        """(True, portable results) or (False, reason) for the i-th node under the snapshot's
+        occupancy, node filter aside: searched once per node class and claim list.
+
+        Pods without extended resources share answers by claim content across templates (many
+        workloads ask for the same "one GPU of class X"), except explained failures: their
+        reasons may name the claim."""
+        cls = self._node_class(i)
+        key: Hashable
+        if explain_failure or demand.containers or not self._same_shapes:
+            answers, key = self._answers, (tuple(map(id, claims)), cls)
+        else:
+            ids = tuple(map(id, claims))
+            content = self._contents.get(ids)
+            if content is None:
+                # A small number per distinct content: hashing the nested key on every lookup costs.
+                known = self._content_numbers
+                content = self._contents[ids] = known.setdefault(tuple(map(claim_key, claims)), len(known))
+            answers, key = self._by_content, (content, self._group.number, cls)
+        hit = answers.get(key)
+        if hit is not None and (hit[0] or hit[1] is not None or not explain_failure):
+            return hit
+        node = self.inv.nodes[self._names[i]]
+        results, reason = self._try_devices(demand, claims, node, self.base, explain_failure)
+        answer = (True, self._group.shapes.portable(self.view(node), results)) if results is not None else (False, reason)
+        answers[key] = answer
+        return answer
+
+    def _try(
+        self, demand: PodDemand, claims: Sequence[Claim], i: int, state: State, touched: set[tuple[str, str]], explain_failure: bool
+    ) -> tuple[list[ClaimResult] | None, str | None]:
+        """``try_node`` on the i-th node in a packing state that took devices from the pools in
+        ``touched``: from the node's class when the state left the node untouched."""
+        node = self.inv.nodes[self._names[i]]
+        if not self._same_shapes or (touched and not self._pools_of(node).isdisjoint(touched)):
+            return self.try_node(demand, claims, node, state, explain_failure=explain_failure)
+        reason = self._node_filter(demand, node) if _has_node_constraints(demand) else None
+        if reason:
+            return None, reason
+        if explain_failure:
+            fits, value = self._class_answer(demand, claims, i, True)
+        else:
+            _, (fits, value) = next(self._walk(demand, claims, i, i + 1))
+        return (self._group.shapes.restore(self.view(node), value, claims), None) if fits else (None, value)
+
     # ------------------------------------------------------------------ templates
 
     def place(self, demand: PodDemand, replicas: int = 1, *, every_node: bool = True) -> Outcome:
@@ -221,52 +367,19 @@ class Simulator:
         until the first pod is placed the packing state is the snapshot's. ``every_node`` also
         checks the nodes after the packing frontier (from the snapshot's state) so that
         ``feasible`` lists every node one pod fits on; without it the walk stops as soon as all
-        replicas are placed, which is all the lint rules need.
+        replicas are placed, which is all the lint rules need. Under the snapshot's state each
+        node class is searched once (nodes are walked in order, so the first node of a class
+        answers for it, and a Fatal error surfaces at the same node as a walk that searched every node).
         """
         out = Outcome(demand.label, nodes=len(self.inv.nodes), replicas=replicas)
         self._answers.clear()
-        target = max(1, min(replicas, MAX_PACKED_REPLICAS))
-        state = self.base.fork()
-        claims = list(demand.claims)
-        pinned: list[set[str]] = []  # nodes allowed by shared claims allocated by earlier replicas
-        failed: list[str] = []
+        self._seen.clear()
+        self._contents.clear()
+        self._group = self._grouping(self._signature(demand))
         try:
-            for name in self.inv.node_names():
-                node = self.inv.nodes[name]
-                results, reason, placed_here = None, None, False
-                while out.placed < target and all(name in allowed for allowed in pinned):
-                    # Until a replica is placed the fork holds nothing of its own: asking under the
-                    # snapshot's state gives the same answer and reuses the answers per node shape.
-                    results, reason = self.try_node(demand, claims, node, state if out.placed else self.base, explain_failure=False)
-                    if results is None:
-                        break
-                    if not placed_here:
-                        out.feasible.append(name)
-                        placed_here = True
-                    out.first = out.first or results
-                    state.take((p.device, p.shared, p.consumed) for r in results for p in r.picks if not p.admin)
-                    out.placed += 1
-                    out.packing.append(name)
-                    if demand.shared and not pinned:
-                        pinned = [self._nodes_for(results[i]) for i in sorted(demand.shared)]
-                        claims = [c for i, c in enumerate(claims) if i not in demand.shared]
-                if placed_here:
-                    continue
-                if not out.placed:
-                    if reason is not None:
-                        out.reasons[reason].append(name)
-                    else:
-                        failed.append(name)
-                elif not every_node and out.placed >= target:
-                    break
-                elif every_node and self.try_node(demand, demand.claims, node, self.base, explain_failure=False)[0]:
-                    out.feasible.append(name)
-            if not out.placed:
-                for name in failed:
-                    _, reason = self.try_node(demand, demand.claims, self.inv.nodes[name], self.base)
-                    out.reasons[reason or "cannot allocate all claims"].append(name)
-            elif every_node and out.placed < target:
-                self._explain_unplaced(out, demand, claims, pinned, state)
+            start = self._first_fit(demand, out)
+            if start is not None:
+                self._pack(demand, out, start, every_node)
         except Fatal as exc:
             out.fatal = exc
             out.feasible.clear()
@@ -275,13 +388,127 @@ class Simulator:
             out.packing.clear()
         return out
 
-    def _explain_unplaced(self, out: Outcome, demand: PodDemand, claims: list[Claim], pinned: list[set[str]], state: State) -> None:
+    def _first_fit(self, demand: PodDemand, out: Outcome) -> int | None:
+        """The first node one pod fits on under the snapshot's occupancy; the reasons of the
+        nodes before it (explained for every node when none fits)."""
+        names, nodes, claims = self._names, self.inv.nodes, demand.claims
+        screened = _has_node_constraints(demand)
+        failed: list[int] = []
+        for i, (fits, reason) in self._walk(demand, claims, 0, len(names)):
+            if fits:
+                return i
+            if screened and reason is None:
+                reason = self._node_filter(demand, nodes[names[i]])
+            if reason is not None:
+                out.reasons[reason].append(names[i])
+            else:
+                failed.append(i)
+        for i in failed:
+            _, reason = self._class_answer(demand, claims, i, True)
+            out.reasons[reason or "cannot allocate all claims"].append(names[i])
+        return None
+
+    def _walk(self, demand: PodDemand, claims: Sequence[Claim], start: int, stop: int) -> Iterator[tuple[int, tuple[bool, Any]]]:
+        """(i, answer) for the nodes ``start``..``stop`` (exclusive) in order under the snapshot's
+        occupancy: (True, portable results), or (False, reason or None: not explained); a node
+        the pod's node selector or affinity rules out answers (False, None) and the caller asks
+        ``_node_filter`` why. Answers are kept per class and claim list for the place() call."""
+        nodes, names, class_of = self.inv.nodes, self._names, self._group.class_of
+        screened = _has_node_constraints(demand)
+        seen = self._seen.setdefault(tuple(map(id, claims)), {})
+        for i in range(start, stop):
+            if screened and self._node_filter(demand, nodes[names[i]]) is not None:
+                yield i, _RULED_OUT
+                continue
+            cls = class_of[i] if class_of[i] >= 0 else self._node_class(i)
+            answer = seen.get(cls)
+            yield i, answer if answer is not None else self._class_answer_seen(demand, claims, i, seen)
+
+    def _class_answer_seen(self, demand: PodDemand, claims: Sequence[Claim], i: int, seen: dict[int, tuple[bool, Any]]) -> tuple[bool, Any]:
+        """``_class_answer`` without explanation, kept in the call's ``seen`` table of the claim list."""
+        answer = seen[self._group.class_of[i]] = self._class_answer(demand, claims, i, False)
+        return answer
+
+    def _pack(self, demand: PodDemand, out: Outcome, start: int, every_node: bool) -> None:
+        """Place replicas from node ``start`` on (one fits there), each taking its devices;
+        with ``every_node`` also list the nodes one pod fits on from the snapshot's state."""
+        target = max(1, min(out.replicas, MAX_PACKED_REPLICAS))
+        state = self.base.fork()
+        touched: set[tuple[str, str]] = set()
+        claims = list(demand.claims)
+        pinned: list[set[str]] = []  # nodes allowed by shared claims allocated by earlier replicas
+        i = start
+        while i < len(self._names) and out.placed < target:
+            name = self._names[i]
+            placed_here = False
+            while out.placed < target and all(name in allowed for allowed in pinned):
+                results, _ = self._try(demand, claims, i, state, touched, False)
+                if results is None:
+                    break
+                if not placed_here:
+                    out.feasible.append(name)
+                    placed_here = True
+                out.first = out.first or results
+                picks = [(p.device, p.shared, p.consumed) for r in results for p in r.picks if not p.admin]
+                state.take(picks)
+                touched.update((dev.id.driver, dev.id.pool) for dev, _, _ in picks)
+                out.placed += 1
+                out.packing.append(name)
+                if demand.shared and not pinned:
+                    pinned = [self._nodes_for(results[k]) for k in sorted(demand.shared)]
+                    claims = [c for k, c in enumerate(claims) if k not in demand.shared]
+            if not placed_here and every_node:
+                self._add_feasible(demand, out, i, i + 1)
+            i += 1
+        if every_node:
+            self._add_feasible(demand, out, i, len(self._names))
+            if out.placed < target:
+                self._explain_unplaced(out, demand, claims, pinned, state, touched)
+
+    def _add_feasible(self, demand: PodDemand, out: Outcome, start: int, stop: int) -> None:
+        """Append the nodes ``start``..``stop`` (exclusive) one pod fits on under the snapshot's state.
+
+        Without node constraints a node's answer is its class's, so the classes are answered
+        in the order of their first node in the range (as a walk node by node would meet them)
+        and the nodes then picked by class."""
+        names = self._names
+        if _has_node_constraints(demand) or stop - start < 2:
+            out.feasible.extend(names[i] for i, (fits, _) in self._walk(demand, demand.claims, start, stop) if fits)
+            return
+        members = self._members()
+        seen = self._seen.setdefault(tuple(map(id, demand.claims)), {})
+        pending = []
+        for cls, nodes in enumerate(members):
+            if cls not in seen:
+                first = bisect_left(nodes, start)
+                if first < len(nodes) and nodes[first] < stop:
+                    pending.append(nodes[first])
+        for i in sorted(pending):
+            self._class_answer_seen(demand, demand.claims, i, seen)
+        fits = [seen.get(cls, _RULED_OUT)[0] for cls in range(len(members))]
+        class_of = self._group.class_of
+        out.feasible.extend([names[i] for i in range(start, stop) if fits[class_of[i]]])
+
+    def _members(self) -> list[list[int]]:
+        """The nodes (positions in ``_names``, ascending) of each class, every node classified."""
+        group = self._group
+        if group.by_class is None:
+            by_class: dict[int, list[int]] = defaultdict(list)
+            for i in range(len(self._names)):
+                by_class[self._classify(group, i)].append(i)
+            group.by_class = [by_class.get(cls, []) for cls in range(max(by_class, default=-1) + 1)]
+        return group.by_class
+
+    def _explain_unplaced(
+        self, out: Outcome, demand: PodDemand, claims: list[Claim], pinned: list[set[str]], state: State,
+        touched: set[tuple[str, str]],
+    ) -> None:
         """Why replica ``placed + 1`` fits nowhere, per node, in the state the placed ones left."""
-        for name in self.inv.node_names():
+        for i, name in enumerate(self._names):
             if not all(name in allowed for allowed in pinned):
                 out.unplaced["a claim every replica shares is allocated on devices this node cannot use"].append(name)
                 continue
-            results, reason = self.try_node(demand, claims, self.inv.nodes[name], state)
+            results, reason = self._try(demand, claims, i, state, touched, True)
             if results is None:
                 out.unplaced[reason or "cannot allocate all claims"].append(name)
 
