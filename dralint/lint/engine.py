@@ -374,7 +374,7 @@ def _report_shapes(problems: list[ShapeProblem], collect: _Collector) -> None:
 
 
 def _run_check(check: Check, ctx: Context, collect: _Collector, obj: KubeObject | None) -> None:
-    default = check.rules[0] if len(check.rules) == 1 else None
+    default = check.default_rule
     try:
         results = check.function(obj, ctx) if obj is not None else check.function(ctx)
         for finding in results or ():
@@ -401,14 +401,14 @@ def _run_object_checks(checks: list[Check], objects: list[KubeObject], ctx: Cont
     slices of objects go to forked workers, which share the run's index."""
     slices = [objects[i : i + _SLICE] for i in range(0, len(objects), _SLICE)]
     here = os.getpid()
+    by_kind = {kind: [c for c in checks if c.kinds is None or kind in c.kinds] for kind in {o.kind for o in objects}}
 
     def check_slice(index: int) -> list[Diagnostic]:
         # In this process findings go straight to the run's collector; a worker returns its own.
         own = collect if os.getpid() == here else _Collector(collect.options, collect.catalog)
         for obj in slices[index]:
-            for check in checks:
-                if check.kinds is None or obj.kind in check.kinds:
-                    _run_check(check, ctx, own, obj)
+            for check in by_kind[obj.kind]:
+                _run_check(check, ctx, own, obj)
         return [] if own is collect else own.diagnostics
 
     done = 0

@@ -30,6 +30,11 @@ class Check:
     per_object: bool
 
     @property
+    def default_rule(self) -> str | None:
+        """The rule a finding without one is reported under: the check's only rule, if it has one."""
+        return self.rules[0] if len(self.rules) == 1 else None
+
+    @property
     def name(self) -> str:
         return f"{self.function.__module__}.{self.function.__qualname__}"
 
