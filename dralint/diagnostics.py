@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
+from typing import Iterable, Iterator
 
 
 class Severity(str, Enum):
@@ -106,6 +107,27 @@ class Diagnostic(_Record):
     @property
     def sort_key(self) -> tuple:
         return (self.span.path, self.span.line, self.span.column, self.rule, self.message)
+
+
+def by_file(diagnostics: Iterable[Diagnostic]) -> Iterator[list[Diagnostic]]:
+    """The diagnostics of each file, files in path order, each list in the order given.
+
+    A large run holds hundreds of thousands of diagnostics; a stage that sorts or deduplicates
+    them file by file holds its working structures for one file at a time.
+    """
+    grouped: dict[str, list[Diagnostic]] = {}
+    for diag in diagnostics:
+        grouped.setdefault(diag.span.path, []).append(diag)
+    for path in sorted(grouped):
+        yield grouped.pop(path)
+
+
+def in_report_order(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
+    """``sorted(diagnostics, key=sort_key)``, computed file by file (see ``by_file``)."""
+    out: list[Diagnostic] = []
+    for group in by_file(diagnostics):
+        out.extend(sorted(group, key=lambda d: d.sort_key))
+    return out
 
 
 @dataclass(frozen=True, slots=True)

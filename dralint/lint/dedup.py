@@ -18,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterable
 
-from dralint.diagnostics import Diagnostic, Related
+from dralint.diagnostics import Diagnostic, Related, by_file, in_report_order
 
 #: Correctness families, in the order a mistake is met: parse, API server, CEL compile,
 #: references, extended resources, scheduling.
@@ -58,6 +58,13 @@ def _same_span(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
 
 
 def one_per_mistake(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
-    """The diagnostics with repeated reports of one mistake merged (see the module docstring)."""
-    ordered = sorted(diagnostics, key=lambda d: d.sort_key)
-    return sorted(_same_span(ordered), key=lambda d: d.sort_key)
+    """The diagnostics, each once, with repeated reports of one mistake merged (see the module
+    docstring), in report order.
+
+    Repeats are dropped in the order the run made the diagnostics, which does not depend on
+    hashing or on ``--jobs``, so the choice among equal candidates is the same in every run.
+    """
+    out: list[Diagnostic] = []
+    for group in by_file(diagnostics):  # a mistake is in one file: merging never crosses files
+        out.extend(in_report_order(_same_span(list(dict.fromkeys(group)))))
+    return out

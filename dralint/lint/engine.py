@@ -486,7 +486,7 @@ def _run(
     if scanned.renders:
         found, scanned.files = _from_renders(found, scanned)
         reported |= {f.path for f in scanned.files}
-    diagnostics = one_per_mistake({d for d in found if d.span.path in reported})
+    diagnostics = one_per_mistake(d for d in found if d.span.path in reported)
     files = scanned.files + [f for f in snapshot.files if any(d.span.path == f.path for d in diagnostics)]
     by_path = {f.path: f for f in files}
     for diag in diagnostics:

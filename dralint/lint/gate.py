@@ -14,7 +14,7 @@ from typing import BinaryIO
 from dralint.lint import suppress
 from dralint.lint.baseline import read_baseline, split_known
 from dralint.lint.config import BAD_CONFIG, UNKNOWN_RULE, LoadedConfig
-from dralint.diagnostics import Diagnostic, Severity
+from dralint.diagnostics import Diagnostic, Severity, in_report_order
 from dralint.lint.engine import FileResult, Progress, RunResult, lint, to_diagnostics
 from dralint.lint.fingerprint import fingerprints
 from dralint.lint.options import LintOptions
@@ -65,7 +65,7 @@ def finish(result: RunResult, options: LintOptions, config: LoadedConfig | None 
     # A broken config or suppression must not go unnoticed because of the profile or --select
     # (both choose manifest checks); only --ignore and severity overrides apply to these rules.
     stage_options = dataclasses.replace(options, profile="strict", select=[])
-    diagnostics = sorted(set(outcome.active) | set(to_diagnostics(own, stage_options)), key=lambda d: d.sort_key)
+    diagnostics = in_report_order(dict.fromkeys(outcome.active + to_diagnostics(own, stage_options)))
     sources = dict(result.sources)
     if config is not None and config.source is not None:
         sources.setdefault(config.source.path, config.source)
