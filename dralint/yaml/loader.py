@@ -13,7 +13,7 @@ strings.
 from __future__ import annotations
 
 import bisect
-import marshal
+import pickle
 import math
 import re
 from array import array
@@ -47,7 +47,7 @@ DataPath = tuple[PathKey, ...]
 # (line, column, end_line, end_column, style): 0-based, as libyaml reports them. A mapping's or
 # a list's position has a sixth element, the positions of its entries: for a mapping, key ->
 # (key position, value position); for a list, one position per item. Positions so form a tree
-# beside the data, which ``marshal`` can store and restore in one C call each way.
+# beside the data, which ``pickle`` can store and restore in one C call each way.
 Pos = tuple[Any, ...]
 
 
@@ -108,7 +108,7 @@ class Document:
     validator work on plain dicts and lists.
 
     A run over a large repository cannot keep every parsed tree, so the engine ``freeze``s
-    each document once its objects are known: data and positions become one ``marshal`` blob,
+    each document once its objects are known: data and positions become one ``pickle`` blob,
     a fraction of the size. Reading ``data`` (or asking for a span) expands it again; only the
     most recently expanded documents stay expanded (see ``THAWED``), so memory stays flat
     however many documents the run holds.
@@ -141,12 +141,12 @@ class Document:
     def freeze(self) -> None:
         """Keep the document as a compact blob until it is read again (see the class doc)."""
         if self._frozen is None:
-            self._frozen = marshal.dumps((self._data, self._root))
+            self._frozen = pickle.dumps((self._data, self._root), 5)
         self._data, self._root, self._derived, self._expanded = None, (), {}, False
 
     def _thaw(self) -> None:
         assert self._frozen is not None
-        self._data, self._root = marshal.loads(self._frozen)
+        self._data, self._root = pickle.loads(self._frozen)
         self._expanded = True
         THAWED.add(self)
 
