@@ -122,7 +122,7 @@ class Document:
         self._data = data
         self._root = root
         self._frozen: bytes | None = None
-        self._derived: dict[Any, Any] = {}
+        self._derived: dict[Any, Any] | None = None
         self._expanded = True
 
     @property
@@ -136,13 +136,15 @@ class Document:
         """Values computed from the tree (pod templates), dropped with it when it is frozen."""
         if not self._expanded:
             self._thaw()
+        if self._derived is None:
+            self._derived = {}
         return self._derived
 
     def freeze(self) -> None:
         """Keep the document as a compact blob until it is read again (see the class doc)."""
         if self._frozen is None:
             self._frozen = pickle.dumps((self._data, self._root), 5)
-        self._data, self._root, self._derived, self._expanded = None, (), {}, False
+        self._data, self._root, self._derived, self._expanded = None, (), None, False
 
     def _thaw(self) -> None:
         assert self._frozen is not None
@@ -212,7 +214,9 @@ class Document:
         line, col, end_line, end_col = pos[:4]
         if (end_line, end_col) <= (line, col):
             end_line, end_col = line, col + 1
-        return Span(self.source.path, line + 1, col + 1, end_line + 1, end_col + 1)
+        first = line + 1
+        # One int object for both ends of a one-line span (numbers past 256 are not shared).
+        return Span(self.source.path, first, col + 1, first if end_line == line else end_line + 1, end_col + 1)
 
     def scalar_offset_span(self, path: DataPath, start: int, end: int | None = None) -> Span:
         """Map 0-based offsets inside a string scalar's value to the file.

@@ -158,10 +158,18 @@ def _template_verdicts(template: PodTemplate, ctx: Context) -> list[Verdict]:
 
 
 def template_verdicts(template: PodTemplate, ctx: Context) -> list[Verdict]:
-    """The PSS findings for ``template``, computed once per run (the SEC check asks too)."""
-    # Keyed by the owner (objects live as long as the run) and the template's path: a
-    # template is rebuilt whenever its frozen document expands again (see Document).
-    return ctx.memo((__name__, id(template.owner), template.path), lambda: _template_verdicts(template, ctx))
+    """The PSS findings for ``template``; the SEC check asks for them too, right after.
+
+    Kept with the document (``derived``), not for the whole run: they are needed only while
+    the object is being checked, and go when its document is frozen again.
+    """
+    owner = template.owner
+    derived = owner.doc.derived
+    key = (__name__, owner.base, template.path)
+    if key not in derived:
+        derived[key] = _template_verdicts(template, ctx)
+    verdicts: list[Verdict] = derived[key]
+    return verdicts
 
 
 def replaced(template: PodTemplate, ctx: Context) -> set[tuple[str, Span]]:
