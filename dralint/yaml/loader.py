@@ -74,10 +74,10 @@ class SourceText:
 
     @property
     def line_starts(self) -> array[int]:
-        """Offsets where lines start; machine integers, a fifth of the size of a list of ints
+        """Offsets where lines start; machine integers, a tenth of the size of a list of ints
         (a run keeps the line index of every file it reports on)."""
         if self._line_starts is None:
-            self._line_starts = array("q", [0])
+            self._line_starts = array("I" if len(self.text) < 2**32 else "q", [0])
             self._line_starts.extend(m.end() for m in re.finditer("\n", self.text))
         return self._line_starts
 
