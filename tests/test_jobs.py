@@ -162,3 +162,17 @@ def test_jobs_in_the_config_file_must_not_be_negative(tmp_path):
     assert config.findings[0].span.line == 1
     path.write_text("jobs: 2\n")
     assert load_config(str(path)).values["jobs"] == 2
+
+
+def test_report_order_file_by_file_is_the_sort_by_sort_key():
+    import random
+
+    from dralint.diagnostics import Diagnostic, Severity, Span, in_report_order
+
+    rng = random.Random(7)
+    diagnostics = [
+        Diagnostic(rng.choice(["SEC003", "REL001", "API003"]), "n", Severity.WARNING, f"m{rng.randint(0, 3)}",
+                   Span(rng.choice(["b.yaml", "a.yaml", "c/d.yaml"]), rng.randint(1, 40), rng.randint(1, 9), 1, 1), hint=str(i))
+        for i in range(500)
+    ]
+    assert in_report_order(diagnostics) == sorted(diagnostics, key=lambda d: d.sort_key)
