@@ -6,6 +6,7 @@ never feed back into it.
 
 from __future__ import annotations
 
+import copy
 import gc
 import os
 import traceback
@@ -173,6 +174,13 @@ class _Collector:
         #: (every container without limits, on the same key), and holds every diagnostic.
         self._values: dict[object, object] = {}
 
+    def empty(self) -> _Collector:
+        """A collector with this one's rules and severities and no diagnostics yet, for one
+        file or one worker (working out the enabled rules again for each costs more)."""
+        other = copy.copy(self)
+        other.diagnostics, other._values = [], {}
+        return other
+
     def _one(self, value: T) -> T:
         return self._values.setdefault(value, value)  # type: ignore[return-value]
 
@@ -325,8 +333,7 @@ def _load_sources(items: Iterable[SourceFile | FileIssue], origin: str, collect:
     work = list(items)
     parse, skips = _register_sources(work, loaded, report)
     big = sum(len(source.text) for source in parse) >= _PARALLEL_BYTES
-    options, catalog = collect.options, collect.catalog
-    parse_one: Callable[[int], _Parsed] = lambda i: _parse(parse[i], origin, _Collector(options, catalog), report)
+    parse_one: Callable[[int], _Parsed] = lambda i: _parse(parse[i], origin, collect.empty(), report)
     with closing(ordered_map(parse_one, len(parse), jobs if big else 1)) as parsed:
         done = documents = 0
         for done, item in enumerate(work, 1):
@@ -405,7 +412,7 @@ def _run_object_checks(checks: list[Check], objects: list[KubeObject], ctx: Cont
 
     def check_slice(index: int) -> list[Diagnostic]:
         # In this process findings go straight to the run's collector; a worker returns its own.
-        own = collect if os.getpid() == here else _Collector(collect.options, collect.catalog)
+        own = collect if os.getpid() == here else collect.empty()
         for obj in slices[index]:
             for check in by_kind[obj.kind]:
                 _run_check(check, ctx, own, obj)
