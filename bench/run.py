@@ -26,7 +26,7 @@ from bench.generate import generate  # noqa: E402
 STEPS = {
     "parse": "import yaml; list(yaml.load_all(open(PATH, encoding='utf-8'), Loader=yaml.CSafeLoader))",
     "load": "from dralint.yaml.loader import load, SourceText; load(SourceText(PATH, open(PATH, encoding='utf-8').read()))",
-    "lint": "from dralint.lint.engine import lint; from dralint.lint.options import LintOptions; lint(LintOptions(paths=[PATH], profile=PROFILE))",
+    "lint": "from dralint.lint.engine import lint; from dralint.lint.options import LintOptions; lint(LintOptions(paths=[PATH], profile=PROFILE, jobs=1))",
 }
 RUNNER = """
 import resource, sys, time
