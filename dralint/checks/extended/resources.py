@@ -81,9 +81,9 @@ def _asked_for(ctx: Context) -> set[str]:
 def _misspelled_mapping(ctx: Context, resource: str) -> tuple[str, KubeObject] | None:
     """A DeviceClass mapping a name one typo away from ``resource`` that no pod asks for: one of
     the two spellings is wrong (``nvidia.com/gpus`` mapped, ``nvidia.com/gpu`` requested)."""
-    asked = _asked_for(ctx)
     for name, classes in sorted(extended_resource_classes(ctx).items()):
-        if classes and name not in asked and looks_like_typo(resource, name):
+        # The run-wide scan behind _asked_for is made only once a spelling is in doubt.
+        if classes and looks_like_typo(resource, name) and name not in _asked_for(ctx):
             return name, classes[0]
     return None
 
