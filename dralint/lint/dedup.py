@@ -18,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterable
 
-from dralint.diagnostics import Diagnostic, Related, by_file, in_report_order
+from dralint.diagnostics import Diagnostic, Related, by_file
 
 #: Correctness families, in the order a mistake is met: parse, API server, CEL compile,
 #: references, extended resources, scheduling.
@@ -66,5 +66,5 @@ def one_per_mistake(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
     """
     out: list[Diagnostic] = []
     for group in by_file(diagnostics):  # a mistake is in one file: merging never crosses files
-        out.extend(in_report_order(_same_span(list(dict.fromkeys(group)))))
+        out.extend(sorted(_same_span(list(dict.fromkeys(group))), key=lambda d: d.sort_key))
     return out

@@ -33,6 +33,7 @@ from dralint.yaml.loader import Document, LoadResult, SourceText, YamlProblem, l
 
 T = TypeVar("T")
 
+
 class Progress(Protocol):
     """Told how far a run is, for a progress line; never affects results."""
 
@@ -164,7 +165,6 @@ class _Collector:
     """Turns findings into diagnostics against the catalog and the enabled rules."""
 
     def __init__(self, options: LintOptions, catalog: dict[str, Rule]):
-        self.options = options
         self.catalog = catalog
         self.enabled = enabled_rules(options, catalog)
         self.overrides = {k: Severity(v) for k, v in options.severity_overrides.items()}
@@ -336,10 +336,11 @@ def _load_sources(items: Iterable[SourceFile | FileIssue], origin: str, collect:
     parse_one: Callable[[int], _Parsed] = lambda i: _parse(parse[i], origin, collect.empty(), report)
     with closing(ordered_map(parse_one, len(parse), jobs if big else 1)) as parsed:
         done = documents = 0
-        for done, item in enumerate(work, 1):
-            if progress is not None and done > 1:
-                progress(done - 1, documents)
-            skip = skips.get(done - 1)
+        for index, item in enumerate(work):
+            if progress is not None and index:
+                progress(index, documents)
+            done = index + 1
+            skip = skips.get(index)
             if isinstance(item, FileIssue):
                 if report:
                     collect.engine(item.kind, item.message, _issue_span(item))

@@ -27,7 +27,7 @@ def chunked_reporter(name: str) -> ChunkedReporter:
     pieces: ChunkedReporter | None = getattr(module, "chunks", None)
     if pieces is not None:
         return pieces
-    whole: Reporter = module.render
+    whole = reporter(name)
     return lambda result, color: (whole(result, color),)
 
 

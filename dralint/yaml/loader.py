@@ -13,8 +13,8 @@ strings.
 from __future__ import annotations
 
 import bisect
-import pickle
 import math
+import pickle
 import re
 from array import array
 from collections import OrderedDict
@@ -270,11 +270,6 @@ class _ThawedDocuments:
         while len(self._documents) > self.capacity:
             _, oldest = self._documents.popitem(last=False)
             oldest.freeze()
-
-    def clear(self) -> None:
-        """Freeze every expanded document (the engine's stages end with this)."""
-        while self._documents:
-            self._documents.popitem(last=False)[1].freeze()
 
 
 #: Expanded frozen documents; 64 covers any one check's reach (an object and its targets).
