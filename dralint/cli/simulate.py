@@ -8,11 +8,10 @@ per-node reasons. Exit code 1 when some (resolved) template fits nowhere, 2 when
 
 from __future__ import annotations
 
-import gc
 import json
 import sys
 from collections import Counter
-from typing import Any, Callable, Iterator, TypeVar
+from typing import Any, Iterator
 
 import click
 
@@ -20,14 +19,12 @@ from dralint.k8s.allocator import Outcome, Pick, PodDemand
 from dralint.k8s.allocator.pod import EXTENDED_CLAIM_LABEL, request_label
 from dralint.k8s.allocator.examples import EXAMPLES
 from dralint.checks.scheduling.simulation import Simulation, simulation
-from dralint.lint.engine import lint
+from dralint.lint.engine import lint, without_cyclic_gc
 from dralint.k8s.devicekinds import device_kind
 from dralint.k8s.inventory import Inventory, format_amount
 from dralint.k8s.objects import pod_templates
 from dralint.lint.options import LintOptions
 from dralint.reporters.terminal import printable
-
-T = TypeVar("T")
 
 
 def placements(sim: Simulation) -> Iterator[tuple[PodDemand, Outcome, int | None]]:
@@ -135,19 +132,6 @@ def _reason_lines(reasons: dict[str, list[str]], indent: str = "") -> list[str]:
     return lines
 
 
-def _without_cyclic_gc(work: Callable[[], T]) -> T:
-    """Run ``work`` with Python's cyclic collector off: placements allocate many small records
-    and no reference cycles, yet every full collection would walk them all (seconds on a
-    10,000-node fleet)."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        return work()
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 @click.command("simulate")
 @click.argument("paths", nargs=-1, type=click.Path(readable=False))
 @click.option(
@@ -174,7 +158,8 @@ def simulate_command(paths: tuple[str, ...], slices: tuple[str, ...], context_pa
     if sim is None:
         click.echo("dralint: the --slices input holds no ResourceSlice", err=True)
         sys.exit(2)
-    rows = _without_cyclic_gc(lambda: [as_json(d, o, r, sim.inv) for d, o, r in placements(sim)])
+    with without_cyclic_gc():  # placements allocate many small records and no cycles
+        rows = [as_json(d, o, r, sim.inv) for d, o, r in placements(sim)]
     if fmt == "json":
         click.echo(json.dumps({"nodes": len(sim.inv.nodes), "templates": rows}, indent=2))
     else:

@@ -433,8 +433,8 @@ def _run_object_checks(checks: list[Check], objects: list[KubeObject], ctx: Cont
 
 
 @contextmanager
-def _without_cyclic_gc() -> Iterator[None]:
-    """Suspend Python's cyclic garbage collector for one run.
+def without_cyclic_gc() -> Iterator[None]:
+    """Suspend Python's cyclic garbage collector for one run (or a placement of simulate).
 
     Parsed manifests are trees of dicts and lists with no reference cycles, so the collector
     finds nothing in them, yet each of its full passes walks every container of every
@@ -465,7 +465,7 @@ def run(
     progress: Progress | None = None,
 ) -> RunResult:
     """Lint already-read sources; ``lint`` is the same with files read from disk."""
-    with _without_cyclic_gc():
+    with without_cyclic_gc():
         return _run(scan, options, context, cluster, progress)
 
 
