@@ -91,6 +91,17 @@ def test_printable_keeps_tabs_and_newlines():
     assert printable("a\tb\nc\x00\x1b\x85\u202e") == "a\tb\nc\\x00\\x1b\\x85\\u202e"
 
 
+def test_printable_text_is_returned_unchanged_only_when_nothing_needs_escaping():
+    # printable() skips its regular expression for text str.isprintable() accepts: every
+    # character it escapes must therefore be one isprintable() rejects.
+    from dralint.reporters.terminal import _CONTROL
+
+    escaped = [chr(code) for code in range(0x3000) if _CONTROL.match(chr(code))]
+    assert len(escaped) == 30 + 33 + 5 + 4
+    assert not any(char.isprintable() for char in escaped)
+    assert printable("plain ascii and ünïcode") == "plain ascii and ünïcode"
+
+
 def test_non_manifest_yaml_is_skipped_quietly_and_counted_in_verbose_mode(tmp_path):
     (tmp_path / ".github" / "workflows").mkdir(parents=True)
     (tmp_path / ".github" / "workflows" / "ci.yaml").write_text("on: [push]\njobs: {test: {runs-on: ubuntu-latest}}\n")

@@ -22,7 +22,7 @@ import pytest
 from dralint.lint.config import load_config
 from dralint.lint.gate import lint_with_config
 from dralint.lint.options import LintOptions
-from dralint.reporters.json_report import document as json_document
+from dralint.reporters.json_report import document as json_document, render as json_render
 from dralint.reporters.sarif import document as sarif_document
 from dralint.yaml.render import RenderUnit, plan, strip_build_metadata
 from dralint.yaml.templates import locate_key
@@ -244,6 +244,13 @@ def test_a_piped_render_maps_through_its_source_comments(at_repo):
     assert (diag.span.path, diag.span.line) == (CLAIM_TEMPLATE, _line_of(CLAIM_TEMPLATE, "expression:"))
     assert diag.rendered.path == "<stdin>"
     assert render.decode().split("\n")[diag.rendered.line - 1].strip().startswith("expression:")
+
+
+def test_the_streamed_json_report_carries_the_rendered_place(at_repo):
+    result = lint(["-"], stdin=(RENDERS / "helm-gpu-training.yaml").read_bytes())
+    assert _only(result, "CEL011").rendered is not None
+    assert json.loads(json_render(result)) == json_document(result)
+    assert json_render(result) == json.dumps(json_document(result), indent=2) + "\n"
 
 
 def test_a_piped_render_of_an_unknown_chart_stays_in_the_stream(tmp_path, monkeypatch):

@@ -7,7 +7,7 @@ from json.encoder import encode_basestring_ascii as _text
 from typing import Any, Iterator
 
 from dralint import __version__
-from dralint.diagnostics import Diagnostic, Severity
+from dralint.diagnostics import Diagnostic, ObjectRef, Severity
 from dralint.lint.engine import RunResult
 
 
@@ -68,8 +68,9 @@ def chunks(result: RunResult, color: bool = False) -> Iterator[str]:
         yield ',\n  "diagnostics": []\n}\n'
         return
     separator = ',\n  "diagnostics": [\n'
+    objects = _ObjectTexts()
     for diag in result.diagnostics:
-        yield separator + _diagnostic_text(diagnostic_dict(diag))
+        yield separator + _diagnostic_text(diag, objects)
         separator = ",\n"
     yield "\n  ]\n}\n"
 
@@ -79,32 +80,54 @@ def render(result: RunResult, color: bool = False) -> str:
     return "".join(chunks(result, color))
 
 
-def _value(value: Any) -> str:
-    """A scalar of a diagnostic record as ``json.dumps`` writes it."""
+def _value(value: str | int | None) -> str:
+    """A scalar of a diagnostic as ``json.dumps`` writes it."""
     if value is None:
         return "null"
-    return _text(value) if isinstance(value, str) else json.dumps(value)
+    return _text(value) if isinstance(value, str) else repr(value)
 
 
-def _diagnostic_text(record: dict[str, Any]) -> str:
-    """One record of ``diagnostic_dict`` at the depth it has in the report (list item at 4 spaces)."""
-    obj = record["object"]
-    if obj is None:
-        object_text = "null"
-    else:
-        object_text = "{\n" + ",\n".join(f"        {_text(k)}: {_value(v)}" for k, v in obj.items()) + "\n      }"
-    if record["related"]:
+def _members(fields: dict[str, Any], indent: str) -> str:
+    """The members of a flat JSON object, one per line at ``indent``."""
+    return ",\n".join(f"{indent}{_text(k)}: {_value(v)}" for k, v in fields.items())
+
+
+class _ObjectTexts:
+    """The ``object`` member of each diagnostic: a large run has several findings per object in
+    a row, so the last object's text is kept."""
+
+    def __init__(self) -> None:
+        self._last: ObjectRef | None = None
+        self._text = "null"
+
+    def __call__(self, obj: ObjectRef | None) -> str:
+        if obj is not self._last:
+            self._last = obj
+            self._text = "null" if obj is None else "{\n" + _members(
+                {"apiVersion": obj.api_version, "kind": obj.kind, "namespace": obj.namespace, "name": obj.name}, "        ") + "\n      }"
+        return self._text
+
+
+def _diagnostic_text(diag: Diagnostic, objects: _ObjectTexts) -> str:
+    """One diagnostic as ``diagnostic_dict`` gives it, at the depth it has in the report (list
+    item at 4 spaces)."""
+    span = diag.span
+    if diag.related:
         related_text = "[\n" + ",\n".join(
-            "        {\n" + ",\n".join(f"          {_text(k)}: {_value(v)}" for k, v in item.items()) + "\n        }"
-            for item in record["related"]) + "\n      ]"
+            "        {\n" + _members({"path": r.span.path, "line": r.span.line, "column": r.span.column, "message": r.message}, "          ")
+            + "\n        }" for r in diag.related) + "\n      ]"
     else:
         related_text = "[]"
+    rendered = diag.rendered
+    rendered_text = "" if rendered is None else ',\n      "rendered": {\n' + _members(
+        {"path": rendered.path, "line": rendered.line, "column": rendered.column, "endLine": rendered.end_line,
+         "endColumn": rendered.end_column}, "        ") + "\n      }"
     return (
-        f'    {{\n      "rule": {_value(record["rule"])},\n      "name": {_value(record["name"])},\n'
-        f'      "severity": {_value(record["severity"])},\n      "message": {_value(record["message"])},\n'
-        f'      "hint": {_value(record["hint"])},\n      "path": {_value(record["path"])},\n'
-        f'      "line": {record["line"]!r},\n      "column": {record["column"]!r},\n'
-        f'      "endLine": {record["endLine"]!r},\n      "endColumn": {record["endColumn"]!r},\n'
-        f'      "object": {object_text},\n      "field": {_value(record["field"])},\n'
-        f'      "related": {related_text}\n    }}'
+        f'    {{\n      "rule": {_text(diag.rule)},\n      "name": {_text(diag.name)},\n'
+        f'      "severity": "{diag.severity.value}",\n      "message": {_text(diag.message)},\n'
+        f'      "hint": {_value(diag.hint)},\n      "path": {_text(span.path)},\n'
+        f'      "line": {span.line!r},\n      "column": {span.column!r},\n'
+        f'      "endLine": {span.end_line!r},\n      "endColumn": {span.end_column!r},\n'
+        f'      "object": {objects(diag.object)},\n      "field": {_value(diag.field)},\n'
+        f'      "related": {related_text}{rendered_text}\n    }}'
     )

@@ -15,4 +15,6 @@ def printable(text: str) -> str:
     A manifest (or a rule example) may hold NUL, ESC or a carriage return; printed raw they
     corrupt the terminal or hide text, so every human-readable output escapes them.
     """
+    if text.isprintable():  # every character _CONTROL matches is non-printable: nothing to escape
+        return text
     return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}", text)
