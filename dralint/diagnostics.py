@@ -109,6 +109,41 @@ class Diagnostic(_Record):
         return (self.span.path, self.span.line, self.span.column, self.rule, self.message)
 
 
+#: A diagnostic as plain values, the span's five in the middle (see ``to_rows``).
+Row = tuple
+
+
+def to_rows(diagnostics: Iterable[Diagnostic]) -> list[Row]:
+    """Diagnostics as tuples of plain values, for sending to another process.
+
+    Pickling records calls Python code twice per record on each side (``__reduce__`` and
+    ``__init__``); rows pickle in C, and the receiver builds each record once. A span shared
+    by consecutive diagnostics (several rules on one key) stays one tuple, so one ``Span``.
+    """
+    rows: list[Row] = []
+    last_span: Span | None = None
+    fields: tuple = ()
+    for diag in diagnostics:
+        span = diag.span
+        if span is not last_span:
+            last_span, fields = span, (span.path, span.line, span.column, span.end_line, span.end_column)
+        rows.append((diag.rule, diag.name, diag.severity, diag.message, fields, diag.hint, diag.object, diag.field,
+                     diag.related, diag.rendered))
+    return rows
+
+
+def from_rows(rows: Iterable[Row]) -> list[Diagnostic]:
+    """The diagnostics ``to_rows`` encoded, equal to the originals."""
+    out: list[Diagnostic] = []
+    last_fields: tuple | None = None
+    span: Span | None = None
+    for rule, name, severity, message, fields, hint, obj, field_path, related, rendered in rows:
+        if fields is not last_fields:
+            last_fields, span = fields, Span(*fields)
+        out.append(Diagnostic(rule, name, severity, message, span, hint, obj, field_path, related, rendered))  # type: ignore[arg-type]
+    return out
+
+
 def by_file(diagnostics: Iterable[Diagnostic]) -> Iterator[list[Diagnostic]]:
     """The diagnostics of each file, files in path order, each list in the order given.
 

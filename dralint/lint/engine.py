@@ -19,7 +19,7 @@ from dralint.lint.catalog import DRA_CATEGORIES, Rule, load_catalog
 from dralint.lint.context import Context
 from dralint.lint.dedup import one_per_mistake
 from dralint.lint.fingerprint import fingerprints
-from dralint.diagnostics import Diagnostic, Finding, Related, Replacement, Severity, Span, Suppressed
+from dralint.diagnostics import Diagnostic, Finding, Related, Replacement, Row, Severity, Span, Suppressed, from_rows, to_rows
 from dralint.k8s.manifests import ShapeProblem, objects_from
 from dralint.k8s.objects import KubeObject
 from dralint.lint.options import LintOptions
@@ -161,6 +161,10 @@ def to_diagnostics(findings: Iterable[Finding], options: LintOptions) -> list[Di
     return collect.diagnostics
 
 
+#: Size of the collector's table of recent repeated values.
+_RECENT_VALUES = 4096
+
+
 class _Collector:
     """Turns findings into diagnostics against the catalog and the enabled rules."""
 
@@ -170,8 +174,10 @@ class _Collector:
         self.overrides = {k: Severity(v) for k, v in options.severity_overrides.items()}
         self.profile = options.profile
         self.diagnostics: list[Diagnostic] = []
-        #: One object per distinct message, hint, field and span: a large run repeats them
-        #: (every container without limits, on the same key), and holds every diagnostic.
+        #: One object per distinct hint, field and span among recent findings: a large run
+        #: repeats them (several rules on one container's key, the same hint on every container)
+        #: and holds every diagnostic. Messages name their object and are nearly all distinct.
+        #: Findings arrive object by object, so a bounded table finds nearly all the repeats.
         self._values: dict[object, object] = {}
 
     def empty(self) -> _Collector:
@@ -182,6 +188,8 @@ class _Collector:
         return other
 
     def _one(self, value: T) -> T:
+        if len(self._values) >= _RECENT_VALUES:
+            self._values.clear()
         return self._values.setdefault(value, value)  # type: ignore[return-value]
 
     def add(self, finding: Finding, default_rule: str | None = None) -> None:
@@ -192,7 +200,7 @@ class _Collector:
         severity = self.overrides.get(rule_id) or finding.severity or rule.severity_in(self.profile)
         self.diagnostics.append(
             Diagnostic(
-                rule=rule_id, name=rule.name, severity=severity, message=self._one(finding.message),
+                rule=rule_id, name=rule.name, severity=severity, message=finding.message,
                 span=self._one(finding.span), hint=self._one(finding.hint), object=finding.object,
                 field=self._one(finding.field), related=finding.related,
             )
@@ -411,13 +419,13 @@ def _run_object_checks(checks: list[Check], objects: list[KubeObject], ctx: Cont
     here = os.getpid()
     by_kind = {kind: [c for c in checks if c.kinds is None or kind in c.kinds] for kind in {o.kind for o in objects}}
 
-    def check_slice(index: int) -> list[Diagnostic]:
+    def check_slice(index: int) -> list[Row]:
         # In this process findings go straight to the run's collector; a worker returns its own.
         own = collect if os.getpid() == here else collect.empty()
         for obj in slices[index]:
             for check in by_kind[obj.kind]:
                 _run_check(check, ctx, own, obj)
-        return [] if own is collect else own.diagnostics
+        return [] if own is collect else to_rows(own.diagnostics)
 
     done = 0
     if slices and jobs > 1:
@@ -426,7 +434,7 @@ def _run_object_checks(checks: list[Check], objects: list[KubeObject], ctx: Cont
         check_slice(0)
         done = len(slices.pop(0))
     for index, found in enumerate(ordered_map(check_slice, len(slices), jobs)):
-        collect.diagnostics.extend(found)
+        collect.diagnostics.extend(from_rows(found))
         done += len(slices[index])
         if progress is not None:
             progress.checking(done, len(objects))

@@ -65,7 +65,10 @@ def finish(result: RunResult, options: LintOptions, config: LoadedConfig | None 
     # A broken config or suppression must not go unnoticed because of the profile or --select
     # (both choose manifest checks); only --ignore and severity overrides apply to these rules.
     stage_options = dataclasses.replace(options, profile="strict", select=[])
-    diagnostics = in_report_order(dict.fromkeys(outcome.active + to_diagnostics(own, stage_options)))
+    staged = to_diagnostics(own, stage_options)
+    # The run's diagnostics are already unique and in report order (one_per_mistake), and
+    # suppression keeps that order: only findings of these stages need merging in.
+    diagnostics = in_report_order(dict.fromkeys(outcome.active + staged)) if staged else outcome.active
     sources = dict(result.sources)
     if config is not None and config.source is not None:
         sources.setdefault(config.source.path, config.source)

@@ -12,6 +12,8 @@ from dralint.reporters.terminal import printable
 
 _COLORS = {Severity.ERROR: "\033[1;31m", Severity.WARNING: "\033[1;33m", Severity.INFO: "\033[1;36m"}
 _DIM, _BOLD, _RESET = "\033[2m", "\033[1m", "\033[0m"
+#: ``severity.value`` without the enum's descriptor call, once per finding.
+_NAMES = {s: s.value for s in Severity}
 
 
 class _Paint:
@@ -32,16 +34,20 @@ def _snippet(diag: Diagnostic, result: RunResult, paint: _Paint) -> list[str]:
     gutter = f"{diag.span.line:>5} | "
     start = diag.span.column - 1
     end = diag.span.end_column - 1 if diag.span.end_line == diag.span.line else len(line)
-    # Escaped control characters take several columns; the marker moves with them.
-    shown_start = len(printable(line[:start]).expandtabs(1))
-    width = max(1, len(printable(line[start:max(start, min(end, len(line)))]).expandtabs(1)))
-    marker = " " * len(gutter) + " " * shown_start + "^" + "~" * (width - 1)
-    return [paint(gutter, _DIM) + printable(line).expandtabs(1), paint(marker, _COLORS[diag.severity])]
+    underlined = line[start:max(start, min(end, len(line)))]
+    if line.isprintable():  # no tab, no control character: one column per character
+        shown, shown_start, width = line, start, max(1, len(underlined))
+    else:  # escaped control characters take several columns; the marker moves with them
+        shown = printable(line).expandtabs(1)
+        shown_start = len(printable(line[:start]).expandtabs(1))
+        width = max(1, len(printable(underlined).expandtabs(1)))
+    marker = " " * (len(gutter) + shown_start) + "^" + "~" * (width - 1)
+    return [paint(gutter, _DIM) + shown, paint(marker, _COLORS[diag.severity])]
 
 
 def _finding(diag: Diagnostic, result: RunResult, paint: _Paint) -> list[str]:
     where = printable(f"{diag.span.path}:{diag.span.line}:{diag.span.column}")
-    head = f"{paint(where, _BOLD)}: {paint(diag.severity.value, _COLORS[diag.severity])}: {printable(diag.message)} [{diag.rule}]"
+    head = f"{paint(where, _BOLD)}: {paint(_NAMES[diag.severity], _COLORS[diag.severity])}: {printable(diag.message)} [{diag.rule}]"
     lines = [head, *_snippet(diag, result, paint)]
     if diag.hint:
         lines.append(f"        hint: {printable(diag.hint)}")
