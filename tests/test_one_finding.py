@@ -98,3 +98,14 @@ def test_different_correctness_families_on_one_span_keep_the_worst_then_the_earl
                               _diag("SCH001", "no node", 7, severity=Severity.WARNING)])
     assert [d.rule for d in merged] == ["API007"]
     assert sorted(r.message for r in merged[0].related) == ["also: no node [SCH001]", "also: no such request [REF005]"]
+
+
+def test_an_exact_repeat_is_reported_once_and_near_repeats_are_kept():
+    import dataclasses
+
+    first = _diag("SEC002", "escalation", 3)
+    other_hint = dataclasses.replace(first, hint="a different hint")
+    longer = dataclasses.replace(first, span=Span("f.yaml", 3, 5, 3, 20))
+    kept = one_per_mistake([first, dataclasses.replace(first), other_hint, longer, dataclasses.replace(longer)])
+    assert kept == [first, other_hint, longer]
+    assert kept[0] is first

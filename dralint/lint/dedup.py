@@ -16,6 +16,7 @@ class) are grouped by that check, which knows they share a cause.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable, Iterable
 
 from dralint.diagnostics import Diagnostic, Related, by_file
@@ -25,8 +26,27 @@ from dralint.diagnostics import Diagnostic, Related, by_file
 _PRECEDENCE = ("YAML", "API", "CEL", "REF", "EXT", "SCH")
 
 
+@functools.lru_cache(maxsize=None)
 def _family(rule: str) -> str:
     return rule.rstrip("0123456789")
+
+
+def _each_once(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    """``list(dict.fromkeys(diagnostics))``, comparing whole records only where a cheap key
+    (rule, place, message) repeats: hashing a record hashes all its fields, in Python."""
+    seen: dict[tuple, list[Diagnostic]] = {}
+    out: list[Diagnostic] = []
+    for diag in diagnostics:
+        key = (diag.rule, diag.span.line, diag.span.column, diag.message)
+        same = seen.get(key)
+        if same is None:
+            seen[key] = [diag]
+        elif diag in same:
+            continue
+        else:
+            same.append(diag)
+        out.append(diag)
+    return out
 
 
 def _note(diag: Diagnostic) -> Related:
@@ -66,5 +86,5 @@ def one_per_mistake(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
     """
     out: list[Diagnostic] = []
     for group in by_file(diagnostics):  # a mistake is in one file: merging never crosses files
-        out.extend(sorted(_same_span(list(dict.fromkeys(group))), key=lambda d: d.sort_key))
+        out.extend(sorted(_same_span(_each_once(group)), key=lambda d: d.sort_key))
     return out
