@@ -12,7 +12,7 @@ import os
 import traceback
 from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
-from typing import BinaryIO, Callable, Iterable, Iterator, Protocol, TypeVar
+from typing import BinaryIO, Callable, Iterable, Iterator, Protocol
 
 from dralint.k8s.allocator.examples import PREFIX as EXAMPLE_PREFIX, example_sources
 from dralint.lint.catalog import DRA_CATEGORIES, Rule, load_catalog
@@ -30,8 +30,6 @@ from dralint.lint.score import score
 from dralint.yaml.render import RenderedSource, RenderIssue, plan
 from dralint.yaml.sources import FileIssue, SourceFile, discover, not_a_manifest, read
 from dralint.yaml.loader import Document, LoadResult, SourceText, YamlProblem, load
-
-T = TypeVar("T")
 
 
 class Progress(Protocol):
@@ -187,23 +185,19 @@ class _Collector:
         other.diagnostics, other._values = [], {}
         return other
 
-    def _one(self, value: T) -> T:
-        if len(self._values) >= _RECENT_VALUES:
-            self._values.clear()
-        return self._values.setdefault(value, value)  # type: ignore[return-value]
-
     def add(self, finding: Finding, default_rule: str | None = None) -> None:
         rule_id = finding.rule or default_rule
-        if rule_id is None or rule_id not in self.enabled:
+        rule = self.enabled.get(rule_id) if rule_id is not None else None
+        if rule is None:
             return
-        rule = self.enabled[rule_id]
         severity = self.overrides.get(rule_id) or finding.severity or rule.severity_in(self.profile)
+        values = self._values
+        if len(values) >= _RECENT_VALUES:
+            values.clear()
+        one = values.setdefault
         self.diagnostics.append(
-            Diagnostic(
-                rule=rule_id, name=rule.name, severity=severity, message=finding.message,
-                span=self._one(finding.span), hint=self._one(finding.hint), object=finding.object,
-                field=self._one(finding.field), related=finding.related,
-            )
+            Diagnostic(rule_id, rule.name, severity, finding.message, one(finding.span, finding.span),
+                       one(finding.hint, finding.hint), finding.object, one(finding.field, finding.field), finding.related)
         )
 
     def engine(self, kind: str, message: str, span: Span, hint: str | None = None, related: tuple = ()) -> None:
@@ -389,8 +383,10 @@ def _report_shapes(problems: list[ShapeProblem], collect: _Collector) -> None:
             _shape_problem(problem, collect)
 
 
-def _run_check(check: Check, ctx: Context, collect: _Collector, obj: KubeObject | None) -> None:
-    default = check.default_rule
+def _run_check(check: Check, ctx: Context, collect: _Collector, obj: KubeObject | None, default: str | None = None) -> None:
+    """Run one check; ``default`` is its ``default_rule``, passed in by the per-object loop
+    (which runs each check thousands of times) and looked up here otherwise."""
+    default = default or check.default_rule
     try:
         results = check.function(obj, ctx) if obj is not None else check.function(ctx)
         for finding in results or ():
@@ -417,14 +413,14 @@ def _run_object_checks(checks: list[Check], objects: list[KubeObject], ctx: Cont
     slices of objects go to forked workers, which share the run's index."""
     slices = [objects[i : i + _SLICE] for i in range(0, len(objects), _SLICE)]
     here = os.getpid()
-    by_kind = {kind: [c for c in checks if c.kinds is None or kind in c.kinds] for kind in {o.kind for o in objects}}
+    by_kind = {kind: [(c, c.default_rule) for c in checks if c.kinds is None or kind in c.kinds] for kind in {o.kind for o in objects}}
 
     def check_slice(index: int) -> list[Row]:
         # In this process findings go straight to the run's collector; a worker returns its own.
         own = collect if os.getpid() == here else collect.empty()
         for obj in slices[index]:
-            for check in by_kind[obj.kind]:
-                _run_check(check, ctx, own, obj)
+            for check, default in by_kind[obj.kind]:
+                _run_check(check, ctx, own, obj, default)
         return [] if own is collect else to_rows(own.diagnostics)
 
     done = 0
