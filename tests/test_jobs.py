@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import pickle
+import platform
 import sys
 from pathlib import Path
 
@@ -176,3 +177,8 @@ def test_report_order_file_by_file_is_the_sort_by_sort_key():
         for i in range(500)
     ]
     assert in_report_order(diagnostics) == sorted(diagnostics, key=lambda d: d.sort_key)
+
+
+@pytest.mark.skipif(sys.platform != "linux" or platform.libc_ver()[0] != "glibc", reason="a glibc setting")
+def test_results_from_workers_are_returned_to_the_system_once_freed():
+    assert parallel.return_large_buffers() and parallel.return_large_buffers()

@@ -28,6 +28,31 @@ def available_cpus() -> int:
         return os.cpu_count() or 1
 
 
+#: glibc's mallopt parameter for the size from which allocations get their own mapping.
+_M_MMAP_THRESHOLD = -3
+_buffers_returned = False
+
+
+def return_large_buffers() -> bool:
+    """Have buffers of 1 MiB and more mapped on their own, so freeing one returns it to the
+    system; True when the C library took the setting (glibc).
+
+    Each result from a worker arrives as one buffer (a parsed file of 10,000 documents is
+    some 15 MiB). glibc raises its threshold for separate mappings to the largest buffer freed
+    so far, so from the second result on such buffers come from the heap, whose freed space
+    the process keeps: 16 MiB more peak memory on 50,000 documents in 5 files.
+    """
+    global _buffers_returned
+    if not _buffers_returned:
+        try:
+            import ctypes
+
+            _buffers_returned = ctypes.CDLL(None).mallopt(_M_MMAP_THRESHOLD, 1 << 20) == 1
+        except (OSError, AttributeError):  # not glibc
+            pass
+    return _buffers_returned
+
+
 def _call(index: int) -> object:
     assert _TASK is not None
     return _TASK(index)
@@ -42,6 +67,7 @@ def ordered_map(task: Callable[[int], T], count: int, jobs: int) -> Generator[T,
             yield task(index)
         return
     _TASK = task
+    return_large_buffers()
     try:
         with multiprocessing.get_context("fork").Pool(jobs) as pool:
             # Small chunks keep the workers evenly loaded; each result is one file or one
