@@ -179,6 +179,33 @@ def test_non_string_keys_keep_their_text_form_for_positions():
     assert d.data == {"1": "a", "true": "b", "null": "c"}
 
 
+KEYS = """\
+plain: 1
+"quoted": 2
+'single': 3
+yes: 4
+0x1F: 5
+~: 6
+? |
+  block key
+: 7
+"""
+
+
+@pytest.mark.parametrize(("key", "written"), [
+    ("plain", "plain"), ("quoted", '"quoted"'), ("single", "'single'"),
+    ("true", "yes"), ("31", "0x1F"), ("null", "~"), ("block key\n", "|\n  block key\n"),
+])
+def test_a_key_spans_exactly_its_text_however_it_is_written(key, written):
+    # Most keys are stored as where they start, their end following from the key's text; the
+    # keys whose text differs from how they are written keep their whole position.
+    span = doc(KEYS).locate((key,), key=True)
+    line, column = at(KEYS, written)
+    last_line = line + written.count("\n")
+    last_column = len(written) - written.rfind("\n") if "\n" in written else column + len(written)
+    assert (start(span), end(span)) == ((line, column), (last_line, last_column))
+
+
 # --- merge keys, duplicates, aliases ----------------------------------------------------------
 
 MERGE = """\

@@ -45,10 +45,29 @@ MAX_DEPTH = 256
 PathKey = str | int
 DataPath = tuple[PathKey, ...]
 # (line, column, end_line, end_column, style): 0-based, as libyaml reports them. A mapping's or
-# a list's position has a sixth element, the positions of its entries: for a mapping, key ->
-# (key position, value position); for a list, one position per item. Positions so form a tree
-# beside the data, which ``pickle`` can store and restore in one C call each way.
+# a list's position has a sixth element, the positions of its entries: for a list, one position
+# per item; for a mapping, key -> (key position, value position), or (key line, key column,
+# value position) for the usual key, a plain one-line scalar whose text is the key itself
+# (see ``_entry``). Positions so form a tree beside the data, which ``pickle`` can store and
+# restore in one C call each way.
 Pos = tuple[Any, ...]
+
+
+def _entry(key: str, key_pos: Pos, value_pos: Pos) -> tuple:
+    """A mapping entry's positions; for the usual key only where it starts, since its end
+    follows from its text: a third of a frozen document's size, and fewer objects to expand."""
+    line, column, end_line, end_column, style = key_pos
+    if style == "" and end_line == line and end_column - column == len(key):
+        return (line, column, value_pos)
+    return (key_pos, value_pos)
+
+
+def _entry_key_pos(key: str, entry: tuple) -> Pos:
+    """The key position an entry made by ``_entry`` stands for."""
+    if len(entry) == 2:
+        return entry[0]
+    line, column = entry[0], entry[1]
+    return (line, column, line, column + len(key), "")
 
 
 @dataclass(frozen=True)
@@ -174,20 +193,25 @@ class Document:
         if not self._expanded:
             self._thaw()
         value_pos: Pos = self._root
-        key_pos: Pos | None = None
+        # The key's entry and text, made into a key position only on the way out.
+        entry: tuple | None = None
+        key: Any = None
+        matched = len(path)
         for depth, step in enumerate(path):
             children = value_pos[5] if len(value_pos) > 5 else None
             if type(children) is dict:
-                entry = children.get(step)
-                if entry is None:
-                    return value_pos, key_pos, depth
-                key_pos, value_pos = entry
+                found = children.get(step)
+                if found is None:
+                    matched = depth
+                    break
+                entry, key, value_pos = found, step, found[-1]
             elif type(children) is list and isinstance(step, int) and -len(children) <= step < len(children):
                 value_pos = children[step]
-                key_pos = None
+                entry = None
             else:
-                return value_pos, key_pos, depth
-        return value_pos, key_pos, len(path)
+                matched = depth
+                break
+        return value_pos, None if entry is None else _entry_key_pos(key, entry), matched
 
     def has_path(self, path: DataPath) -> bool:
         return self._walk(path)[2] == len(path)
@@ -458,7 +482,7 @@ class _Builder:
         if not isinstance(key, str):
             key = _key_text(key)
         if key in container:
-            first = frame.positions[key][0]
+            first = _entry_key_pos(key, frame.positions[key])
             self._problem(
                 "duplicate-key",
                 f"duplicate key '{key}': the API server rejects it under strict field validation; "
@@ -467,7 +491,7 @@ class _Builder:
                 ((first[0], first[1], "first defined here"),),
             )
         container[key] = value
-        frame.positions[key] = (key_pos, pos)
+        frame.positions[key] = _entry(key, key_pos, pos)  # type: ignore[arg-type]
 
     def _bomb(self, pos: Pos, size: int) -> None:
         self._problem(
@@ -679,8 +703,8 @@ class _Relocate:
         if id(children) not in moved:
             moved.add(id(children))
             if isinstance(children, dict):
-                for key, (kpos, vpos) in children.items():
-                    children[key] = (self.pos(kpos), self.tree(vpos, moved))
+                for key, entry in children.items():
+                    children[key] = (self.pos(_entry_key_pos(key, entry)), self.tree(entry[-1], moved))
             else:
                 children[:] = [self.tree(p, moved) for p in children]
         return out + (children,)
