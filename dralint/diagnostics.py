@@ -117,16 +117,16 @@ def to_rows(diagnostics: Iterable[Diagnostic]) -> list[Row]:
     """Diagnostics as tuples of plain values, for sending to another process.
 
     Pickling records calls Python code twice per record on each side (``__reduce__`` and
-    ``__init__``); rows pickle in C, and the receiver builds each record once. A span shared
-    by consecutive diagnostics (several rules on one key) stays one tuple, so one ``Span``.
+    ``__init__``); rows pickle in C, and the receiver builds each record once. A span the
+    diagnostics share (several rules on one key) stays one tuple, so one ``Span`` again.
     """
     rows: list[Row] = []
-    last_span: Span | None = None
-    fields: tuple = ()
+    spans: dict[int, tuple] = {}  # by id: every span is alive until the rows are made
     for diag in diagnostics:
         span = diag.span
-        if span is not last_span:
-            last_span, fields = span, (span.path, span.line, span.column, span.end_line, span.end_column)
+        fields = spans.get(id(span))
+        if fields is None:
+            fields = spans[id(span)] = (span.path, span.line, span.column, span.end_line, span.end_column)
         rows.append((diag.rule, diag.name, diag.severity, diag.message, fields, diag.hint, diag.object, diag.field,
                      diag.related, diag.rendered))
     return rows
@@ -135,11 +135,11 @@ def to_rows(diagnostics: Iterable[Diagnostic]) -> list[Row]:
 def from_rows(rows: Iterable[Row]) -> list[Diagnostic]:
     """The diagnostics ``to_rows`` encoded, equal to the originals."""
     out: list[Diagnostic] = []
-    last_fields: tuple | None = None
-    span: Span | None = None
+    spans: dict[int, Span] = {}  # by id: the rows hold every fields tuple until the end
     for rule, name, severity, message, fields, hint, obj, field_path, related, rendered in rows:
-        if fields is not last_fields:
-            last_fields, span = fields, Span(*fields)
+        span = spans.get(id(fields))
+        if span is None:
+            span = spans[id(fields)] = Span(*fields)
         out.append(Diagnostic(rule, name, severity, message, span, hint, obj, field_path, related, rendered))  # type: ignore[arg-type]
     return out
 

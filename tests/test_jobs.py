@@ -182,3 +182,17 @@ def test_report_order_file_by_file_is_the_sort_by_sort_key():
 @pytest.mark.skipif(sys.platform != "linux" or platform.libc_ver()[0] != "glibc", reason="a glibc setting")
 def test_results_from_workers_are_returned_to_the_system_once_freed():
     assert parallel.return_large_buffers() and parallel.return_large_buffers()
+
+
+def test_diagnostics_travel_as_rows_and_come_back_equal_with_shared_spans():
+    from dralint.diagnostics import Diagnostic, ObjectRef, Related, Severity, Span, from_rows, to_rows
+
+    key, other = Span("a.yaml", 300, 5, 300, 9), Span("a.yaml", 301, 5, 302, 1)
+    ref = ObjectRef("v1", "Pod", "ns", "p")
+    sent = [Diagnostic("SEC001", "one", Severity.ERROR, "m1", key, "h", ref, "spec"),
+            Diagnostic("REL002", "two", Severity.WARNING, "m2", other, None, ref, None, (Related(key, "note"),)),
+            Diagnostic("SEC002", "three", Severity.INFO, "m3", key, rendered=Span("<render>", 3, 1, 3, 2))]
+    received = from_rows(pickle.loads(pickle.dumps(to_rows(sent), 5)))
+    assert received == sent
+    assert received[0].span is received[2].span and received[0].span is not received[1].span
+    assert received[0].object is received[1].object
