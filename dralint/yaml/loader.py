@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import bisect
 import math
+import operator
 import pickle
 import re
 from array import array
@@ -83,6 +84,9 @@ class YamlProblem:
     related: tuple[tuple[int, int, str], ...] = ()
 
 
+_MATCH_END = operator.methodcaller("end")
+
+
 @dataclass
 class SourceText:
     """The decoded text of one file plus a line index, shared by all its documents."""
@@ -97,7 +101,7 @@ class SourceText:
         (a run keeps the line index of every file it reports on)."""
         if self._line_starts is None:
             self._line_starts = array("I" if len(self.text) < 2**32 else "q", [0])
-            self._line_starts.extend(m.end() for m in re.finditer("\n", self.text))
+            self._line_starts.extend(map(_MATCH_END, re.finditer("\n", self.text)))
         return self._line_starts
 
     def offset(self, line: int, column: int) -> int:
