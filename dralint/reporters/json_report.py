@@ -80,6 +80,10 @@ def render(result: RunResult, color: bool = False) -> str:
     return "".join(chunks(result, color))
 
 
+#: ``severity.value`` without the enum's descriptor call, once per diagnostic.
+_SEVERITY = {s: s.value for s in Severity}
+
+
 def _value(value: str | int | None) -> str:
     """A scalar of a diagnostic as ``json.dumps`` writes it."""
     if value is None:
@@ -124,7 +128,7 @@ def _diagnostic_text(diag: Diagnostic, objects: _ObjectTexts) -> str:
          "endColumn": rendered.end_column}, "        ") + "\n      }"
     return (
         f'    {{\n      "rule": {_text(diag.rule)},\n      "name": {_text(diag.name)},\n'
-        f'      "severity": "{diag.severity.value}",\n      "message": {_text(diag.message)},\n'
+        f'      "severity": "{_SEVERITY[diag.severity]}",\n      "message": {_text(diag.message)},\n'
         f'      "hint": {_value(diag.hint)},\n      "path": {_text(span.path)},\n'
         f'      "line": {span.line!r},\n      "column": {span.column!r},\n'
         f'      "endLine": {span.end_line!r},\n      "endColumn": {span.end_column!r},\n'
