@@ -67,12 +67,13 @@ def test_the_report_is_byte_identical_for_any_number_of_jobs(tmp_path, parallel_
         assert {"YAML001", "SEC003", "REF007"} <= {d["rule"] for d in report["diagnostics"]}
 
 
-def test_a_check_that_fails_in_a_worker_is_reported_like_one_that_fails_here(tmp_path, parallel_everything, monkeypatch):
+@pytest.mark.parametrize("rule", [BROKEN_CHECK_RULE, "EXT002"])  # a per-object check, a run-wide one
+def test_a_check_that_fails_in_a_worker_is_reported_like_one_that_fails_here(tmp_path, parallel_everything, monkeypatch, rule):
     from dralint.lint.registry import all_checks
 
-    check = next(c for c in all_checks() if BROKEN_CHECK_RULE in c.rules)
+    check = next(c for c in all_checks() if rule in c.rules)
 
-    def broken(obj, ctx):
+    def broken(*args):
         raise RuntimeError("boom")
 
     index = engine.all_checks().index(check)
