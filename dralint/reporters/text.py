@@ -45,10 +45,10 @@ def _snippet(diag: Diagnostic, result: RunResult, paint: _Paint) -> list[str]:
     return [paint(gutter, _DIM) + shown, paint(marker, _COLORS[diag.severity])]
 
 
-def _finding(diag: Diagnostic, result: RunResult, paint: _Paint) -> list[str]:
+def _finding(diag: Diagnostic, result: RunResult, paint: _Paint, snippet: list[str]) -> list[str]:
     where = printable(f"{diag.span.path}:{diag.span.line}:{diag.span.column}")
     head = f"{paint(where, _BOLD)}: {paint(_NAMES[diag.severity], _COLORS[diag.severity])}: {printable(diag.message)} [{diag.rule}]"
-    lines = [head, *_snippet(diag, result, paint)]
+    lines = [head, *snippet]
     if diag.hint:
         lines.append(f"        hint: {printable(diag.hint)}")
     if diag.rendered is not None:
@@ -77,9 +77,16 @@ def summary(result: RunResult) -> str:
 def render(result: RunResult, color: bool = False) -> str:
     paint = _Paint(color)
     out: list[str] = []
+    # Several findings often share one span (rules on one key) and so one source excerpt;
+    # spans shared that way are one object, and every diagnostic keeps its span alive here.
+    snippets: dict[tuple[int, Severity], list[str]] = {}
     for severity in Severity:
         for diag in (d for d in result.diagnostics if d.severity is severity):
-            out.extend(_finding(diag, result, paint))
+            key = (id(diag.span), severity)
+            snippet = snippets.get(key)
+            if snippet is None:
+                snippet = snippets[key] = _snippet(diag, result, paint)
+            out.extend(_finding(diag, result, paint, snippet))
             out.append("")
     out.append(summary(result))
     return "\n".join(out) + "\n"
