@@ -140,7 +140,7 @@ def from_rows(rows: Iterable[Row]) -> list[Diagnostic]:
         span = spans.get(id(fields))
         if span is None:
             span = spans[id(fields)] = Span(*fields)
-        out.append(Diagnostic(rule, name, severity, message, span, hint, obj, field_path, related, rendered))  # type: ignore[arg-type]
+        out.append(Diagnostic(rule, name, severity, message, span, hint, obj, field_path, related, rendered))
     return out
 
 

@@ -12,7 +12,7 @@ import os
 import traceback
 from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
-from typing import BinaryIO, Callable, Iterable, Iterator, Protocol
+from typing import Any, BinaryIO, Callable, Iterable, Iterator, Protocol
 
 from dralint.k8s.allocator.examples import PREFIX as EXAMPLE_PREFIX, example_sources
 from dralint.lint.catalog import DRA_CATEGORIES, Rule, load_catalog
@@ -176,7 +176,7 @@ class _Collector:
         #: repeats them (several rules on one container's key, the same hint on every container)
         #: and holds every diagnostic. Messages name their object and are nearly all distinct.
         #: Findings arrive object by object, so a bounded table finds nearly all the repeats.
-        self._values: dict[object, object] = {}
+        self._values: dict[Any, Any] = {}
 
     def empty(self) -> _Collector:
         """A collector with this one's rules and severities and no diagnostics yet, for one
@@ -187,8 +187,7 @@ class _Collector:
 
     def add(self, finding: Finding, default_rule: str | None = None) -> None:
         rule_id = finding.rule or default_rule
-        rule = self.enabled.get(rule_id) if rule_id is not None else None
-        if rule is None:
+        if rule_id is None or (rule := self.enabled.get(rule_id)) is None:
             return
         severity = self.overrides.get(rule_id) or finding.severity or rule.severity_in(self.profile)
         values = self._values
