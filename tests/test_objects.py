@@ -72,3 +72,16 @@ def test_pod_templates_of_every_workload_kind(kind):
 def test_objects_without_pods_have_no_templates():
     (cm,) = objects("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n")
     assert pod_templates(cm) == []
+
+
+def test_spans_kept_per_path_and_key_and_dropped_with_the_expanded_document():
+    """Spans are kept while the document is expanded: the same path as key and as value, and
+    two paths, must each get their own span, before and after the document is frozen."""
+    (pod,) = objects("apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: c\n    image: i\n")
+    image = ("spec", "containers", 0, "image")
+    for _ in range(2):
+        value, key, name = pod.span(image), pod.span(image, key=True), pod.span(("spec", "containers", 0, "name"))
+        assert (value.line, value.column, key.column, name.line, name.column) == (8, 12, 5, 7, 11)
+        assert pod.finding(list(image), "m").span == value and pod.finding(image, "m", key=True).span == key
+        assert pod.span(("spec", "missing", "deeper")) == pod.span(("spec",), key=True)
+        pod.doc.freeze()

@@ -153,7 +153,19 @@ class KubeObject:
         return node
 
     def span(self, path: DataPath, key: bool = False) -> Span:
-        return self.doc.locate(self.base + tuple(path), key=key)
+        """Span of the key or value at ``path`` (see ``Document.locate``).
+
+        Kept per document while it is expanded: several findings of one object usually point
+        at the same place (three rules at a container's ``name``), and the walk to it costs
+        more than the lookup.
+        """
+        where = self.base + tuple(path) if self.base else tuple(path)
+        spans = self.doc.derived
+        memo_key = ("span", where, key)
+        span = spans.get(memo_key)
+        if span is None:
+            span = spans[memo_key] = self.doc.locate(where, key=key)
+        return span
 
     def scalar_span(self, path: DataPath, start: int, end: int | None = None) -> Span:
         """Span of characters ``start:end`` inside the string value at ``path``."""
@@ -172,16 +184,9 @@ class KubeObject:
         span: Span | None = None,
     ) -> Finding:
         """A finding about this object, located at the key or value at ``path``."""
-        return Finding(
-            message=message,
-            span=span or self.span(path, key=key),
-            hint=hint,
-            rule=rule,
-            field=field_path(tuple(path)) or None,
-            object=self.ref,
-            related=tuple(related),
-            severity=severity,
-        )
+        path = tuple(path)
+        return Finding(message, span or self.span(path, key), hint, rule, field_path(path) or None, self.ref,
+                       tuple(related), severity)
 
     def related(self, path: DataPath, message: str, key: bool = False) -> Related:
         """A pointer at this object for a finding reported on another one."""
@@ -212,12 +217,23 @@ class PodTemplate:
     metadata_path: DataPath | None = None
     extra: dict[str, Any] = field(default_factory=dict)
     _containers: list[tuple[DataPath, dict[str, Any]]] | None = field(default=None, init=False, repr=False, compare=False)
+    _derived: dict[Any, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
-    @property
+    @functools.cached_property
     def label(self) -> str:
-        """How a report names this template: ``Deployment ns/name`` or ``... (worker)``."""
+        """How a report names this template: ``Deployment ns/name`` or ``... (worker)``.
+
+        Every finding about the template starts with it, so it is built once."""
         suffix = f" ({self.role})" if self.role else ""
         return self.owner.display + suffix
+
+    def memo(self, key: Any, factory: Callable[[], T]) -> T:
+        """A value several checks derive from this template (its containers' security
+        settings), computed once. It lives as long as the template, which ``pod_templates``
+        keeps only while the document is expanded."""
+        if key not in self._derived:
+            self._derived[key] = factory()
+        return self._derived[key]  # type: ignore[no-any-return]
 
     def containers(self) -> Iterator[tuple[DataPath, dict[str, Any]]]:
         """Every container of the template with its path, init and ephemeral included.

@@ -315,7 +315,7 @@ def check_pod_security(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     active = exemption_enabled(ctx)
     for template in pod_templates(obj):
         taken = replaced(template, ctx)
-        findings = [f for f in _template_findings(template) if (f.rule, f.span) not in taken]
+        findings = [f for f in _template_findings(template) if (f.rule, f.span) not in taken] if taken else list(_template_findings(template))
         exemption = device_driver(template) if active else None
         if exemption is None:
             yield from findings
