@@ -85,3 +85,20 @@ def test_spans_kept_per_path_and_key_and_dropped_with_the_expanded_document():
         assert pod.finding(list(image), "m").span == value and pod.finding(image, "m", key=True).span == key
         assert pod.span(("spec", "missing", "deeper")) == pod.span(("spec",), key=True)
         pod.doc.freeze()
+
+
+def test_running_containers_are_kept_per_template():
+    """Each template keeps its own list: the launcher's native sidecar must not leak into the
+    worker's, and the worker's plain init container stays out."""
+    from dralint.k8s.workloads import running_containers
+
+    (job,) = objects(
+        "apiVersion: kubeflow.org/v2beta1\nkind: MPIJob\nmetadata: {name: j}\nspec:\n  mpiReplicaSpecs:\n"
+        "    Launcher:\n      template:\n        spec:\n          initContainers: [{name: side, restartPolicy: Always}]\n"
+        "          containers: [{name: l}]\n"
+        "    Worker:\n      template:\n        spec:\n          initContainers: [{name: setup}]\n          containers: [{name: w}]\n"
+    )
+    launcher, worker = pod_templates(job)
+    for _ in range(2):
+        assert [c["name"] for _, c in running_containers(launcher)] == ["side", "l"]
+        assert [c["name"] for _, c in running_containers(worker)] == ["w"]

@@ -348,9 +348,10 @@ def pod_templates(obj: KubeObject) -> list[PodTemplate]:
         return []  # decided without expanding the document
     derived = obj.doc.derived
     key = ("pod-templates", obj.base)
-    if key not in derived:
-        derived[key] = _find_templates(obj)
-    return derived[key]
+    found: list[PodTemplate] | None = derived.get(key)
+    if found is None:
+        found = derived[key] = _find_templates(obj)
+    return found
 
 
 def _find_templates(obj: KubeObject) -> list[PodTemplate]:

@@ -59,6 +59,8 @@ def _names(names: list[str]) -> str:
 def _grouped(template: PodTemplate, rule: str, entries: Sequence[tuple[DataPath | None, ContainerSecurity, str]],
              hint: str) -> Iterator[Finding]:
     """One finding per deciding field (or per template when no field decides), naming the containers."""
+    if not entries:
+        return
     by_path: dict[DataPath | None, list[tuple[ContainerSecurity, str]]] = {}
     for path, sec, reason in entries:
         by_path.setdefault(path, []).append((sec, reason))
@@ -126,6 +128,8 @@ def _host_paths(template: PodTemplate) -> Iterator[Finding]:
 
 def _writable_host_mounts(template: PodTemplate) -> Iterator[Finding]:
     host_volumes = {str(v.get("name")): path for _, path, v in host_path_volumes(template) if not _socket_in(path)}
+    if not host_volumes:
+        return
     for sec in containers(template):
         mounts = sec.container.get("volumeMounts")
         for index, mount in enumerate(mounts if isinstance(mounts, list) else []):
