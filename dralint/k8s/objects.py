@@ -32,6 +32,8 @@ CLUSTER_SCOPED_KINDS = frozenset(
 
 
 T = TypeVar("T")
+#: Marks a missing key in ``KubeObject.get`` (None may be a value).
+_ABSENT = object()
 
 
 class ObjectIndex(Protocol):
@@ -99,8 +101,9 @@ class KubeObject:
     @property
     def data(self) -> dict[str, Any]:
         node = self.doc.data
-        for step in self.base:
-            node = node[step]
+        if self.base:  # a List's item
+            for step in self.base:
+                node = node[step]
         return node
 
     @property
@@ -143,9 +146,9 @@ class KubeObject:
         node: Any = self.data
         for step in path:
             if isinstance(node, dict) and isinstance(step, str):
-                if step not in node:
+                node = node.get(step, _ABSENT)
+                if node is _ABSENT:
                     return default
-                node = node[step]
             elif isinstance(node, list) and isinstance(step, int) and -len(node) <= step < len(node):
                 node = node[step]
             else:
