@@ -102,3 +102,14 @@ def test_running_containers_are_kept_per_template():
     for _ in range(2):
         assert [c["name"] for _, c in running_containers(launcher)] == ["side", "l"]
         assert [c["name"] for _, c in running_containers(worker)] == ["w"]
+
+
+def test_items_of_one_list_keep_their_own_pod_templates():
+    """A List's items share one document, and so the place their templates are kept: each
+    item must still get its own, whichever is asked first."""
+    text = ("apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Pod\n  metadata: {name: a}\n  spec: {containers: [{name: ca}]}\n"
+            "- apiVersion: v1\n  kind: Pod\n  metadata: {name: b}\n  spec: {containers: [{name: cb}]}\n")
+    first, second = objects(text)
+    for obj, name in ((second, "cb"), (first, "ca"), (second, "cb")):
+        (template,) = pod_templates(obj)
+        assert [c["name"] for _, c in template.containers()] == [name] and template.owner is obj

@@ -350,7 +350,8 @@ def pod_templates(obj: KubeObject) -> list[PodTemplate]:
     if obj.kind not in POD_TEMPLATE_KINDS:
         return []  # decided without expanding the document
     derived = obj.doc.derived
-    key = ("pod-templates", obj.base)
+    # A plain string for a top-level object (nearly all): asked for ~20 times per object.
+    key = ("pod-templates", obj.base) if obj.base else "pod-templates"
     found: list[PodTemplate] | None = derived.get(key)
     if found is None:
         found = derived[key] = _find_templates(obj)
