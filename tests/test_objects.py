@@ -113,3 +113,23 @@ def test_items_of_one_list_keep_their_own_pod_templates():
     for obj, name in ((second, "cb"), (first, "ca"), (second, "cb")):
         (template,) = pod_templates(obj)
         assert [c["name"] for _, c in template.containers()] == [name] and template.owner is obj
+
+
+def test_extended_requests_are_kept_per_template_mode_and_container():
+    """Plain and implicit (``deviceclass.resource.kubernetes.io/``) requests are kept apart, and
+    each container keeps its own: asking for one must not answer another."""
+    from dralint.k8s.migration import template_extended_requests
+
+    (pod,) = objects(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n"
+        "  - {name: a, resources: {limits: {nvidia.com/gpu: 1, cpu: 1}}}\n"
+        "  - {name: b}\n"
+        "  - {name: c, resources: {requests: {deviceclass.resource.kubernetes.io/gpu: 2}, limits: {example.com/nic: 1}}}\n"
+    )
+    (template,) = pod_templates(pod)
+    for _ in range(2):
+        plain = template_extended_requests(template, implicit=False)
+        implicit = template_extended_requests(template, implicit=True)
+        assert {path[-1]: [r.resource for r in found] for path, found in plain.items()} == {0: ["nvidia.com/gpu"], 2: ["example.com/nic"]}
+        assert {path[-1]: [r.resource for r in found] for path, found in implicit.items()} == {2: ["deviceclass.resource.kubernetes.io/gpu"]}
+        assert implicit[("spec", "containers", 2)][0].path == ("spec", "containers", 2, "resources", "requests", "deviceclass.resource.kubernetes.io/gpu")

@@ -236,7 +236,7 @@ class PodTemplate:
         keeps only while the document is expanded."""
         if key not in self._derived:
             self._derived[key] = factory()
-        return self._derived[key]  # type: ignore[no-any-return]
+        return self._derived[key]
 
     def containers(self) -> Iterator[tuple[DataPath, dict[str, Any]]]:
         """Every container of the template with its path, init and ephemeral included.
