@@ -32,7 +32,7 @@ CLUSTER_SCOPED_KINDS = frozenset(
 
 
 T = TypeVar("T")
-#: Marks a missing key in ``KubeObject.get`` (None may be a value).
+#: Marks a missing key in ``KubeObject.get`` and ``PodTemplate.memo`` (None may be a value).
 _ABSENT = object()
 
 
@@ -143,7 +143,7 @@ class KubeObject:
 
     def get(self, path: DataPath, default: Any = None) -> Any:
         """The value at ``path`` inside this object, or ``default``."""
-        node: Any = self.data
+        node: Any = self.doc.data if not self.base else self.data
         for step in path:
             if isinstance(node, dict) and isinstance(step, str):
                 node = node.get(step, _ABSENT)
@@ -234,9 +234,10 @@ class PodTemplate:
         """A value several checks derive from this template (its containers' security
         settings), computed once. It lives as long as the template, which ``pod_templates``
         keeps only while the document is expanded."""
-        if key not in self._derived:
-            self._derived[key] = factory()
-        return self._derived[key]
+        value = self._derived.get(key, _ABSENT)
+        if value is _ABSENT:
+            value = self._derived[key] = factory()
+        return value
 
     def containers(self) -> Iterator[tuple[DataPath, dict[str, Any]]]:
         """Every container of the template with its path, init and ephemeral included.
