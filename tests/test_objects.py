@@ -133,3 +133,28 @@ def test_extended_requests_are_kept_per_template_mode_and_container():
         assert {path[-1]: [r.resource for r in found] for path, found in plain.items()} == {0: ["nvidia.com/gpu"], 2: ["example.com/nic"]}
         assert {path[-1]: [r.resource for r in found] for path, found in implicit.items()} == {2: ["deviceclass.resource.kubernetes.io/gpu"]}
         assert implicit[("spec", "containers", 2)][0].path == ("spec", "containers", 2, "resources", "requests", "deviceclass.resource.kubernetes.io/gpu")
+
+
+def test_values_kept_for_a_template_are_freed_with_the_expanded_document():
+    """A run turns the cyclic collector off: what checks keep about a template (container
+    security records point back at it) must go by reference counting once the document is
+    frozen, or every expanded tree would stay in memory."""
+    import gc
+    import weakref
+
+    from dralint.k8s.podsec import containers
+
+    (pod,) = objects("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: c, image: i}]\n")
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        (template,) = pod_templates(pod)
+        sec = next(containers(template))
+        assert next(containers(template)) is sec
+        kept = weakref.ref(sec), weakref.ref(template)
+        del sec, template
+        pod.doc.freeze()
+        assert [ref() for ref in kept] == [None, None]
+    finally:
+        if was_enabled:
+            gc.enable()

@@ -32,7 +32,7 @@ CLUSTER_SCOPED_KINDS = frozenset(
 
 
 T = TypeVar("T")
-#: Marks a missing key in ``KubeObject.get`` and ``PodTemplate.memo`` (None may be a value).
+#: Marks a missing key in ``KubeObject.get`` (None may be a value).
 _ABSENT = object()
 
 
@@ -220,7 +220,6 @@ class PodTemplate:
     metadata_path: DataPath | None = None
     extra: dict[str, Any] = field(default_factory=dict)
     _containers: list[tuple[DataPath, dict[str, Any]]] | None = field(default=None, init=False, repr=False, compare=False)
-    _derived: dict[Any, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @functools.cached_property
     def label(self) -> str:
@@ -232,12 +231,20 @@ class PodTemplate:
 
     def memo(self, key: Any, factory: Callable[[], T]) -> T:
         """A value several checks derive from this template (its containers' security
-        settings), computed once. It lives as long as the template, which ``pod_templates``
-        keeps only while the document is expanded."""
-        value = self._derived.get(key, _ABSENT)
-        if value is _ABSENT:
-            value = self._derived[key] = factory()
-        return value
+        settings), computed once.
+
+        It is kept with the document's other derived values, which go when the document is
+        frozen again, and not on the template: a value that points back at the template (a
+        container's security record does) would form a cycle with it, and the run turns the
+        cyclic collector off, so the pair and the expanded tree under it would never be freed.
+        The entry holds the template too, so its ``id`` is not reused while the entry exists.
+        """
+        derived = self.owner.doc.derived
+        memo_key = ("pod-template-memo", id(self), key)
+        found = derived.get(memo_key)
+        if found is None:
+            found = derived[memo_key] = (self, factory())
+        return found[1]
 
     def containers(self) -> Iterator[tuple[DataPath, dict[str, Any]]]:
         """Every container of the template with its path, init and ephemeral included.
