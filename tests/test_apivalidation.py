@@ -11,7 +11,7 @@ import yaml
 
 from dralint.k8s.apivalidation import check_pod_spec, validate_object, version_verdict
 from dralint.k8s.apivalidation import errors as E
-from dralint.k8s.apivalidation import formats
+from dralint.k8s.apivalidation import formats, meta
 from dralint.k8s.quantity import quantity_value
 from dralint.k8s.apivalidation.schema import schema_set
 from dra_manifests import resource_claim
@@ -366,3 +366,24 @@ def test_validation_inside_a_discarded_status_is_not_reported_but_decoding_is():
     rules = {(e.rule, e.path[-1]) for e in validate_object(pod)}
     assert {("API001", "bogus"), ("API002", "restartCount")} <= rules
     assert not any(rule == "API003" for rule, _ in rules)
+
+
+@pytest.mark.parametrize("field_name, value", [
+    ("annotations", {"big": "x" * (256 * 1024)}),
+    ("finalizers", ["a/b/c"]),
+    ("ownerReferences", [{"apiVersion": "v1", "kind": "Job", "name": "", "uid": "u"}]),
+    *[(name, "x") for name in sorted(meta.SERVER_SET_FIELDS)],
+])
+def test_each_metadata_field_is_checked_on_its_own(field_name, value):
+    """``check_object_meta`` skips its last checks when none of their fields is there: each
+    field alone must still be reported."""
+    data = {"metadata": {"name": "ok", field_name: value}}
+    assert [e.path[:2] for e in meta.check_object_meta(data, "ConfigMap", False)] == [("metadata", field_name)]
+    assert meta.check_object_meta({"metadata": {"name": "ok", "labels": {"a": "b"}}}, "ConfigMap", False) == []
+
+
+def test_version_verdicts_are_kept_per_api_version_and_kind():
+    assert version_verdict("apps/v1", "Deployment").definition == "io.k8s.api.apps.v1.Deployment"
+    assert version_verdict("apps/v1", "Deployment") is version_verdict("apps/v1", "Deployment")
+    assert version_verdict("apps/v1beta1", "Deployment").definition is None
+    assert version_verdict("apps/v1", "DaemonSet").definition == "io.k8s.api.apps.v1.DaemonSet"

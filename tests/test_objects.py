@@ -72,3 +72,89 @@ def test_pod_templates_of_every_workload_kind(kind):
 def test_objects_without_pods_have_no_templates():
     (cm,) = objects("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n")
     assert pod_templates(cm) == []
+
+
+def test_spans_kept_per_path_and_key_and_dropped_with_the_expanded_document():
+    """Spans are kept while the document is expanded: the same path as key and as value, and
+    two paths, must each get their own span, before and after the document is frozen."""
+    (pod,) = objects("apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: c\n    image: i\n")
+    image = ("spec", "containers", 0, "image")
+    for _ in range(2):
+        value, key, name = pod.span(image), pod.span(image, key=True), pod.span(("spec", "containers", 0, "name"))
+        assert (value.line, value.column, key.column, name.line, name.column) == (8, 12, 5, 7, 11)
+        assert pod.finding(list(image), "m").span == value and pod.finding(image, "m", key=True).span == key
+        assert pod.span(("spec", "missing", "deeper")) == pod.span(("spec",), key=True)
+        pod.doc.freeze()
+
+
+def test_running_containers_are_kept_per_template():
+    """Each template keeps its own list: the launcher's native sidecar must not leak into the
+    worker's, and the worker's plain init container stays out."""
+    from dralint.k8s.workloads import running_containers
+
+    (job,) = objects(
+        "apiVersion: kubeflow.org/v2beta1\nkind: MPIJob\nmetadata: {name: j}\nspec:\n  mpiReplicaSpecs:\n"
+        "    Launcher:\n      template:\n        spec:\n          initContainers: [{name: side, restartPolicy: Always}]\n"
+        "          containers: [{name: l}]\n"
+        "    Worker:\n      template:\n        spec:\n          initContainers: [{name: setup}]\n          containers: [{name: w}]\n"
+    )
+    launcher, worker = pod_templates(job)
+    for _ in range(2):
+        assert [c["name"] for _, c in running_containers(launcher)] == ["side", "l"]
+        assert [c["name"] for _, c in running_containers(worker)] == ["w"]
+
+
+def test_items_of_one_list_keep_their_own_pod_templates():
+    """A List's items share one document, and so the place their templates are kept: each
+    item must still get its own, whichever is asked first."""
+    text = ("apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Pod\n  metadata: {name: a}\n  spec: {containers: [{name: ca}]}\n"
+            "- apiVersion: v1\n  kind: Pod\n  metadata: {name: b}\n  spec: {containers: [{name: cb}]}\n")
+    first, second = objects(text)
+    for obj, name in ((second, "cb"), (first, "ca"), (second, "cb")):
+        (template,) = pod_templates(obj)
+        assert [c["name"] for _, c in template.containers()] == [name] and template.owner is obj
+
+
+def test_extended_requests_are_kept_per_template_mode_and_container():
+    """Plain and implicit (``deviceclass.resource.kubernetes.io/``) requests are kept apart, and
+    each container keeps its own: asking for one must not answer another."""
+    from dralint.k8s.migration import template_extended_requests
+
+    (pod,) = objects(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n"
+        "  - {name: a, resources: {limits: {nvidia.com/gpu: 1, cpu: 1}}}\n"
+        "  - {name: b}\n"
+        "  - {name: c, resources: {requests: {deviceclass.resource.kubernetes.io/gpu: 2}, limits: {example.com/nic: 1}}}\n"
+    )
+    (template,) = pod_templates(pod)
+    for _ in range(2):
+        plain = template_extended_requests(template, implicit=False)
+        implicit = template_extended_requests(template, implicit=True)
+        assert {path[-1]: [r.resource for r in found] for path, found in plain.items()} == {0: ["nvidia.com/gpu"], 2: ["example.com/nic"]}
+        assert {path[-1]: [r.resource for r in found] for path, found in implicit.items()} == {2: ["deviceclass.resource.kubernetes.io/gpu"]}
+        assert implicit[("spec", "containers", 2)][0].path == ("spec", "containers", 2, "resources", "requests", "deviceclass.resource.kubernetes.io/gpu")
+
+
+def test_values_kept_for_a_template_are_freed_with_the_expanded_document():
+    """A run turns the cyclic collector off: what checks keep about a template (container
+    security records point back at it) must go by reference counting once the document is
+    frozen, or every expanded tree would stay in memory."""
+    import gc
+    import weakref
+
+    from dralint.k8s.podsec import containers
+
+    (pod,) = objects("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: c, image: i}]\n")
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        (template,) = pod_templates(pod)
+        sec = next(containers(template))
+        assert next(containers(template)) is sec
+        kept = weakref.ref(sec), weakref.ref(template)
+        del sec, template
+        pod.doc.freeze()
+        assert [ref() for ref in kept] == [None, None]
+    finally:
+        if was_enabled:
+            gc.enable()

@@ -88,3 +88,23 @@ def test_init_and_ephemeral_containers_are_included():
     text = POD.format(pod="{}", own="{}") + "  initContainers:\n  - {name: i, image: x:1}\n  ephemeralContainers:\n  - {name: e, image: x:1}\n"
     kinds = sorted(sec.kind for sec in containers(_template(text)))
     assert kinds == ["container", "ephemeral container", "init container"]
+
+
+def test_settings_are_kept_per_field_and_sub_field():
+    """Each (field, sub-field) answer is kept apart: asking for one first must not answer another."""
+    sec = _sec(pod="{runAsUser: 1000, seccompProfile: {type: RuntimeDefault}}", own="{privileged: true}")
+    assert sec.get("seccompProfile", "type").value == "RuntimeDefault"
+    assert sec.get("seccompProfile").value == {"type": "RuntimeDefault"}
+    assert sec.get("seccompProfile", "localhostProfile") is not sec.get("seccompProfile", "type")
+    assert not sec.get("seccompProfile", "localhostProfile").is_set
+    assert sec.get("privileged").value is True and sec.get("privileged").level == "container"
+    assert sec.get("runAsUser").value == 1000 and sec.get("runAsUser").inherited
+    assert not sec.get("runAsGroup").is_set
+
+
+def test_containers_are_built_once_per_template_and_follow_it():
+    template = _template(POD.format(pod="{}", own="{runAsUser: 5}"))
+    first, again = list(containers(template)), list(containers(template))
+    assert [id(s) for s in first] == [id(s) for s in again]
+    other = _template(POD.format(pod="{}", own="{runAsUser: 7}"))
+    assert next(containers(other)).get("runAsUser").value == 7

@@ -151,6 +151,17 @@ def extended_requests(container_path: DataPath, container: dict[str, Any], *, im
                 yield ExtendedRequest(name, container_path + ("resources", section, name), quantity)
 
 
+def template_extended_requests(template: PodTemplate, *, implicit: bool) -> dict[DataPath, list[ExtendedRequest]]:
+    """``extended_requests`` of every container of ``template``, by container path (containers
+    without any left out). Found once per template: four checks ask, for every pod template."""
+
+    def build() -> dict[DataPath, list[ExtendedRequest]]:
+        found = {path: list(extended_requests(path, container, implicit=implicit)) for path, container in template.containers()}
+        return {path: requests for path, requests in found.items() if requests}
+
+    return template.memo((__name__, "extended-requests", implicit), build)
+
+
 def positive(quantity: Any) -> bool:
     """Zero requests are ignored by the scheduler; anything unreadable counts as a request."""
     try:

@@ -32,6 +32,8 @@ CLUSTER_SCOPED_KINDS = frozenset(
 
 
 T = TypeVar("T")
+#: Marks a missing key in ``KubeObject.get`` (None may be a value).
+_ABSENT = object()
 
 
 class ObjectIndex(Protocol):
@@ -99,8 +101,9 @@ class KubeObject:
     @property
     def data(self) -> dict[str, Any]:
         node = self.doc.data
-        for step in self.base:
-            node = node[step]
+        if self.base:  # a List's item
+            for step in self.base:
+                node = node[step]
         return node
 
     @property
@@ -140,12 +143,12 @@ class KubeObject:
 
     def get(self, path: DataPath, default: Any = None) -> Any:
         """The value at ``path`` inside this object, or ``default``."""
-        node: Any = self.data
+        node: Any = self.doc.data if not self.base else self.data
         for step in path:
             if isinstance(node, dict) and isinstance(step, str):
-                if step not in node:
+                node = node.get(step, _ABSENT)
+                if node is _ABSENT:
                     return default
-                node = node[step]
             elif isinstance(node, list) and isinstance(step, int) and -len(node) <= step < len(node):
                 node = node[step]
             else:
@@ -153,7 +156,19 @@ class KubeObject:
         return node
 
     def span(self, path: DataPath, key: bool = False) -> Span:
-        return self.doc.locate(self.base + tuple(path), key=key)
+        """Span of the key or value at ``path`` (see ``Document.locate``).
+
+        Kept per document while it is expanded: several findings of one object usually point
+        at the same place (three rules at a container's ``name``), and the walk to it costs
+        more than the lookup.
+        """
+        where = self.base + tuple(path) if self.base else tuple(path)
+        spans = self.doc.derived
+        memo_key = ("span", where, key)
+        span = spans.get(memo_key)
+        if span is None:
+            span = spans[memo_key] = self.doc.locate(where, key=key)
+        return span
 
     def scalar_span(self, path: DataPath, start: int, end: int | None = None) -> Span:
         """Span of characters ``start:end`` inside the string value at ``path``."""
@@ -172,16 +187,9 @@ class KubeObject:
         span: Span | None = None,
     ) -> Finding:
         """A finding about this object, located at the key or value at ``path``."""
-        return Finding(
-            message=message,
-            span=span or self.span(path, key=key),
-            hint=hint,
-            rule=rule,
-            field=field_path(tuple(path)) or None,
-            object=self.ref,
-            related=tuple(related),
-            severity=severity,
-        )
+        path = tuple(path)
+        return Finding(message, span or self.span(path, key), hint, rule, field_path(path) or None, self.ref,
+                       tuple(related), severity)
 
     def related(self, path: DataPath, message: str, key: bool = False) -> Related:
         """A pointer at this object for a finding reported on another one."""
@@ -213,11 +221,30 @@ class PodTemplate:
     extra: dict[str, Any] = field(default_factory=dict)
     _containers: list[tuple[DataPath, dict[str, Any]]] | None = field(default=None, init=False, repr=False, compare=False)
 
-    @property
+    @functools.cached_property
     def label(self) -> str:
-        """How a report names this template: ``Deployment ns/name`` or ``... (worker)``."""
+        """How a report names this template: ``Deployment ns/name`` or ``... (worker)``.
+
+        Every finding about the template starts with it, so it is built once."""
         suffix = f" ({self.role})" if self.role else ""
         return self.owner.display + suffix
+
+    def memo(self, key: Any, factory: Callable[[], T]) -> T:
+        """A value several checks derive from this template (its containers' security
+        settings), computed once.
+
+        It is kept with the document's other derived values, which go when the document is
+        frozen again, and not on the template: a value that points back at the template (a
+        container's security record does) would form a cycle with it, and the run turns the
+        cyclic collector off, so the pair and the expanded tree under it would never be freed.
+        The entry holds the template too, so its ``id`` is not reused while the entry exists.
+        """
+        derived = self.owner.doc.derived
+        memo_key = ("pod-template-memo", id(self), key)
+        found = derived.get(memo_key)
+        if found is None:
+            found = derived[memo_key] = (self, factory())
+        return found[1]
 
     def containers(self) -> Iterator[tuple[DataPath, dict[str, Any]]]:
         """Every container of the template with its path, init and ephemeral included.
@@ -331,10 +358,12 @@ def pod_templates(obj: KubeObject) -> list[PodTemplate]:
     if obj.kind not in POD_TEMPLATE_KINDS:
         return []  # decided without expanding the document
     derived = obj.doc.derived
-    key = ("pod-templates", obj.base)
-    if key not in derived:
-        derived[key] = _find_templates(obj)
-    return derived[key]
+    # A plain string for a top-level object (nearly all): asked for ~20 times per object.
+    key = ("pod-templates", obj.base) if obj.base else "pod-templates"
+    found: list[PodTemplate] | None = derived.get(key)
+    if found is None:
+        found = derived[key] = _find_templates(obj)
+    return found
 
 
 def _find_templates(obj: KubeObject) -> list[PodTemplate]:

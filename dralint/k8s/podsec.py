@@ -64,6 +64,7 @@ class ContainerSecurity:
     pod: dict[str, Any] = field(init=False, repr=False, compare=False)
     own_path: DataPath = field(init=False, repr=False, compare=False)
     pod_path: DataPath = field(init=False, repr=False, compare=False)
+    _settings: dict[tuple[str, str | None], Setting] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self.name = str(self.container.get("name") or self.path[-1])
@@ -75,13 +76,21 @@ class ContainerSecurity:
         self.pod = pod if isinstance(pod, dict) else {}
         self.own_path = self.path + ("securityContext",)
         self.pod_path = self.template.path + ("securityContext",)
+        self._settings = {}
 
     def get(self, name: str, sub: str | None = None) -> Setting:
         """The effective value of ``securityContext.<name>[.<sub>]`` for this container.
 
         Container-only fields are read from the container alone, even if someone wrote them at
-        pod level (the API rejects that, and the kubelet would never apply it).
+        pod level (the API rejects that, and the kubelet would never apply it). Each answer is
+        kept: the rules ask for the same fields (``privileged`` four times per container).
         """
+        setting = self._settings.get((name, sub))
+        if setting is None:
+            setting = self._settings[(name, sub)] = self._resolve(name, sub) if self.own or self.pod else UNSET
+        return setting
+
+    def _resolve(self, name: str, sub: str | None) -> Setting:
         levels = [(self.own, self.own_path, "container")]
         if name in INHERITED_FIELDS:
             levels.append((self.pod, self.pod_path, "pod"))
@@ -125,9 +134,11 @@ def is_windows(template: PodTemplate) -> bool:
 
 
 def containers(template: PodTemplate) -> Iterator[ContainerSecurity]:
-    """Every container of ``template`` (init and ephemeral included) with its settings."""
-    for path, container in template.containers():
-        yield ContainerSecurity(template, path, container)
+    """Every container of ``template`` (init and ephemeral included) with its settings.
+
+    Built once per template: the SEC and PSS rules walk the containers a dozen times."""
+    found = template.memo(__name__, lambda: [ContainerSecurity(template, path, container) for path, container in template.containers()])
+    return iter(found)
 
 
 @dataclass(frozen=True)

@@ -39,8 +39,13 @@ def running_containers(template: PodTemplate) -> Iterator[tuple[DataPath, dict[s
     """Containers that run for the pod's lifetime: regular ones and native sidecars.
 
     Plain init containers finish before the app starts and ephemeral containers have no
-    resources or probes, so sizing and probe checks skip them.
+    resources or probes, so sizing and probe checks skip them. Found once per template: five
+    checks ask.
     """
+    return iter(template.memo(__name__, lambda: list(_running(template))))
+
+
+def _running(template: PodTemplate) -> Iterator[tuple[DataPath, dict[str, Any]]]:
     for path, container in template.containers():
         field_name = next((s for s in reversed(path) if isinstance(s, str)), "")
         if field_name == "ephemeralContainers":

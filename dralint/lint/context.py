@@ -13,6 +13,8 @@ from dralint.k8s.objects import KubeObject
 from dralint.lint.options import LintOptions
 
 T = TypeVar("T")
+#: Marks an index not built yet in ``Context.memo`` (None is a valid index).
+_UNSET = object()
 
 #: Kinds whose completeness changes a verdict (references to them become errors when closed):
 #: the DRA targets, Nodes, the core objects pods and Services refer to, the workloads an
@@ -58,7 +60,10 @@ class Context:
         return kind in self.options.closed_world or kind in self._cluster_kinds
 
     def memo(self, key: Any, factory: Callable[[], T]) -> T:
-        """Build an index once per run; ``key`` should name the module that owns it."""
-        if key not in self._memo:
-            self._memo[key] = factory()
-        return self._memo[key]
+        """Build an index once per run; ``key`` should name the module that owns it.
+
+        Checks ask on every object, so an answer is found with one lookup (it may be None)."""
+        value = self._memo.get(key, _UNSET)
+        if value is _UNSET:
+            value = self._memo[key] = factory()
+        return value

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Iterable
 
 if TYPE_CHECKING:
@@ -28,11 +28,12 @@ class Check:
     rules: tuple[str, ...]
     kinds: frozenset[str] | None
     per_object: bool
+    #: The rule a finding without one is reported under: the check's only rule, if it has one.
+    #: A field, not a property: the engine reads it for every check on every object.
+    default_rule: str | None = field(init=False, repr=False, compare=False)
 
-    @property
-    def default_rule(self) -> str | None:
-        """The rule a finding without one is reported under: the check's only rule, if it has one."""
-        return self.rules[0] if len(self.rules) == 1 else None
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "default_rule", self.rules[0] if len(self.rules) == 1 else None)
 
     @property
     def name(self) -> str:

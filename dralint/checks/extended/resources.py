@@ -15,8 +15,8 @@ from dralint.lint.context import Context
 from dralint.diagnostics import Finding, Severity
 from dralint.k8s.labels import NodeSelection, pod_node_selection
 from dralint.k8s.migration import (
-    IMPLICIT_PREFIX, ExtendedRequest, NodeAgent, device_plugins, dra_drivers, extended_requests,
-    extended_resource_classes, mapped_class, node_allocatable, positive, provides, same_vendor,
+    IMPLICIT_PREFIX, ExtendedRequest, NodeAgent, device_plugins, dra_drivers,
+    extended_resource_classes, mapped_class, node_allocatable, positive, provides, same_vendor, template_extended_requests,
 )
 from dralint.k8s.objects import POD_TEMPLATE_KINDS, KubeObject, PodTemplate, pod_templates
 from dralint.yaml.plain import as_dict
@@ -57,8 +57,9 @@ def _coverage(ctx: Context, resource: str, selection: NodeSelection) -> tuple[bo
 
 
 def _requests(template: PodTemplate, implicit: bool) -> Iterator[tuple[str, ExtendedRequest]]:
+    found = template_extended_requests(template, implicit=implicit)
     for path, container in template.containers():
-        for request in extended_requests(path, container, implicit=implicit):
+        for request in found.get(path, ()):
             if positive(request.quantity):
                 yield str(container.get("name", "?")), request
 
@@ -186,7 +187,7 @@ def check_device_requested_twice(obj: KubeObject, ctx: Context) -> Iterator[Find
             resources = as_dict(container.get("resources"))
             if not resources.get("claims"):
                 continue
-            requests = [request for implicit in (False, True) for request in extended_requests(path, container, implicit=implicit)
+            requests = [request for implicit in (False, True) for request in template_extended_requests(template, implicit=implicit).get(path, ())
                         if positive(request.quantity)]
             if not requests:
                 continue  # most containers with claims ask for no extended resource: skip resolving the claims

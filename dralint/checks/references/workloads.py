@@ -14,7 +14,7 @@ from typing import Any, Iterator
 from dralint.k8s.claims import pod_claim_entries
 from dralint.lint.context import Context
 from dralint.diagnostics import Finding
-from dralint.k8s.migration import extended_requests
+from dralint.k8s.migration import template_extended_requests
 from dralint.k8s.objects import POD_TEMPLATE_KINDS, KubeObject, PodTemplate, pod_templates
 from dralint.yaml.plain import as_list
 from dralint.lint.registry import object_check
@@ -58,7 +58,7 @@ def needs_devices(template: PodTemplate) -> bool:
     """Whether the pods hold devices: DRA claims or device-plugin/DRA extended resources."""
     if as_list(template.spec.get("resourceClaims")):
         return True
-    return any(True for path, c in template.containers() for implicit in (False, True) for _ in extended_requests(path, c, implicit=implicit))
+    return any(template_extended_requests(template, implicit=implicit) for implicit in (False, True))
 
 
 def _has_marker(meta: Any) -> bool:

@@ -59,19 +59,25 @@ def limit_range_defaults(ctx: Context, namespace: str | None) -> set[tuple[str, 
     return ctx.memo((__name__, "limitranges"), build).get(namespace, set())
 
 
+def provided(resources: Any) -> set[tuple[str, str]]:
+    """(section, resource) pairs ``resources`` sets; a limit also sets the request."""
+    limits = _section(resources, "limits")
+    return {("limits", name) for name in limits} | {("requests", name) for name in (*_section(resources, "requests"), *limits)}
+
+
 def is_set(resources: Any, section: str, resource: str) -> bool:
     """Whether ``resources`` sets ``section.resource``; a limit also sets the request."""
-    if resource in _section(resources, section):
-        return True
-    return section == "requests" and resource in _section(resources, "limits")
+    return (section, resource) in provided(resources)
 
 
 def _missing(template: PodTemplate, ctx: Context) -> Iterator[tuple[str, str, str, tuple, dict]]:
-    defaults = limit_range_defaults(ctx, template.owner.namespace)
-    pod_level = template.spec.get("resources")
+    # What the namespace's defaults and the pod level provide is found once per template, what
+    # a container sets once per container, rather than once per wanted field.
+    covered = limit_range_defaults(ctx, template.owner.namespace) | provided(template.spec.get("resources"))
     for path, container in running_containers(template):
+        own = provided(container.get("resources"))
         for rule, section, resource in _WANTED:
-            if (section, resource) in defaults or is_set(pod_level, section, resource) or is_set(container.get("resources"), section, resource):
+            if (section, resource) in covered or (section, resource) in own:
                 continue
             yield rule, section, resource, path, container
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any, Iterator
 
 from dralint.diagnostics import Finding
-from dralint.k8s.migration import extended_requests, positive
+from dralint.k8s.migration import positive, template_extended_requests
 from dralint.k8s.objects import POD_TEMPLATE_KINDS, KubeObject, PodTemplate, pod_templates
 from dralint.lint.context import Context
 from dralint.lint.registry import object_check
@@ -46,8 +46,8 @@ def _node_constrained(spec: dict[str, Any]) -> bool:
 def _asks_for_devices(template: PodTemplate) -> bool:
     if template.spec.get("resourceClaims"):
         return True
-    return any(positive(r.quantity) for path, container in template.containers() for implicit in (False, True)
-               for r in extended_requests(path, container, implicit=implicit))
+    return any(positive(r.quantity) for implicit in (False, True)
+               for requests in template_extended_requests(template, implicit=implicit).values() for r in requests)
 
 
 @object_check("REL020", kinds=POD_TEMPLATE_KINDS)

@@ -13,12 +13,12 @@ from typing import Iterator
 from dralint.checks.scheduling.simulation import simulation
 from dralint.diagnostics import Finding
 from dralint.k8s.kubelet import is_version_reason
-from dralint.k8s.objects import KubeObject, pod_templates
+from dralint.k8s.objects import POD_TEMPLATE_KINDS, KubeObject, pod_templates
 from dralint.lint.context import Context
 from dralint.lint.registry import object_check
 
 
-@object_check("SCH007")
+@object_check("SCH007", kinds=POD_TEMPLATE_KINDS)
 def check_kubelet_versions(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     """One finding per template that no node takes but some would, except for their kubelet."""
     sim = simulation(ctx)

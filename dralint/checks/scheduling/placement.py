@@ -18,7 +18,7 @@ from dralint.lint.context import Context
 from dralint.diagnostics import Finding, Related
 from dralint.k8s.inventory import Node, amount
 from dralint.k8s.kubelet import is_version_reason
-from dralint.k8s.objects import KubeObject, PodTemplate, pod_templates
+from dralint.k8s.objects import POD_TEMPLATE_KINDS, KubeObject, PodTemplate, pod_templates
 from dralint.lint.registry import context_check, object_check
 
 SIMULATE_HINT = "run `dralint simulate` with the same --slices to see every node's reason"
@@ -173,7 +173,7 @@ def check_standalone_claim(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
         yield finding
 
 
-@object_check("SCH001", "SCH002", "SCH003")
+@object_check("SCH001", "SCH002", "SCH003", kinds=POD_TEMPLATE_KINDS)
 def check_placement(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     """Simulate every pod template of a workload against the snapshot."""
     sim = simulation(ctx)

@@ -59,6 +59,8 @@ def _names(names: list[str]) -> str:
 def _grouped(template: PodTemplate, rule: str, entries: Sequence[tuple[DataPath | None, ContainerSecurity, str]],
              hint: str) -> Iterator[Finding]:
     """One finding per deciding field (or per template when no field decides), naming the containers."""
+    if not entries:
+        return
     by_path: dict[DataPath | None, list[tuple[ContainerSecurity, str]]] = {}
     for path, sec, reason in entries:
         by_path.setdefault(path, []).append((sec, reason))
@@ -126,6 +128,8 @@ def _host_paths(template: PodTemplate) -> Iterator[Finding]:
 
 def _writable_host_mounts(template: PodTemplate) -> Iterator[Finding]:
     host_volumes = {str(v.get("name")): path for _, path, v in host_path_volumes(template) if not _socket_in(path)}
+    if not host_volumes:
+        return
     for sec in containers(template):
         mounts = sec.container.get("volumeMounts")
         for index, mount in enumerate(mounts if isinstance(mounts, list) else []):
@@ -315,7 +319,7 @@ def check_pod_security(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     active = exemption_enabled(ctx)
     for template in pod_templates(obj):
         taken = replaced(template, ctx)
-        findings = [f for f in _template_findings(template) if (f.rule, f.span) not in taken]
+        findings = [f for f in _template_findings(template) if (f.rule, f.span) not in taken] if taken else list(_template_findings(template))
         exemption = device_driver(template) if active else None
         if exemption is None:
             yield from findings

@@ -7,6 +7,7 @@ positioned diagnostics. Schemas and validators are loaded once per process.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterator, Mapping
 from typing import Any
@@ -22,8 +23,12 @@ from dralint.k8s.apivalidation.versions import VersionVerdict, check_version
 __all__ = ["ApiError", "check_pod_spec", "validate_object", "version_verdict"]
 
 
+@functools.lru_cache(maxsize=1024)
 def version_verdict(api_version: str, kind: str) -> VersionVerdict:
-    """Whether v1.37 serves ``api_version``/``kind`` and which schema definition applies."""
+    """Whether v1.37 serves ``api_version``/``kind`` and which schema definition applies.
+
+    Kept per pair (the verdict is immutable): a run asks once per object, about a handful of
+    kinds."""
     return check_version(api_version, kind, schema_set().index)
 
 
@@ -68,11 +73,16 @@ def _metadata(data: Mapping[str, Any], definition: str, found: list[ApiError]) -
     """ObjectMeta and server-written ``status`` findings of a built-in kind; a ``status`` whose
     fields the overlay already reported one by one is not reported again as a whole."""
     kind = str(data.get("kind"))
-    has_status = "status" in schema_set().definitions.get(definition, {}).get("properties", {})
+    has_status = _has_status(definition)
     reported = any(e.rule == E.SERVER_WRITTEN and e.path[:1] == ("status",) for e in found)
     return check_object_meta(data, kind, kind in objects.CLUSTER_SCOPED_KINDS) + (
         [] if reported else status_written(data, has_status))
 
+
+@functools.lru_cache(maxsize=1024)
+def _has_status(definition: str) -> bool:
+    """Whether the kind of ``definition`` has a ``status`` (asked once per object, answered per kind)."""
+    return "status" in schema_set().definitions.get(definition, {}).get("properties", {})
 
 
 def _has_non_finite_number(value: Any) -> bool:

@@ -119,13 +119,24 @@ def check_pod_spec(spec: Any, base: Path = ()) -> list[ApiError]:
                               hint="list claims under each container's `resources.claims` instead"))
     for list_name in CONTAINER_LISTS:
         for i, container in enumerate(as_list(spec.get(list_name))):
-            resources = as_dict(as_dict(container).get("resources"))
-            where: Path = base + (list_name, i, "resources")
-            found += _container_claims(where + ("claims",), as_list(resources.get("claims")))
-            found += _extended_resources(where, resources)
-            found += _unmasked_proc_mount(base + (list_name, i), as_dict(container), spec)
-            found += _container_ports(base + (list_name, i, "ports"), as_list(as_dict(container).get("ports")))
-    found += _spread_constraints(base + ("topologySpreadConstraints",), as_list(spec.get("topologySpreadConstraints")))
+            # Each rule runs only when its field is there (paths are built only then): a pod spec
+            # is checked for every object, and most containers set few of these fields.
+            container = as_dict(container)
+            resources = as_dict(container.get("resources"))
+            if resources:
+                where: Path = base + (list_name, i, "resources")
+                claims = as_list(resources.get("claims"))
+                if claims:
+                    found += _container_claims(where + ("claims",), claims)
+                found += _extended_resources(where, resources)
+            if "securityContext" in container:
+                found += _unmasked_proc_mount(base + (list_name, i), container, spec)
+            ports = as_list(container.get("ports"))
+            if ports:
+                found += _container_ports(base + (list_name, i, "ports"), ports)
+    constraints = as_list(spec.get("topologySpreadConstraints"))
+    if constraints:
+        found += _spread_constraints(base + ("topologySpreadConstraints",), constraints)
     return found
 
 

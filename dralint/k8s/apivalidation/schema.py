@@ -275,6 +275,8 @@ def _drop_shadowed(found: list[ApiError]) -> list[ApiError]:
     * anything inside a server-written field (``status``): the whole field is reported once, and
       its content is never applied.
     """
+    if not found:
+        return found  # nearly every object
     moved = {e.path[:-1] for e in found if e.rule == E.UNKNOWN_FIELD and e.hint and "under `exactly:`" in e.hint}
     written = [e.path for e in found if e.rule == E.SERVER_WRITTEN]
     return [e for e in found if not (e.rule == E.ONE_OF and e.path in moved)
