@@ -382,10 +382,8 @@ def _report_shapes(problems: list[ShapeProblem], collect: _Collector) -> None:
             _shape_problem(problem, collect)
 
 
-def _run_check(check: Check, ctx: Context, collect: _Collector, obj: KubeObject | None, default: str | None = None) -> None:
-    """Run one check; ``default`` is its ``default_rule``, passed in by the per-object loop
-    (which runs each check thousands of times) and looked up here otherwise."""
-    default = default or check.default_rule
+def _run_check(check: Check, ctx: Context, collect: _Collector, obj: KubeObject | None) -> None:
+    default = check.default_rule
     try:
         results = check.function(obj, ctx) if obj is not None else check.function(ctx)
         for finding in results or ():
@@ -418,15 +416,15 @@ def _run_checks(checks: list[Check], objects: list[KubeObject], ctx: Context, co
     run_wide = [c for c in checks if not c.per_object]
     slices = [objects[i : i + _SLICE] for i in range(0, len(objects), _SLICE)]
     here = os.getpid()
-    by_kind = {kind: [(c, c.default_rule) for c in per_object if c.kinds is None or kind in c.kinds] for kind in {o.kind for o in objects}}
+    by_kind = {kind: [c for c in per_object if c.kinds is None or kind in c.kinds] for kind in {o.kind for o in objects}}
 
     def task(index: int) -> list[Row]:
         # In this process findings go straight to the run's collector; a worker returns its own.
         own = collect if os.getpid() == here else collect.empty()
         if index < len(slices):
             for obj in slices[index]:
-                for check, default in by_kind[obj.kind]:
-                    _run_check(check, ctx, own, obj, default)
+                for check in by_kind[obj.kind]:
+                    _run_check(check, ctx, own, obj)
         else:
             _run_check(run_wide[index - len(slices)], ctx, own, None)
         return [] if own is collect else to_rows(own.diagnostics)
