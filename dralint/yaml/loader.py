@@ -13,7 +13,6 @@ strings.
 from __future__ import annotations
 
 import bisect
-import math
 import pickle
 import re
 from array import array
@@ -34,7 +33,9 @@ from yaml.events import (
 )
 
 from dralint.diagnostics import Span
+from dralint.yaml import blockfast
 from dralint.yaml.libyaml import LOADER
+from dralint.yaml.scalars import key_text, resolve_plain, resolve_tagged
 from dralint.yaml.strict import may_need_check, strict_problems
 
 #: Nodes a document may expand to through aliases before it counts as an alias bomb.
@@ -112,6 +113,10 @@ class Document:
     a fraction of the size. Reading ``data`` (or asking for a span) expands it again; only the
     most recently expanded documents stay expanded (see ``THAWED``), so memory stays flat
     however many documents the run holds.
+
+    A document read by the fast reader (``dralint.yaml.blockfast``) holds a ``Segment`` in
+    place of its positions, and the first span asked for reads them from the text again: most
+    documents of a large snapshot are never pointed at, and their frozen blobs shrink fourfold.
     """
 
     __slots__ = ("source", "index", "_data", "_root", "_frozen", "_derived", "_expanded")
@@ -174,6 +179,8 @@ class Document:
         if not self._expanded:
             self._thaw()
         value_pos: Pos = self._root
+        if type(value_pos) is blockfast.Segment:  # read by the fast reader: positions on demand
+            value_pos = self._root = blockfast.positions(self.source.text, value_pos)
         key_pos: Pos | None = None
         for depth, step in enumerate(path):
             children = value_pos[5] if len(value_pos) > 5 else None
@@ -285,92 +292,6 @@ class LoadResult:
     problems: list[YamlProblem]
 
 
-# --- scalar resolution (YAML 1.1, as Kubernetes' decoder) -------------------------------
-#
-# Kubernetes turns YAML into JSON with sigs.k8s.io/yaml, which resolves plain scalars with its
-# fork of go-yaml v2. Its rules, followed here: the table below (where y/n are booleans, as in
-# YAML 1.1), then for text starting with a digit or sign, a Go integer with underscores removed
-# (0755 octal, 0x1F, 0o17, 0b101), then a simple float (1e3, 08 -> 8.0, -.5). Base-60 numbers
-# (12:30) are deliberately not supported there, so they stay strings; so do timestamps, which
-# the JSON conversion writes back as strings anyway.
-
-_TABLE: dict[str, Any] = {
-    **dict.fromkeys(("y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"), True),
-    **dict.fromkeys(("n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF"), False),
-    **dict.fromkeys(("", "~", "null", "Null", "NULL"), None),
-    **dict.fromkeys((".nan", ".NaN", ".NAN"), math.nan),
-    **dict.fromkeys((".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF"), math.inf),
-    **dict.fromkeys(("-.inf", "-.Inf", "-.INF"), -math.inf),
-}
-_BOOLS = {k: v for k, v in _TABLE.items() if isinstance(v, bool)}
-#: Go's integer literal syntax (strconv.ParseInt with base 0), underscores already removed.
-_GO_INT = re.compile(r"[-+]?(?:0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)")
-_GO_FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?")
-_GO_DOT_FLOAT = re.compile(r"\.[0-9]+(?:[eE][-+]?[0-9]+)?")
-_INT_BASES = {"x": 16, "X": 16, "o": 8, "O": 8, "b": 2, "B": 2}
-_INT_MIN, _UINT_MAX = -(2**63), 2**64 - 1
-_NUMERIC_START = set("0123456789-+")
-_MAYBE_SPECIAL = _NUMERIC_START | set(".~yYnNtTfFoO")
-
-
-def _go_int(plain: str) -> int | None:
-    """The value of ``plain`` as Go's ParseInt(plain, 0, 64) (or ParseUint) reads it, or None."""
-    if not _GO_INT.fullmatch(plain):
-        return None
-    sign = -1 if plain[0] == "-" else 1
-    digits = plain.lstrip("+-")
-    if digits[0] == "0" and len(digits) > 1:
-        base = _INT_BASES.get(digits[1])
-        value = int(digits[2:], base) if base else int(digits[1:], 8)  # a bare leading 0: octal
-    else:
-        value = int(digits)
-    value *= sign
-    return value if _INT_MIN <= value <= _UINT_MAX else None
-
-
-def _number(text: str) -> int | float | None:
-    """An int or float for text starting with a digit or a sign, as go-yaml resolves it."""
-    plain = text.replace("_", "")
-    value = _go_int(plain)
-    if value is not None:
-        return value
-    if _GO_FLOAT.fullmatch(plain):
-        return float(plain)
-    return None
-
-
-def resolve_plain(text: str) -> Any:
-    """Resolve an untagged plain scalar the way Kubernetes' YAML decoder does."""
-    if not text:
-        return None
-    first = text[0]
-    if first not in _MAYBE_SPECIAL:
-        return text
-    if text in _TABLE:
-        return _TABLE[text]
-    if first in _NUMERIC_START:
-        number = _number(text)
-        return text if number is None else number
-    if first == "." and _GO_DOT_FLOAT.fullmatch(text):
-        return float(text)
-    return text
-
-
-def _resolve_tagged(text: str, tag: str) -> Any:
-    """Honour the explicit core tags; keep anything else (or what does not fit) as written."""
-    short = tag.rsplit(":", 1)[-1] if tag.startswith("tag:yaml.org,2002:") else tag.lstrip("!")
-    value = resolve_plain(text) if short in ("int", "float", "bool", "null") else text
-    if short == "int" and type(value) is int:
-        return value
-    if short == "float" and type(value) in (int, float):
-        return float(value)
-    if short == "bool" and text in _BOOLS:
-        return _BOOLS[text]
-    if short == "null":
-        return None
-    return text
-
-
 # --- the event-driven builder ---------------------------------------------------------
 
 
@@ -456,7 +377,7 @@ class _Builder:
             frame.merges.append((value, pos))
             return
         if not isinstance(key, str):
-            key = _key_text(key)
+            key = key_text(key)
         if key in container:
             first = frame.positions[key][0]
             self._problem(
@@ -484,7 +405,7 @@ class _Builder:
             value = ev.value
             tag = ev.tag
             if tag and tag != "!":
-                value = _resolve_tagged(value, tag)
+                value = resolve_tagged(value, tag)
             elif not ev.style and ev.implicit[0]:
                 value = resolve_plain(value)
             pos = self._pos(ev)
@@ -568,12 +489,6 @@ class _Builder:
 _SKIP_ENTRY = object()
 
 
-def _key_text(key: Any) -> str:
-    if key is None:
-        return "null"
-    if isinstance(key, bool):
-        return "true" if key else "false"
-    return str(key)
 
 
 # --- reading a whole stream, with recovery after syntax errors ---------------------------
@@ -712,8 +627,14 @@ def load(source: SourceText, sink: Callable[[Document], None] | None = None) -> 
     out = _Documents(documents.append if sink is None else sink)
     text = source.text
     prefiltered = may_need_check(text)
+    base = 0
+    if not prefiltered:
+        base, _ = blockfast.read(text, lambda data, segment: out.add(Document(source, out.count, data, segment)),
+                                 max_depth=MAX_DEPTH, max_nodes=MAX_EXPANDED_NODES)
+        if base == len(text):
+            return LoadResult(source, documents, problems)
     odd_breaks = "\x85" in text or "\u2028" in text or "\u2029" in text or ("\r" in text and _LONE_CR.search(text) is not None)
-    base, end = 0, len(text)
+    end = len(text)
     while True:
         error, needs_strict = _parse_segment(source, base, end, out, problems, odd_breaks)
         if prefiltered or needs_strict:

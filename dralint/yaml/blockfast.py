@@ -1,0 +1,312 @@
+"""A line-by-line reader for the block-style YAML that kubectl, Helm and YAML dumpers write.
+
+Why: reading YAML through libyaml's event stream costs a Python call per event (a few million
+for a 10,000-node ``kubectl get resourceslices -o yaml``), more than the rest of a lint run.
+Machine-written YAML uses a small, regular subset: block mappings and sequences, one scalar per
+line, nothing that spans lines. In that subset every line is understood by one regular
+expression, and machine output repeats lines massively (the same ``model: H100`` on every
+device), so each distinct line is parsed once per file and later occurrences cost a dict lookup.
+
+The reader must give exactly what ``dralint.yaml.loader`` builds from libyaml's events: the same
+data (scalars resolved with the same ``resolve_plain``), the same positions tree, the same
+problems (none: a document that would have any is declined). Whatever it is not sure about it
+declines, and the loader reads that document, and every later one in the file, with libyaml.
+Declined: anchors, aliases, tags, block scalars, multi-line scalars, escapes in double quotes,
+flow collections with content, tabs, odd line breaks and characters libyaml refuses, directives,
+``...``, ``---`` with content, duplicate and complex keys, merge keys, empty documents, scalar
+roots, and anything indented in a way the reader does not model. Files where the YAML 1.2
+strictness pass would look for problems (``strict.may_need_check``) are left to libyaml whole.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from typing import Any, Callable, NamedTuple
+
+from dralint.yaml.scalars import key_text, resolve_plain
+
+#: A position as the loader keeps it (see ``dralint.yaml.loader.Pos``).
+Pos = tuple[Any, ...]
+
+#: Characters libyaml reads as content everywhere: printable, no tab, no BOM, and no line break
+#: but LF and CR (a CR must end a CRLF; see ``_LONE_CR``). Anything else is declined.
+_OUTSIDE = re.compile("[^\n\r -~\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")
+_LONE_CR = re.compile("\r(?!\n)")
+#: Where documents start, as the loader splits a file after a syntax error.
+_DOCUMENT_START = re.compile(r"(?m)^---(?=[ \t\r\n]|$)")
+#: What may follow "---" on its line in a document the reader takes: nothing but a comment.
+_MARKER_LINE = re.compile(r"--- *(?: #.*)?")
+
+# A plain scalar on one line in block context: no indicator first ("-" only before a non-space),
+# then no ": ", no " #" and no trailing spaces.
+_PLAIN = r"""(?:[^ \-?:,\[\]{}\#&*!|>'"%@`]|-(?=[^ ]))(?:[^ :]|:(?=[^ ])|\ +(?=[^ \#:]|:[^ ]))*"""
+_SINGLE = r"'(?:[^']|'')*'"
+_DOUBLE = r'"[^"\\]*"'
+_LINE = re.compile(
+    rf"""(?P<indent>\ *)
+    (?P<dashes>(?:-(?:\ +|$))*)
+    (?:(?P<key>{_PLAIN}|{_SINGLE}|{_DOUBLE})\ *:(?:\ +|$))?
+    (?P<value>{_PLAIN}|{_SINGLE}|{_DOUBLE}|\[\]|\{{\}})?
+    \ *(?:(?<=\ )\#.*)?""",
+    re.X,
+)
+_DASH = re.compile(r"- *")
+
+#: A line with no content (blank or a comment), and one outside the subset.
+_SKIP: tuple[Any, ...] = ()
+#: Value kinds of a parsed line.
+_NONE, _SCALAR, _EMPTY_LIST, _EMPTY_MAP = 0, 1, 2, 3
+#: Longest implicit key libyaml accepts is 1024 characters; stay clear of the edge.
+_MAX_KEY = 1000
+#: A per-file line cache is dropped when it grows past this many distinct lines.
+_CACHE_LIMIT = 200_000
+
+
+class Declined(Exception):
+    """A document (or file) outside the subset; ``str(error)`` says why, for tests and debugging."""
+
+
+def _scalar(raw: str) -> tuple[Any, str]:
+    """(value, style) of a one-line scalar as written: quoted ones are taken as they are."""
+    first = raw[0]
+    if first == "'":
+        return raw[1:-1].replace("''", "'"), "'"
+    if first == '"':
+        return raw[1:-1], '"'
+    return resolve_plain(raw), ""
+
+
+def _parse_line(line: str) -> tuple[Any, ...]:
+    """What a line holds, as (indent, dash columns, key, key start, key end, key style, end of
+    the ':', value kind, value, value start, value end, value style); ``_SKIP`` for a blank or
+    comment line. Raises Declined for a line outside the subset."""
+    stripped = line.lstrip(" ")
+    if not stripped or stripped[0] == "#":
+        return _SKIP
+    if line.startswith("..."):
+        raise Declined("a '...' line")
+    match = _LINE.fullmatch(line)
+    if match is None:
+        raise Declined(f"a line outside the subset: {line[:60]!r}")
+    indent = match.end("indent")
+    dashes = tuple(m.start() for m in _DASH.finditer(line, indent, match.end("dashes")))
+    key = key_start = key_end = key_style = colon_end = None
+    if match.group("key") is not None:
+        key_start, key_end = match.span("key")
+        raw = match.group("key")
+        value, key_style = _scalar(raw)
+        if key_style == "" and raw == "<<":
+            raise Declined("a merge key")
+        key = value if type(value) is str else key_text(value)
+        colon_end = line.index(":", key_end) + 1
+        if colon_end - key_start > _MAX_KEY:
+            raise Declined("a key longer than libyaml's limit")
+    kind, value, start, end, style = _NONE, None, None, None, None
+    raw = match.group("value")
+    if raw is not None:
+        start, end = match.span("value")
+        if raw == "[]":
+            kind = _EMPTY_LIST
+        elif raw == "{}":
+            kind = _EMPTY_MAP
+        else:
+            kind = _SCALAR
+            value, style = _scalar(raw)
+    elif key is None and not dashes:
+        raise Declined("a line with neither key nor value")
+    return (indent, dashes, key, key_start, key_end, key_style, colon_end, kind, value, start, end, style)
+
+
+# An open block mapping or sequence is a list (this loop runs once per line of a 100 MB
+# snapshot, and list indexing is the cheapest access Python has):
+# [is a mapping, column, container, child positions, start line, start column, indentless,
+#  key of the open slot, its position, pending], where ``pending`` is the mark of the open slot
+# (where libyaml puts an empty value: after the ':' or the '-'), or None when no slot is open.
+# Without positions (``_document(..., positions=False)``) the positions slots stay None.
+_IS_MAP, _COL, _CONTAINER, _POSITIONS, _START_LINE, _START_COL, _INDENTLESS, _KEY, _KEY_POS, _PENDING = range(10)
+
+
+def _put(frame: list[Any], value: Any, pos: Pos | None) -> None:
+    """Fill the open slot of ``frame`` (and its position, when positions are kept)."""
+    if frame[_IS_MAP]:
+        frame[_CONTAINER][frame[_KEY]] = value
+        if pos is not None:
+            frame[_POSITIONS][frame[_KEY]] = (frame[_KEY_POS], pos)
+    else:
+        frame[_CONTAINER].append(value)
+        if pos is not None:
+            frame[_POSITIONS].append(pos)
+    frame[_PENDING] = None
+
+
+def _document(lines: list[str], first: int, end: tuple[int, int], cache: dict[str, tuple[Any, ...]],
+              max_depth: int, max_nodes: int, positions: bool) -> tuple[Any, Pos | None] | None:
+    """Read the lines of one document (``first`` is the file line of ``lines[0]``): its data
+    and, with ``positions``, its positions tree; None when it has no content.
+
+    Each content line either continues the innermost open collection (its column is the
+    collection's), opens the block an open slot waits for (deeper, or a '-' at the column of a
+    key: an indentless sequence), or closes collections first (shallower). A collection ends at
+    libyaml's mark for it: the first token after it, or ``end``. Whether a document is declined
+    never depends on ``positions``.
+    """
+    stack: list[list[Any]] = []
+    root: tuple[Any, Pos | None] | None = None
+    nodes = 0
+
+    def close(line: int, col: int) -> None:
+        nonlocal root
+        frame = stack.pop()
+        pos = (frame[_START_LINE], frame[_START_COL], line, col, None, frame[_POSITIONS]) if positions else None
+        if stack:
+            _put(stack[-1], frame[_CONTAINER], pos)
+        else:
+            root = (frame[_CONTAINER], pos)
+
+    for number, text in enumerate(lines, first):
+        parsed = cache.get(text)
+        if parsed is None:
+            if len(cache) > _CACHE_LIMIT:
+                cache.clear()
+            parsed = cache[text] = _parse_line(text[:-1] if text.endswith("\r") else text)
+        if not parsed:
+            continue
+        col, dashes, key, key_start, key_end, key_style, colon_end, kind, value, start, stop, style = parsed
+        nodes += len(dashes) + 3  # at most a node per dash, a mapping, a key and a value
+        if nodes >= max_nodes:
+            raise Declined("a document too large to count here")
+        top = stack[-1] if stack else None
+        if top is not None and top[_PENDING] is not None and (col > top[_COL] or (col == top[_COL] and dashes and top[_IS_MAP])):
+            opens, with_key, indentless = dashes, True, col == top[_COL]  # the block an open slot waits for
+        else:
+            if top is not None:
+                if top[_PENDING] is not None:
+                    line, mark = top[_PENDING]
+                    _put(top, None, (line, mark, line, mark, "") if positions else None)
+                while stack and (stack[-1][_COL] > col or (stack[-1][_INDENTLESS] and stack[-1][_COL] == col and not dashes)):
+                    close(number, col)
+                top = stack[-1] if stack else None
+            indentless = False
+            if top is None:
+                if root is not None:
+                    raise Declined("content after the document's root")
+                opens, with_key = dashes, True
+            elif top[_COL] != col:
+                raise Declined("indentation the reader does not model")
+            elif top[_IS_MAP]:
+                if dashes or key is None:
+                    raise Declined("a mapping line without a key")
+                if key in top[_CONTAINER]:
+                    raise Declined("a duplicate key")
+                if kind == _SCALAR:  # the usual line, "key: value", in one step
+                    top[_CONTAINER][key] = value
+                    if positions:
+                        top[_POSITIONS][key] = ((number, key_start, number, key_end, key_style), (number, start, number, stop, style))
+                    continue
+                top[_KEY], top[_PENDING] = key, (number, colon_end)
+                if positions:
+                    top[_KEY_POS] = (number, key_start, number, key_end, key_style)
+                opens, with_key = (), False
+            else:
+                if not dashes:
+                    raise Declined("a sequence line without '-'")
+                top[_PENDING] = (number, col + 1)
+                opens, with_key = dashes[1:], True
+        if len(stack) + len(opens) + 1 >= max_depth:
+            raise Declined("deep nesting")
+        for dash in opens:
+            stack.append([False, dash, [], [] if positions else None, number, dash, indentless, None, None, (number, dash + 1)])
+            indentless = False
+        if with_key and key is not None:
+            stack.append([True, key_start, {}, {} if positions else None, number, key_start, False, key,
+                          (number, key_start, number, key_end, key_style) if positions else None, (number, colon_end)])
+        if kind:
+            if not stack:
+                raise Declined("a scalar or flow root")
+            if kind == _SCALAR:
+                _put(stack[-1], value, (number, start, number, stop, style) if positions else None)
+            elif kind == _EMPTY_LIST:
+                _put(stack[-1], [], (number, start, number, stop, None, []) if positions else None)
+            else:
+                _put(stack[-1], {}, (number, start, number, stop, None, {}) if positions else None)
+    if stack and stack[-1][_PENDING] is not None:
+        line, mark = stack[-1][_PENDING]
+        _put(stack[-1], None, (line, mark, line, mark, "") if positions else None)
+    while stack:
+        close(*end)
+    return root
+
+
+class Segment(NamedTuple):
+    """Where a document read here lies in its file: enough to read its positions again.
+
+    A document read here keeps this in place of its positions tree (a tenth of its size when
+    frozen); ``positions`` rebuilds the tree, the same one, if a span is ever asked for.
+    """
+
+    start: int  # offset of the document's first line (its "---", if any)
+    stop: int  # offset after its last line
+    line: int  # file line of ``start``
+    end: tuple[int, int]  # libyaml's mark after the document: the next "---" or the end of the file
+
+
+def eligible(text: str) -> str | None:
+    """Why the whole file is left to libyaml, or None when its documents may be read here."""
+    if _OUTSIDE.search(text):
+        return "a tab, an odd line break or a character libyaml refuses"
+    if "\r" in text and _LONE_CR.search(text):
+        return "a lone CR"
+    return None
+
+
+def _lines(text: str, start: int, stop: int) -> list[str]:
+    """The lines of a document, its "---" line blanked (declined when it holds more)."""
+    lines = text[start:stop].split("\n")
+    if text.startswith("---", start):
+        if not _MARKER_LINE.fullmatch(lines[0].removesuffix("\r")):
+            raise Declined("content on the '---' line")
+        lines[0] = ""
+    return lines
+
+
+def read(text: str, add: Callable[[Any, Segment], None], *, max_depth: int, max_nodes: int) -> tuple[int, str | None]:
+    """Read the documents of ``text`` from the start, handing the data and ``Segment`` of each
+    to ``add``, until one is declined. Returns (offset where libyaml must take over, why), or
+    (len(text), None) when every document was read.
+
+    Documents are split at "---" lines; a declined document is read again by libyaml from its
+    "---", where libyaml itself starts a fresh document. ``max_depth`` and ``max_nodes`` are the
+    loader's limits: a document that may reach one is declined, so the loader reports it.
+    Positions are not built here (see ``Segment``): most documents never need them.
+    """
+    why = eligible(text)
+    if why is not None:
+        return 0, why
+    starts = [m.start() for m in _DOCUMENT_START.finditer(text)]
+    if not starts or starts[0] != 0:
+        starts.insert(0, 0)
+    ends = starts[1:] + [len(text)]
+    eof = (text.count("\n") + (1 if text and not text.endswith("\n") else 0), 0)
+    cache: dict[str, tuple[Any, ...]] = {}
+    line = 0
+    for start, stop in zip(starts, ends):
+        next_line = line + text.count("\n", start, stop)
+        segment = Segment(start, stop, line, (next_line, 0) if stop < len(text) else eof)
+        try:
+            document = _document(_lines(text, start, stop), line, segment.end, cache, max_depth - 8, max_nodes, False)
+            if document is None and text.startswith("---", start):
+                raise Declined("an empty document")
+        except Declined as declined:
+            return start, str(declined)
+        if document is not None:  # only comments before the first "---": no document
+            add(document[0], segment)
+        line = next_line
+    return len(text), None
+
+
+def positions(text: str, segment: Segment) -> Pos:
+    """The positions tree of the document ``read`` took from ``segment`` of ``text``."""
+    document = _document(_lines(text, segment.start, segment.stop), segment.line, segment.end, {}, sys.maxsize, sys.maxsize, True)
+    assert document is not None and document[1] is not None, "a segment read before reads again"
+    return document[1]
