@@ -43,11 +43,21 @@ _MARKER_LINE = re.compile(r"--- *(?: #.*)?")
 _PLAIN = r"""(?:[^ \-?:,\[\]{}\#&*!|>'"%@`]|-(?=[^ ]))(?:[^ :]|:(?=[^ ])|\ +(?=[^ \#:]|:[^ ]))*"""
 _SINGLE = r"'(?:[^']|'')*'"
 _DOUBLE = r'"[^"\\]*"'
+# Flow collections on one line holding only scalars ("{app: web, tier: "gpu"}", "[a, b]"): a
+# plain scalar in them also stops at flow indicators, and may hold no ':' at all (libyaml
+# versions disagree about ':' inside flow plain scalars).
+_FLOW_PLAIN = r"""(?:[^ \-?:,\[\]{}\#&*!|>'"%@`]|-(?=[^ ,\[\]{}]))(?:[^ :,\[\]{}]|\ +(?=[^ \#:,\[\]{}]))*"""
+_FLOW_SCALAR = rf"(?:{_FLOW_PLAIN}|{_SINGLE}|{_DOUBLE})"
+_FLOW_ENTRY = rf"{_FLOW_SCALAR}\ *:\ +{_FLOW_SCALAR}"
+_FLOW_MAP = rf"\{{\ *(?:{_FLOW_ENTRY}\ *(?:,\ *{_FLOW_ENTRY}\ *)*)?\}}"
+_FLOW_SEQ = rf"\[\ *(?:{_FLOW_SCALAR}\ *(?:,\ *{_FLOW_SCALAR}\ *)*)?\]"
+_MAP_ENTRY = re.compile(rf"(?P<key>{_FLOW_SCALAR})\ *:\ +(?P<value>{_FLOW_SCALAR})")
+_SEQ_ITEM = re.compile(_FLOW_SCALAR)
 _LINE = re.compile(
     rf"""(?P<indent>\ *)
     (?P<dashes>(?:-(?:\ +|$))*)
     (?:(?P<key>{_PLAIN}|{_SINGLE}|{_DOUBLE})\ *:(?:\ +|$))?
-    (?P<value>{_PLAIN}|{_SINGLE}|{_DOUBLE}|\[\]|\{{\}})?
+    (?P<value>{_PLAIN}|{_SINGLE}|{_DOUBLE}|{_FLOW_MAP}|{_FLOW_SEQ}|\|-?)?
     \ *(?:(?<=\ )\#.*)?""",
     re.X,
 )
@@ -56,11 +66,14 @@ _DASH = re.compile(r"- *")
 #: A line with no content (blank or a comment), and one outside the subset.
 _SKIP: tuple[Any, ...] = ()
 #: Value kinds of a parsed line.
-_NONE, _SCALAR, _EMPTY_LIST, _EMPTY_MAP = 0, 1, 2, 3
+_NONE, _SCALAR, _FLOW_LIST, _FLOW_DICT, _LITERAL = 0, 1, 2, 3, 4
 #: Longest implicit key libyaml accepts is 1024 characters; stay clear of the edge.
 _MAX_KEY = 1000
-#: A per-file line cache is dropped when it grows past this many distinct lines.
-_CACHE_LIMIT = 200_000
+#: Parsed lines by their text, shared by every read (a line's parse depends on nothing else):
+#: machine-written YAML repeats lines across documents and files, and reading positions again
+#: meets the same lines. Emptied when it reaches ``_CACHE_LIMIT`` lines, to bound its memory.
+_LINES: dict[str, tuple[Any, ...]] = {}
+_CACHE_LIMIT = 65_536
 
 
 class Declined(Exception):
@@ -75,6 +88,49 @@ def _scalar(raw: str) -> tuple[Any, str]:
     if first == '"':
         return raw[1:-1], '"'
     return resolve_plain(raw), ""
+
+
+def _key(raw: str) -> tuple[str, str]:
+    """(text, style) of a mapping key as the loader files it; declined for a merge key."""
+    value, style = _scalar(raw)
+    if style == "" and raw == "<<":
+        raise Declined("a merge key")
+    return (value if type(value) is str else key_text(value)), style
+
+
+def _flow(line: str, start: int, end: int) -> tuple[int, tuple[tuple[Any, ...], ...]]:
+    """(kind, entries) of the one-line flow collection at ``line[start:end]``: for a mapping,
+    (key, start, end, style, value, start, end, style) per entry, for a list (value, start,
+    end, style) per item."""
+    if line[start] == "[":
+        return _FLOW_LIST, tuple((*_scalar(m.group()), m.start(), m.end()) for m in _SEQ_ITEM.finditer(line, start + 1, end - 1))
+    entries = []
+    seen: set[str] = set()
+    for m in _MAP_ENTRY.finditer(line, start + 1, end - 1):
+        key, key_style = _key(m.group("key"))
+        if key in seen:
+            raise Declined("a duplicate key")
+        if m.start("value") - m.start() > _MAX_KEY:
+            raise Declined("a key longer than libyaml's limit")
+        seen.add(key)
+        entries.append((key, key_style, *m.span("key"), *_scalar(m.group("value")), *m.span("value")))
+    return _FLOW_DICT, tuple(entries)
+
+
+def _flow_value(kind: int, entries: tuple[tuple[Any, ...], ...], line: int, start: int, end: int,
+                positions: bool) -> tuple[Any, Pos | None]:
+    """A fresh container for a flow collection ``_flow`` parsed, and its position."""
+    if kind == _FLOW_LIST:
+        items = [value for value, _, _, _ in entries]
+        if not positions:
+            return items, None
+        return items, (line, start, line, end, None, [(line, s, line, e, style) for _, style, s, e in entries])
+    mapping = {key: value for key, _, _, _, value, _, _, _ in entries}
+    if not positions:
+        return mapping, None
+    children = {key: ((line, ks, line, ke, kstyle), (line, vs, line, ve, vstyle))
+                for key, kstyle, ks, ke, _, vstyle, vs, ve in entries}
+    return mapping, (line, start, line, end, None, children)
 
 
 def _parse_line(line: str) -> tuple[Any, ...]:
@@ -94,11 +150,7 @@ def _parse_line(line: str) -> tuple[Any, ...]:
     key = key_start = key_end = key_style = colon_end = None
     if match.group("key") is not None:
         key_start, key_end = match.span("key")
-        raw = match.group("key")
-        value, key_style = _scalar(raw)
-        if key_style == "" and raw == "<<":
-            raise Declined("a merge key")
-        key = value if type(value) is str else key_text(value)
+        key, key_style = _key(match.group("key"))
         colon_end = line.index(":", key_end) + 1
         if colon_end - key_start > _MAX_KEY:
             raise Declined("a key longer than libyaml's limit")
@@ -106,16 +158,62 @@ def _parse_line(line: str) -> tuple[Any, ...]:
     raw = match.group("value")
     if raw is not None:
         start, end = match.span("value")
-        if raw == "[]":
-            kind = _EMPTY_LIST
-        elif raw == "{}":
-            kind = _EMPTY_MAP
+        if raw[0] in "[{":
+            kind, value = _flow(line, start, end)
+        elif raw[0] == "|":
+            kind, value = _LITERAL, raw == "|-"  # the value: whether the final line break is stripped
         else:
             kind = _SCALAR
             value, style = _scalar(raw)
-    elif key is None and not dashes:
-        raise Declined("a line with neither key nor value")
     return (indent, dashes, key, key_start, key_end, key_style, colon_end, kind, value, start, end, style)
+
+
+class _Literal:
+    """A literal block scalar (``|`` or ``|-``) being read, line by line, until a non-empty line
+    less indented than its content. Declined: leading empty lines (the YAML 1.2 pass looks at
+    those), lines of spaces only (they may be content), and an empty scalar."""
+
+    __slots__ = ("frame", "line", "col", "strip", "parent", "indent", "lines", "blank", "last")
+
+    def __init__(self, frame: list[Any], line: int, col: int, strip: bool):
+        self.frame = frame  # whose open slot the scalar fills
+        self.line, self.col = line, col  # of the '|'
+        self.strip = strip
+        self.parent = frame[_COL]  # content must be indented deeper than the collection
+        self.indent = -1  # spaces before the content, from its first line
+        self.lines: list[str] = []
+        self.blank = 0  # empty lines since the last content line
+        self.last = (line, 0)  # file line and width of the last content line
+
+    def take(self, text: str, number: int) -> bool:
+        """Whether line ``number`` (``text``, without a CR) belongs to the scalar."""
+        if not text:
+            if self.indent < 0:
+                raise Declined("a block scalar that starts with an empty line")
+            self.blank += 1
+            return True
+        spaces = len(text) - len(text.lstrip(" "))
+        if spaces == len(text):
+            raise Declined("a line of spaces in a block scalar")
+        if self.indent < 0:
+            if spaces <= self.parent:
+                raise Declined("an empty block scalar")
+            self.indent = spaces
+        elif spaces < self.indent:
+            return False
+        if self.blank:
+            self.lines.extend([""] * self.blank)
+            self.blank = 0
+        self.lines.append(text[self.indent :])
+        self.last = (number, len(text))
+        return True
+
+    def finish(self, end: tuple[int, int], broken: bool, positions: bool) -> None:
+        """Fill the slot: the scalar ends at ``end``; ``broken``: a line break follows its last line."""
+        if self.indent < 0:
+            raise Declined("an empty block scalar")
+        value = "\n".join(self.lines) + ("\n" if broken and not self.strip else "")
+        _put(self.frame, value, (self.line, self.col, *end, "|") if positions else None)
 
 
 # An open block mapping or sequence is a list (this loop runs once per line of a 100 MB
@@ -140,8 +238,7 @@ def _put(frame: list[Any], value: Any, pos: Pos | None) -> None:
     frame[_PENDING] = None
 
 
-def _document(lines: list[str], first: int, end: tuple[int, int], cache: dict[str, tuple[Any, ...]],
-              max_depth: int, max_nodes: int, positions: bool) -> tuple[Any, Pos | None] | None:
+def _document(lines: list[str], first: int, end: tuple[int, int], max_depth: int, max_nodes: int, positions: bool) -> tuple[Any, Pos | None] | None:
     """Read the lines of one document (``first`` is the file line of ``lines[0]``): its data
     and, with ``positions``, its positions tree; None when it has no content.
 
@@ -164,12 +261,18 @@ def _document(lines: list[str], first: int, end: tuple[int, int], cache: dict[st
         else:
             root = (frame[_CONTAINER], pos)
 
+    literal: _Literal | None = None
     for number, text in enumerate(lines, first):
-        parsed = cache.get(text)
+        if literal is not None:
+            if literal.take(text[:-1] if text.endswith("\r") else text, number):
+                continue
+            literal.finish((number, 0), True, positions)
+            literal = None
+        parsed = _LINES.get(text)
         if parsed is None:
-            if len(cache) > _CACHE_LIMIT:
-                cache.clear()
-            parsed = cache[text] = _parse_line(text[:-1] if text.endswith("\r") else text)
+            if len(_LINES) >= _CACHE_LIMIT:
+                _LINES.clear()
+            parsed = _LINES[text] = _parse_line(text[:-1] if text.endswith("\r") else text)
         if not parsed:
             continue
         col, dashes, key, key_start, key_end, key_style, colon_end, kind, value, start, stop, style = parsed
@@ -226,10 +329,14 @@ def _document(lines: list[str], first: int, end: tuple[int, int], cache: dict[st
                 raise Declined("a scalar or flow root")
             if kind == _SCALAR:
                 _put(stack[-1], value, (number, start, number, stop, style) if positions else None)
-            elif kind == _EMPTY_LIST:
-                _put(stack[-1], [], (number, start, number, stop, None, []) if positions else None)
+            elif kind == _LITERAL:
+                literal = _Literal(stack[-1], number, start, value)
             else:
-                _put(stack[-1], {}, (number, start, number, stop, None, {}) if positions else None)
+                _put(stack[-1], *_flow_value(kind, value, number, start, stop, positions))
+    if literal is not None:
+        line, width = literal.last
+        broken = line < first + len(lines) - 1
+        literal.finish(end if broken else (line, width), broken, positions)
     if stack and stack[-1][_PENDING] is not None:
         line, mark = stack[-1][_PENDING]
         _put(stack[-1], None, (line, mark, line, mark, "") if positions else None)
@@ -288,13 +395,12 @@ def read(text: str, add: Callable[[Any, Segment], None], *, max_depth: int, max_
         starts.insert(0, 0)
     ends = starts[1:] + [len(text)]
     eof = (text.count("\n") + (1 if text and not text.endswith("\n") else 0), 0)
-    cache: dict[str, tuple[Any, ...]] = {}
     line = 0
     for start, stop in zip(starts, ends):
         next_line = line + text.count("\n", start, stop)
         segment = Segment(start, stop, line, (next_line, 0) if stop < len(text) else eof)
         try:
-            document = _document(_lines(text, start, stop), line, segment.end, cache, max_depth - 8, max_nodes, False)
+            document = _document(_lines(text, start, stop), line, segment.end, max_depth - 8, max_nodes, False)
             if document is None and text.startswith("---", start):
                 raise Declined("an empty document")
         except Declined as declined:
@@ -307,6 +413,6 @@ def read(text: str, add: Callable[[Any, Segment], None], *, max_depth: int, max_
 
 def positions(text: str, segment: Segment) -> Pos:
     """The positions tree of the document ``read`` took from ``segment`` of ``text``."""
-    document = _document(_lines(text, segment.start, segment.stop), segment.line, segment.end, {}, sys.maxsize, sys.maxsize, True)
+    document = _document(_lines(text, segment.start, segment.stop), segment.line, segment.end, sys.maxsize, sys.maxsize, True)
     assert document is not None and document[1] is not None, "a segment read before reads again"
     return document[1]
