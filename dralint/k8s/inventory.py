@@ -368,8 +368,8 @@ class Inventory:
                 claims.append((data, source, base))
             elif kind == "DeviceTaintRule":
                 inv._add_taint_rule(data)
-        for data, source, base in slices:
-            inv._add_slice(object_data(source) if data is None else data, source, base)
+        for maybe_data, source, base in slices:
+            inv._add_slice(object_data(source) if maybe_data is None else maybe_data, source, base)
         inv._check_pools()
         for data, source, base in claims:
             inv._add_claim(data, source, base)

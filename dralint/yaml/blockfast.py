@@ -30,11 +30,13 @@ from dralint.yaml.scalars import key_text, resolve_plain
 Pos = tuple[Any, ...]
 
 #: Characters libyaml reads as content everywhere: printable, no tab, no BOM, and no line break
-#: but LF and CR (a CR must end a CRLF; see ``_LONE_CR``). Anything else is declined.
+#: but LF and CR (a CR must end a CRLF; see ``LONE_CR``). Anything else is declined.
 _OUTSIDE = re.compile("[^\n\r -~\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")
-_LONE_CR = re.compile("\r(?!\n)")
-#: Where documents start, as the loader splits a file after a syntax error.
-_DOCUMENT_START = re.compile(r"(?m)^---(?=[ \t\r\n]|$)")
+#: A CR that is not part of a CRLF: libyaml breaks a line there, editors and reports do not.
+LONE_CR = re.compile("\r(?!\n)")
+#: Where documents start: "---" at the start of a line (the loader also resumes there after a
+#: syntax error).
+DOCUMENT_START = re.compile(r"(?m)^---(?=[ \t\r\n]|$)")
 #: What may follow "---" on its line in a document the reader takes: nothing but a comment.
 _MARKER_LINE = re.compile(r"--- *(?: #.*)?")
 
@@ -63,7 +65,7 @@ _LINE = re.compile(
 )
 _DASH = re.compile(r"- *")
 
-#: A line with no content (blank or a comment), and one outside the subset.
+#: What a line with no content (blank or a comment) parses to.
 _SKIP: tuple[Any, ...] = ()
 #: Value kinds of a parsed line.
 _NONE, _SCALAR, _FLOW_LIST, _FLOW_DICT, _LITERAL = 0, 1, 2, 3, 4
@@ -100,8 +102,8 @@ def _key(raw: str) -> tuple[str, str]:
 
 def _flow(line: str, start: int, end: int) -> tuple[int, tuple[tuple[Any, ...], ...]]:
     """(kind, entries) of the one-line flow collection at ``line[start:end]``: for a mapping,
-    (key, start, end, style, value, start, end, style) per entry, for a list (value, start,
-    end, style) per item."""
+    (key, style, start, end, value, style, start, end) per entry, for a list (value, style,
+    start, end) per item."""
     if line[start] == "[":
         return _FLOW_LIST, tuple((*_scalar(m.group()), m.start(), m.end()) for m in _SEQ_ITEM.finditer(line, start + 1, end - 1))
     entries = []
@@ -154,7 +156,8 @@ def _parse_line(line: str) -> tuple[Any, ...]:
         colon_end = line.index(":", key_end) + 1
         if colon_end - key_start > _MAX_KEY:
             raise Declined("a key longer than libyaml's limit")
-    kind, value, start, end, style = _NONE, None, None, None, None
+    kind, start, end, style = _NONE, None, None, None
+    value: Any = None
     raw = match.group("value")
     if raw is not None:
         start, end = match.span("value")
@@ -362,7 +365,7 @@ def eligible(text: str) -> str | None:
     """Why the whole file is left to libyaml, or None when its documents may be read here."""
     if _OUTSIDE.search(text):
         return "a tab, an odd line break or a character libyaml refuses"
-    if "\r" in text and _LONE_CR.search(text):
+    if "\r" in text and LONE_CR.search(text):
         return "a lone CR"
     return None
 
@@ -390,7 +393,7 @@ def read(text: str, add: Callable[[Any, Segment], None], *, max_depth: int, max_
     why = eligible(text)
     if why is not None:
         return 0, why
-    starts = [m.start() for m in _DOCUMENT_START.finditer(text)]
+    starts = [m.start() for m in DOCUMENT_START.finditer(text)]
     if not starts or starts[0] != 0:
         starts.insert(0, 0)
     ends = starts[1:] + [len(text)]
@@ -414,5 +417,6 @@ def read(text: str, add: Callable[[Any, Segment], None], *, max_depth: int, max_
 def positions(text: str, segment: Segment) -> Pos:
     """The positions tree of the document ``read`` took from ``segment`` of ``text``."""
     document = _document(_lines(text, segment.start, segment.stop), segment.line, segment.end, sys.maxsize, sys.maxsize, True)
-    assert document is not None and document[1] is not None, "a segment read before reads again"
+    if document is None or document[1] is None:
+        raise RuntimeError(f"the text of a document changed after it was read ({segment})")
     return document[1]

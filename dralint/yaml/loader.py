@@ -539,17 +539,13 @@ def _after_end_marker(source: SourceText, error: yaml.MarkedYAMLError, line: int
     return None
 
 
-_DOCUMENT_START = re.compile(r"(?m)^---(?=[ \t\r\n]|$)")
-
-
 def _next_document_start(text: str, offset: int) -> int | None:
     """Offset of the first "---" marker line that starts at or after ``offset``."""
-    match = _DOCUMENT_START.search(text, offset)
+    match = blockfast.DOCUMENT_START.search(text, offset)
     return match.start() if match else None
 
 
-#: A lone CR: with NEL, LS and PS, the line breaks libyaml counts besides LF and CRLF.
-_LONE_CR = re.compile("\r(?!\n)")
+#: The line breaks libyaml counts: LF, CRLF, and a lone CR, NEL, LS or PS.
 _LIBYAML_BREAKS = re.compile("\r\n|[\n\r\x85\u2028\u2029]")
 
 
@@ -615,7 +611,11 @@ def load(source: SourceText, sink: Callable[[Document], None] | None = None) -> 
     stays empty, so a caller can check and drop documents while a large file is still being
     read.
 
-    The file is parsed in one go. After a syntax error, parsing resumes at the next "---" line,
+    The fast reader (``dralint.yaml.blockfast``) takes the documents it can from the start of
+    the file; libyaml parses the rest, from the first document the reader declines. A file the
+    YAML 1.2 pass may have to look at is left to libyaml whole.
+
+    libyaml parses in one go. After a syntax error, parsing resumes at the next "---" line,
     one document at a time from then on, so that a file of many broken documents costs linear
     time (each restart would otherwise re-read the whole rest of the file).
 
@@ -633,7 +633,7 @@ def load(source: SourceText, sink: Callable[[Document], None] | None = None) -> 
                                  max_depth=MAX_DEPTH, max_nodes=MAX_EXPANDED_NODES)
         if base == len(text):
             return LoadResult(source, documents, problems)
-    odd_breaks = "\x85" in text or "\u2028" in text or "\u2029" in text or ("\r" in text and _LONE_CR.search(text) is not None)
+    odd_breaks = "\x85" in text or "\u2028" in text or "\u2029" in text or ("\r" in text and blockfast.LONE_CR.search(text) is not None)
     end = len(text)
     while True:
         error, needs_strict = _parse_segment(source, base, end, out, problems, odd_breaks)
