@@ -29,9 +29,11 @@ from dralint.yaml.scalars import key_text, resolve_plain
 #: A position as the loader keeps it (see ``dralint.yaml.loader.Pos``).
 Pos = tuple[Any, ...]
 
-#: Characters libyaml reads as content everywhere: printable, no tab, no BOM, and no line break
-#: but LF and CR (a CR must end a CRLF; see ``LONE_CR``). Anything else is declined.
-_OUTSIDE = re.compile("[^\n\r -~\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")
+#: Characters that send a file to libyaml: controls (tab included), DEL and the C1 controls
+#: (NEL included), LS, PS, surrogates, the BOM and the non-characters U+FFFE and U+FFFF; that is,
+#: what libyaml refuses or breaks lines at besides LF and CRLF (a CR must end a CRLF, see
+#: ``LONE_CR``), and the tab, which only libyaml's errors describe well.
+_OUTSIDE = re.compile("[\x00-\x09\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff]")
 #: A CR that is not part of a CRLF: libyaml breaks a line there, editors and reports do not.
 LONE_CR = re.compile("\r(?!\n)")
 #: Where documents start: "---" at the start of a line (the loader also resumes there after a
