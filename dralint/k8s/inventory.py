@@ -243,7 +243,8 @@ def object_data(item: Any) -> Mapping[str, Any]:
     return data if isinstance(data, Mapping) else {}
 
 
-def _flatten(items: Iterable[Any], deferred: list[tuple[Mapping[str, Any] | None, Any, Path]]) -> Iterator[tuple[Mapping[str, Any], Any, Path]]:
+def _flatten(items: Iterable[Any],
+             deferred: list[tuple[Mapping[str, Any] | None, Any, Path]]) -> Iterator[tuple[Mapping[str, Any], Any, Path]]:
     """Yield (object, source, base path), opening ``kind: List`` documents.
 
     Objects that say they are ResourceSlices without being read (the pipeline's KubeObject

@@ -3,19 +3,23 @@
 Why: reading YAML through libyaml's event stream costs a Python call per event (a few million
 for a 10,000-node ``kubectl get resourceslices -o yaml``), more than the rest of a lint run.
 Machine-written YAML uses a small, regular subset: block mappings and sequences, one scalar per
-line, nothing that spans lines. In that subset every line is understood by one regular
+line, little that spans lines. In that subset every line is understood by one regular
 expression, and machine output repeats lines massively (the same ``model: H100`` on every
-device), so each distinct line is parsed once per file and later occurrences cost a dict lookup.
+device), so each distinct line is parsed once (``_LINES``) and later occurrences cost a dict
+lookup.
 
-The reader must give exactly what ``dralint.yaml.loader`` builds from libyaml's events: the same
-data (scalars resolved with the same ``resolve_plain``), the same positions tree, the same
-problems (none: a document that would have any is declined). Whatever it is not sure about it
-declines, and the loader reads that document, and every later one in the file, with libyaml.
-Declined: anchors, aliases, tags, block scalars, multi-line scalars, escapes in double quotes,
-flow collections with content, tabs, odd line breaks and characters libyaml refuses, directives,
-``...``, ``---`` with content, duplicate and complex keys, merge keys, empty documents, scalar
-roots, and anything indented in a way the reader does not model. Files where the YAML 1.2
-strictness pass would look for problems (``strict.may_need_check``) are left to libyaml whole.
+Taken: block mappings and sequences (indentless ones too), plain and quoted scalars on one line
+(no escapes), one-line flow collections of scalars, literal block scalars (``|``, ``|-``),
+comments, CRLF, ``---``. The reader must give exactly what ``dralint.yaml.loader`` builds from
+libyaml's events: the same data (scalars resolved with the same ``resolve_plain``), the same
+positions tree, the same problems (none: a document that would have any is declined). Whatever
+it is not sure about it declines, and the loader reads that document, and every later one in
+the file, with libyaml. Declined: anchors, aliases, tags, folded and ``|+`` block scalars,
+multi-line plain or quoted scalars, escapes, nested flow collections, tabs, odd line breaks and
+characters libyaml refuses, directives, ``...``, ``---`` with content, duplicate, merge and
+complex keys, empty documents, scalar roots, and anything indented in a way the reader does not
+model. Files where the YAML 1.2 strictness pass would look for problems
+(``strict.may_need_check``) are left to libyaml whole by the loader.
 """
 
 from __future__ import annotations
@@ -173,6 +177,28 @@ def _parse_line(line: str) -> tuple[Any, ...]:
     return (indent, dashes, key, key_start, key_end, key_style, colon_end, kind, value, start, end, style)
 
 
+# An open block mapping or sequence is a list (this loop runs once per line of a 100 MB
+# snapshot, and list indexing is the cheapest access Python has):
+# [is a mapping, column, container, child positions, start line, start column, indentless,
+#  key of the open slot, its position, pending], where ``pending`` is the mark of the open slot
+# (where libyaml puts an empty value: after the ':' or the '-'), or None when no slot is open.
+# Without positions (``_document(..., positions=False)``) the positions slots stay None.
+_IS_MAP, _COL, _CONTAINER, _POSITIONS, _START_LINE, _START_COL, _INDENTLESS, _KEY, _KEY_POS, _PENDING = range(10)
+
+
+def _put(frame: list[Any], value: Any, pos: Pos | None) -> None:
+    """Fill the open slot of ``frame`` (and its position, when positions are kept)."""
+    if frame[_IS_MAP]:
+        frame[_CONTAINER][frame[_KEY]] = value
+        if pos is not None:
+            frame[_POSITIONS][frame[_KEY]] = (frame[_KEY_POS], pos)
+    else:
+        frame[_CONTAINER].append(value)
+        if pos is not None:
+            frame[_POSITIONS].append(pos)
+    frame[_PENDING] = None
+
+
 class _Literal:
     """A literal block scalar (``|`` or ``|-``) being read, line by line, until a non-empty line
     less indented than its content. Declined: leading empty lines (the YAML 1.2 pass looks at
@@ -221,29 +247,8 @@ class _Literal:
         _put(self.frame, value, (self.line, self.col, *end, "|") if positions else None)
 
 
-# An open block mapping or sequence is a list (this loop runs once per line of a 100 MB
-# snapshot, and list indexing is the cheapest access Python has):
-# [is a mapping, column, container, child positions, start line, start column, indentless,
-#  key of the open slot, its position, pending], where ``pending`` is the mark of the open slot
-# (where libyaml puts an empty value: after the ':' or the '-'), or None when no slot is open.
-# Without positions (``_document(..., positions=False)``) the positions slots stay None.
-_IS_MAP, _COL, _CONTAINER, _POSITIONS, _START_LINE, _START_COL, _INDENTLESS, _KEY, _KEY_POS, _PENDING = range(10)
-
-
-def _put(frame: list[Any], value: Any, pos: Pos | None) -> None:
-    """Fill the open slot of ``frame`` (and its position, when positions are kept)."""
-    if frame[_IS_MAP]:
-        frame[_CONTAINER][frame[_KEY]] = value
-        if pos is not None:
-            frame[_POSITIONS][frame[_KEY]] = (frame[_KEY_POS], pos)
-    else:
-        frame[_CONTAINER].append(value)
-        if pos is not None:
-            frame[_POSITIONS].append(pos)
-    frame[_PENDING] = None
-
-
-def _document(lines: list[str], first: int, end: tuple[int, int], max_depth: int, max_nodes: int, positions: bool) -> tuple[Any, Pos | None] | None:
+def _document(lines: list[str], first: int, end: tuple[int, int], max_depth: int, max_nodes: int,
+              positions: bool) -> tuple[Any, Pos | None] | None:
     """Read the lines of one document (``first`` is the file line of ``lines[0]``): its data
     and, with ``positions``, its positions tree; None when it has no content.
 
