@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from unittest import mock
+
 import pytest
 import yaml
 
@@ -117,3 +119,51 @@ def test_real_captured_slices_build():
         assert {tuple(k) for k in inv.devices} <= named, path
         built += 1
     assert built >= 10
+
+
+def test_equal_device_fields_are_shared_and_what_yaml_tells_apart_is_not():
+    """A fleet repeats a few device models: equal attributes and capacity are held once. Values
+    Python calls equal but a selector does not (1, True, "1") stay apart."""
+    cap = {"memory": {"value": "80Gi"}}
+    slices = [resource_slice(f"s{n}", [device(f"gpu-{i}", model="H100", capacity=dict(cap)) for i in range(2)], node=f"n{n}")
+              for n in range(2)]
+    slices.append(resource_slice("s2", [device("gpu-0", model=1), device("gpu-1", model=True), device("gpu-2", model="1")], node="n2"))
+    inv = Inventory.build(slices)
+    same = [inv.devices[DeviceId("gpu.example.com", f"n{n}", f"gpu-{i}")] for n in range(2) for i in range(2)]
+    assert len({id(d.attributes) for d in same}) == 1 and len({id(d.capacity) for d in same}) == 1
+    assert len({id(d.data["attributes"]) for d in same}) == 1
+    assert [d.data["name"] for d in same] == ["gpu-0", "gpu-1", "gpu-0", "gpu-1"]
+    apart = [inv.devices[DeviceId("gpu.example.com", "n2", f"gpu-{i}")] for i in range(3)]
+    assert [d.attribute("gpu.example.com/model") for d in apart] == [("int", 1), ("bool", True), ("string", "1")]
+    assert len({id(d.attributes) for d in apart}) == 3
+
+
+class _Lazy:
+    """A pipeline-like object: knows its kind; its data is read only when asked for."""
+
+    def __init__(self, data: dict, events: list):
+        self.kind = data["kind"]
+        self._data = data
+        self.events = events
+
+    @property
+    def data(self) -> dict:
+        self.events.append(("read", self._data["metadata"]["name"]))
+        return self._data
+
+
+def test_slices_are_read_one_at_a_time_in_their_order():
+    """Each ResourceSlice is read when it is indexed, in order: no pass holds the data of every
+    slice of a large fleet at once."""
+    events: list = []
+    items = [_Lazy(resource_slice(f"s{n}", [device("gpu-0")], node=f"n{n}"), events) for n in (2, 0, 1)]
+    original = Inventory._add_slice
+
+    def add_slice(inv, data, source, base):
+        events.append(("index", data["metadata"]["name"]))
+        original(inv, data, source, base)
+
+    with mock.patch.object(Inventory, "_add_slice", add_slice):
+        inv = Inventory.build(items)
+    assert events == [(what, name) for name in ("s2", "s0", "s1") for what in ("read", "index")]
+    assert list(inv.local_slices) == ["n2", "n0", "n1"]

@@ -13,7 +13,6 @@ strings.
 from __future__ import annotations
 
 import bisect
-import math
 import operator
 import pickle
 import re
@@ -35,7 +34,10 @@ from yaml.events import (
 )
 
 from dralint.diagnostics import Span
+from dralint.yaml import blockfast
 from dralint.yaml.libyaml import LOADER
+from dralint.yaml.positions import Pos, entry_key_pos, mapping_entry
+from dralint.yaml.scalars import key_text, resolve_plain, resolve_tagged
 from dralint.yaml.strict import may_need_check, strict_problems
 
 #: Nodes a document may expand to through aliases before it counts as an alias bomb.
@@ -45,30 +47,6 @@ MAX_DEPTH = 256
 
 PathKey = str | int
 DataPath = tuple[PathKey, ...]
-# (line, column, end_line, end_column, style): 0-based, as libyaml reports them. A mapping's or
-# a list's position has a sixth element, the positions of its entries: for a list, one position
-# per item; for a mapping, key -> (key position, value position), or (key line, key column,
-# value position) for the usual key, a plain one-line scalar whose text is the key itself
-# (see ``_entry``). Positions so form a tree beside the data, which ``pickle`` can store and
-# restore in one C call each way.
-Pos = tuple[Any, ...]
-
-
-def _entry(key: str, key_pos: Pos, value_pos: Pos) -> tuple:
-    """A mapping entry's positions; for the usual key only where it starts, since its end
-    follows from its text: a third of a frozen document's size, and fewer objects to expand."""
-    line, column, end_line, end_column, style = key_pos
-    if style == "" and end_line == line and end_column - column == len(key):
-        return (line, column, value_pos)
-    return (key_pos, value_pos)
-
-
-def _entry_key_pos(key: str, entry: tuple) -> Pos:
-    """The key position an entry made by ``_entry`` stands for."""
-    if len(entry) == 2:
-        return entry[0]
-    line, column = entry[0], entry[1]
-    return (line, column, line, column + len(key), "")
 
 
 @dataclass(frozen=True)
@@ -135,6 +113,10 @@ class Document:
     a fraction of the size. Reading ``data`` (or asking for a span) expands it again; only the
     most recently expanded documents stay expanded (see ``THAWED``), so memory stays flat
     however many documents the run holds.
+
+    A document read by the fast reader (``dralint.yaml.blockfast``) holds a ``Segment`` in
+    place of its positions, and the first span asked for reads them from the text again: most
+    documents of a large snapshot are never pointed at, and their frozen blobs shrink fourfold.
     """
 
     __slots__ = ("source", "index", "_data", "_root", "_frozen", "_derived", "_expanded")
@@ -197,6 +179,8 @@ class Document:
         if not self._expanded:
             self._thaw()
         value_pos: Pos = self._root
+        if type(value_pos) is blockfast.Segment:  # read by the fast reader: positions on demand
+            value_pos = self._root = blockfast.positions(self.source.text, value_pos)
         # The key's entry and text, made into a key position only on the way out.
         entry: tuple | None = None
         key: Any = None
@@ -215,7 +199,7 @@ class Document:
             else:
                 matched = depth
                 break
-        return value_pos, None if entry is None else _entry_key_pos(key, entry), matched
+        return value_pos, None if entry is None else entry_key_pos(key, entry), matched
 
     def has_path(self, path: DataPath) -> bool:
         return self._walk(path)[2] == len(path)
@@ -313,92 +297,6 @@ class LoadResult:
     problems: list[YamlProblem]
 
 
-# --- scalar resolution (YAML 1.1, as Kubernetes' decoder) -------------------------------
-#
-# Kubernetes turns YAML into JSON with sigs.k8s.io/yaml, which resolves plain scalars with its
-# fork of go-yaml v2. Its rules, followed here: the table below (where y/n are booleans, as in
-# YAML 1.1), then for text starting with a digit or sign, a Go integer with underscores removed
-# (0755 octal, 0x1F, 0o17, 0b101), then a simple float (1e3, 08 -> 8.0, -.5). Base-60 numbers
-# (12:30) are deliberately not supported there, so they stay strings; so do timestamps, which
-# the JSON conversion writes back as strings anyway.
-
-_TABLE: dict[str, Any] = {
-    **dict.fromkeys(("y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"), True),
-    **dict.fromkeys(("n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF"), False),
-    **dict.fromkeys(("", "~", "null", "Null", "NULL"), None),
-    **dict.fromkeys((".nan", ".NaN", ".NAN"), math.nan),
-    **dict.fromkeys((".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF"), math.inf),
-    **dict.fromkeys(("-.inf", "-.Inf", "-.INF"), -math.inf),
-}
-_BOOLS = {k: v for k, v in _TABLE.items() if isinstance(v, bool)}
-#: Go's integer literal syntax (strconv.ParseInt with base 0), underscores already removed.
-_GO_INT = re.compile(r"[-+]?(?:0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)")
-_GO_FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?")
-_GO_DOT_FLOAT = re.compile(r"\.[0-9]+(?:[eE][-+]?[0-9]+)?")
-_INT_BASES = {"x": 16, "X": 16, "o": 8, "O": 8, "b": 2, "B": 2}
-_INT_MIN, _UINT_MAX = -(2**63), 2**64 - 1
-_NUMERIC_START = set("0123456789-+")
-_MAYBE_SPECIAL = _NUMERIC_START | set(".~yYnNtTfFoO")
-
-
-def _go_int(plain: str) -> int | None:
-    """The value of ``plain`` as Go's ParseInt(plain, 0, 64) (or ParseUint) reads it, or None."""
-    if not _GO_INT.fullmatch(plain):
-        return None
-    sign = -1 if plain[0] == "-" else 1
-    digits = plain.lstrip("+-")
-    if digits[0] == "0" and len(digits) > 1:
-        base = _INT_BASES.get(digits[1])
-        value = int(digits[2:], base) if base else int(digits[1:], 8)  # a bare leading 0: octal
-    else:
-        value = int(digits)
-    value *= sign
-    return value if _INT_MIN <= value <= _UINT_MAX else None
-
-
-def _number(text: str) -> int | float | None:
-    """An int or float for text starting with a digit or a sign, as go-yaml resolves it."""
-    plain = text.replace("_", "")
-    value = _go_int(plain)
-    if value is not None:
-        return value
-    if _GO_FLOAT.fullmatch(plain):
-        return float(plain)
-    return None
-
-
-def resolve_plain(text: str) -> Any:
-    """Resolve an untagged plain scalar the way Kubernetes' YAML decoder does."""
-    if not text:
-        return None
-    first = text[0]
-    if first not in _MAYBE_SPECIAL:
-        return text
-    if text in _TABLE:
-        return _TABLE[text]
-    if first in _NUMERIC_START:
-        number = _number(text)
-        return text if number is None else number
-    if first == "." and _GO_DOT_FLOAT.fullmatch(text):
-        return float(text)
-    return text
-
-
-def _resolve_tagged(text: str, tag: str) -> Any:
-    """Honour the explicit core tags; keep anything else (or what does not fit) as written."""
-    short = tag.rsplit(":", 1)[-1] if tag.startswith("tag:yaml.org,2002:") else tag.lstrip("!")
-    value = resolve_plain(text) if short in ("int", "float", "bool", "null") else text
-    if short == "int" and type(value) is int:
-        return value
-    if short == "float" and type(value) in (int, float):
-        return float(value)
-    if short == "bool" and text in _BOOLS:
-        return _BOOLS[text]
-    if short == "null":
-        return None
-    return text
-
-
 # --- the event-driven builder ---------------------------------------------------------
 
 
@@ -484,9 +382,9 @@ class _Builder:
             frame.merges.append((value, pos))
             return
         if not isinstance(key, str):
-            key = _key_text(key)
+            key = key_text(key)
         if key in container:
-            first = _entry_key_pos(key, frame.positions[key])
+            first = entry_key_pos(key, frame.positions[key])
             self._problem(
                 "duplicate-key",
                 f"duplicate key '{key}': the API server rejects it under strict field validation; "
@@ -495,7 +393,7 @@ class _Builder:
                 ((first[0], first[1], "first defined here"),),
             )
         container[key] = value
-        frame.positions[key] = _entry(key, key_pos, pos)  # type: ignore[arg-type]
+        frame.positions[key] = mapping_entry(key, key_pos, pos)  # type: ignore[arg-type]
 
     def _bomb(self, pos: Pos, size: int) -> None:
         self._problem(
@@ -512,7 +410,7 @@ class _Builder:
             value = ev.value
             tag = ev.tag
             if tag and tag != "!":
-                value = _resolve_tagged(value, tag)
+                value = resolve_tagged(value, tag)
             elif not ev.style and ev.implicit[0]:
                 value = resolve_plain(value)
             pos = self._pos(ev)
@@ -596,12 +494,6 @@ class _Builder:
 _SKIP_ENTRY = object()
 
 
-def _key_text(key: Any) -> str:
-    if key is None:
-        return "null"
-    if isinstance(key, bool):
-        return "true" if key else "false"
-    return str(key)
 
 
 # --- reading a whole stream, with recovery after syntax errors ---------------------------
@@ -652,17 +544,13 @@ def _after_end_marker(source: SourceText, error: yaml.MarkedYAMLError, line: int
     return None
 
 
-_DOCUMENT_START = re.compile(r"(?m)^---(?=[ \t\r\n]|$)")
-
-
 def _next_document_start(text: str, offset: int) -> int | None:
     """Offset of the first "---" marker line that starts at or after ``offset``."""
-    match = _DOCUMENT_START.search(text, offset)
+    match = blockfast.DOCUMENT_START.search(text, offset)
     return match.start() if match else None
 
 
-#: A lone CR: with NEL, LS and PS, the line breaks libyaml counts besides LF and CRLF.
-_LONE_CR = re.compile("\r(?!\n)")
+#: The line breaks libyaml counts: LF, CRLF, and a lone CR, NEL, LS or PS.
 _LIBYAML_BREAKS = re.compile("\r\n|[\n\r\x85\u2028\u2029]")
 
 
@@ -708,7 +596,7 @@ class _Relocate:
             moved.add(id(children))
             if isinstance(children, dict):
                 for key, entry in children.items():
-                    children[key] = (self.pos(_entry_key_pos(key, entry)), self.tree(entry[-1], moved))
+                    children[key] = mapping_entry(key, self.pos(entry_key_pos(key, entry)), self.tree(entry[-1], moved))
             else:
                 children[:] = [self.tree(p, moved) for p in children]
         return out + (children,)
@@ -728,7 +616,11 @@ def load(source: SourceText, sink: Callable[[Document], None] | None = None) -> 
     stays empty, so a caller can check and drop documents while a large file is still being
     read.
 
-    The file is parsed in one go. After a syntax error, parsing resumes at the next "---" line,
+    The fast reader (``dralint.yaml.blockfast``) takes the documents it can from the start of
+    the file; libyaml parses the rest, from the first document the reader declines. A file the
+    YAML 1.2 pass may have to look at is left to libyaml whole.
+
+    libyaml parses in one go. After a syntax error, parsing resumes at the next "---" line,
     one document at a time from then on, so that a file of many broken documents costs linear
     time (each restart would otherwise re-read the whole rest of the file).
 
@@ -740,8 +632,14 @@ def load(source: SourceText, sink: Callable[[Document], None] | None = None) -> 
     out = _Documents(documents.append if sink is None else sink)
     text = source.text
     prefiltered = may_need_check(text)
-    odd_breaks = "\x85" in text or "\u2028" in text or "\u2029" in text or ("\r" in text and _LONE_CR.search(text) is not None)
-    base, end = 0, len(text)
+    base = 0
+    if not prefiltered:
+        base, _ = blockfast.read(text, lambda data, segment: out.add(Document(source, out.count, data, segment)),
+                                 max_depth=MAX_DEPTH, max_nodes=MAX_EXPANDED_NODES)
+        if base == len(text):
+            return LoadResult(source, documents, problems)
+    odd_breaks = "\x85" in text or "\u2028" in text or "\u2029" in text or ("\r" in text and blockfast.LONE_CR.search(text) is not None)
+    end = len(text)
     while True:
         error, needs_strict = _parse_segment(source, base, end, out, problems, odd_breaks)
         if prefiltered or needs_strict:

@@ -1,0 +1,428 @@
+"""A line-by-line reader for the block-style YAML that kubectl, Helm and YAML dumpers write.
+
+Why: reading YAML through libyaml's event stream costs a Python call per event (a few million
+for a 10,000-node ``kubectl get resourceslices -o yaml``), more than the rest of a lint run.
+Machine-written YAML uses a small, regular subset: block mappings and sequences, one scalar per
+line, little that spans lines. In that subset every line is understood by one regular
+expression, and machine output repeats lines massively (the same ``model: H100`` on every
+device), so each distinct line is parsed once (``_LINES``) and later occurrences cost a dict
+lookup.
+
+Taken: block mappings and sequences (indentless ones too), plain and quoted scalars on one line
+(no escapes), one-line flow collections of scalars, literal block scalars (``|``, ``|-``),
+comments, CRLF, ``---``. The reader must give exactly what ``dralint.yaml.loader`` builds from
+libyaml's events: the same data (scalars resolved with the same ``resolve_plain``), the same
+positions tree, the same problems (none: a document that would have any is declined). Whatever
+it is not sure about it declines, and the loader reads that document, and every later one in
+the file, with libyaml. Declined: anchors, aliases, tags, folded and ``|+`` block scalars,
+multi-line plain or quoted scalars, escapes, nested flow collections, tabs, odd line breaks and
+characters libyaml refuses, directives, ``...``, ``---`` with content, duplicate, merge and
+complex keys, empty documents, scalar roots, and anything indented in a way the reader does not
+model. Files where the YAML 1.2 strictness pass would look for problems
+(``strict.may_need_check``) are left to libyaml whole by the loader.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from typing import Any, Callable, NamedTuple
+
+from dralint.yaml.positions import Pos, mapping_entry
+from dralint.yaml.scalars import key_text, resolve_plain
+
+
+#: Characters that send a file to libyaml: controls (tab included), DEL and the C1 controls
+#: (NEL included), LS, PS, surrogates, the BOM and the non-characters U+FFFE and U+FFFF; that is,
+#: what libyaml refuses or breaks lines at besides LF and CRLF (a CR must end a CRLF, see
+#: ``LONE_CR``), and the tab, which only libyaml's errors describe well.
+_OUTSIDE = re.compile("[\x00-\x09\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff]")
+#: A CR that is not part of a CRLF: libyaml breaks a line there, editors and reports do not.
+LONE_CR = re.compile("\r(?!\n)")
+#: Where documents start: "---" at the start of a line (the loader also resumes there after a
+#: syntax error).
+DOCUMENT_START = re.compile(r"(?m)^---(?=[ \t\r\n]|$)")
+#: What may follow "---" on its line in a document the reader takes: nothing but a comment.
+_MARKER_LINE = re.compile(r"--- *(?: #.*)?")
+
+# A plain scalar on one line in block context: no indicator first ("-" only before a non-space),
+# then no ": ", no " #" and no trailing spaces.
+_PLAIN = r"""(?:[^ \-?:,\[\]{}\#&*!|>'"%@`]|-(?=[^ ]))(?:[^ :]|:(?=[^ ])|\ +(?=[^ \#:]|:[^ ]))*"""
+_SINGLE = r"'(?:[^']|'')*'"
+_DOUBLE = r'"[^"\\]*"'
+# Flow collections on one line holding only scalars ("{app: web, tier: "gpu"}", "[a, b]"): a
+# plain scalar in them also stops at flow indicators, and may hold no ':' at all (libyaml
+# versions disagree about ':' inside flow plain scalars).
+_FLOW_PLAIN = r"""(?:[^ \-?:,\[\]{}\#&*!|>'"%@`]|-(?=[^ ,\[\]{}]))(?:[^ :,\[\]{}]|\ +(?=[^ \#:,\[\]{}]))*"""
+_FLOW_SCALAR = rf"(?:{_FLOW_PLAIN}|{_SINGLE}|{_DOUBLE})"
+_FLOW_ENTRY = rf"{_FLOW_SCALAR}\ *:\ +{_FLOW_SCALAR}"
+_FLOW_MAP = rf"\{{\ *(?:{_FLOW_ENTRY}\ *(?:,\ *{_FLOW_ENTRY}\ *)*)?\}}"
+_FLOW_SEQ = rf"\[\ *(?:{_FLOW_SCALAR}\ *(?:,\ *{_FLOW_SCALAR}\ *)*)?\]"
+_MAP_ENTRY = re.compile(rf"(?P<key>{_FLOW_SCALAR})\ *:\ +(?P<value>{_FLOW_SCALAR})")
+_SEQ_ITEM = re.compile(_FLOW_SCALAR)
+_LINE = re.compile(
+    rf"""(?P<indent>\ *)
+    (?P<dashes>(?:-(?:\ +|$))*)
+    (?:(?P<key>{_PLAIN}|{_SINGLE}|{_DOUBLE})\ *:(?:\ +|$))?
+    (?P<value>{_PLAIN}|{_SINGLE}|{_DOUBLE}|{_FLOW_MAP}|{_FLOW_SEQ}|\|-?)?
+    \ *(?:(?<=\ )\#.*)?""",
+    re.X,
+)
+_DASH = re.compile(r"- *")
+
+#: What a line with no content (blank or a comment) parses to.
+_SKIP: tuple[Any, ...] = ()
+#: Value kinds of a parsed line.
+_NONE, _SCALAR, _FLOW_LIST, _FLOW_DICT, _LITERAL = 0, 1, 2, 3, 4
+#: Longest implicit key libyaml accepts is 1024 characters; stay clear of the edge.
+_MAX_KEY = 1000
+#: Parsed lines by their text, shared by every read (a line's parse depends on nothing else):
+#: machine-written YAML repeats lines across documents and files, and reading positions again
+#: meets the same lines. Emptied when it reaches ``_CACHE_LIMIT`` lines, to bound its memory.
+_LINES: dict[str, tuple[Any, ...]] = {}
+_CACHE_LIMIT = 65_536
+
+
+class Declined(Exception):
+    """A document (or file) outside the subset; ``str(error)`` says why, for tests and debugging."""
+
+
+def _scalar(raw: str) -> tuple[Any, str]:
+    """(value, style) of a one-line scalar as written: quoted ones are taken as they are."""
+    first = raw[0]
+    if first == "'":
+        return raw[1:-1].replace("''", "'"), "'"
+    if first == '"':
+        return raw[1:-1], '"'
+    return resolve_plain(raw), ""
+
+
+def _key(raw: str) -> tuple[str, str]:
+    """(text, style) of a mapping key as the loader files it; declined for a merge key."""
+    value, style = _scalar(raw)
+    if style == "" and raw == "<<":
+        raise Declined("a merge key")
+    return (value if type(value) is str else key_text(value)), style
+
+
+def _flow(line: str, start: int, end: int) -> tuple[int, tuple[tuple[Any, ...], ...]]:
+    """(kind, entries) of the one-line flow collection at ``line[start:end]``: for a mapping,
+    (key, style, start, end, value, style, start, end) per entry, for a list (value, style,
+    start, end) per item."""
+    if line[start] == "[":
+        return _FLOW_LIST, tuple((*_scalar(m.group()), m.start(), m.end()) for m in _SEQ_ITEM.finditer(line, start + 1, end - 1))
+    entries = []
+    seen: set[str] = set()
+    for m in _MAP_ENTRY.finditer(line, start + 1, end - 1):
+        key, key_style = _key(m.group("key"))
+        if key in seen:
+            raise Declined("a duplicate key")
+        if m.start("value") - m.start() > _MAX_KEY:
+            raise Declined("a key longer than libyaml's limit")
+        seen.add(key)
+        entries.append((key, key_style, *m.span("key"), *_scalar(m.group("value")), *m.span("value")))
+    return _FLOW_DICT, tuple(entries)
+
+
+def _flow_value(kind: int, entries: tuple[tuple[Any, ...], ...], line: int, start: int, end: int,
+                positions: bool) -> tuple[Any, Pos | None]:
+    """A fresh container for a flow collection ``_flow`` parsed, and its position."""
+    if kind == _FLOW_LIST:
+        items = [value for value, _, _, _ in entries]
+        if not positions:
+            return items, None
+        return items, (line, start, line, end, None, [(line, s, line, e, style) for _, style, s, e in entries])
+    mapping = {key: value for key, _, _, _, value, _, _, _ in entries}
+    if not positions:
+        return mapping, None
+    children = {key: mapping_entry(key, (line, ks, line, ke, kstyle), (line, vs, line, ve, vstyle))
+                for key, kstyle, ks, ke, _, vstyle, vs, ve in entries}
+    return mapping, (line, start, line, end, None, children)
+
+
+def _parse_line(line: str) -> tuple[Any, ...]:
+    """What a line holds, as (indent, dash columns, key, key start, key end, key style, end of
+    the ':', value kind, value, value start, value end, value style); ``_SKIP`` for a blank or
+    comment line. Raises Declined for a line outside the subset."""
+    stripped = line.lstrip(" ")
+    if not stripped or stripped[0] == "#":
+        return _SKIP
+    if line.startswith("..."):
+        raise Declined("a '...' line")
+    match = _LINE.fullmatch(line)
+    if match is None:
+        raise Declined(f"a line outside the subset: {line[:60]!r}")
+    indent = match.end("indent")
+    dashes = tuple(m.start() for m in _DASH.finditer(line, indent, match.end("dashes")))
+    key = key_start = key_end = key_style = colon_end = None
+    if match.group("key") is not None:
+        key_start, key_end = match.span("key")
+        key, key_style = _key(match.group("key"))
+        colon_end = line.index(":", key_end) + 1
+        if colon_end - key_start > _MAX_KEY:
+            raise Declined("a key longer than libyaml's limit")
+    kind, start, end, style = _NONE, None, None, None
+    value: Any = None
+    raw = match.group("value")
+    if raw is not None:
+        start, end = match.span("value")
+        if raw[0] in "[{":
+            kind, value = _flow(line, start, end)
+        elif raw[0] == "|":
+            kind, value = _LITERAL, raw == "|-"  # the value: whether the final line break is stripped
+        else:
+            kind = _SCALAR
+            value, style = _scalar(raw)
+    return (indent, dashes, key, key_start, key_end, key_style, colon_end, kind, value, start, end, style)
+
+
+# An open block mapping or sequence is a list (this loop runs once per line of a 100 MB
+# snapshot, and list indexing is the cheapest access Python has):
+# [is a mapping, column, container, child positions, start line, start column, indentless,
+#  key of the open slot, its position, pending], where ``pending`` is the mark of the open slot
+# (where libyaml puts an empty value: after the ':' or the '-'), or None when no slot is open.
+# Without positions (``_document(..., positions=False)``) the positions slots stay None.
+_IS_MAP, _COL, _CONTAINER, _POSITIONS, _START_LINE, _START_COL, _INDENTLESS, _KEY, _KEY_POS, _PENDING = range(10)
+
+
+def _put(frame: list[Any], value: Any, pos: Pos | None) -> None:
+    """Fill the open slot of ``frame`` (and its position, when positions are kept)."""
+    if frame[_IS_MAP]:
+        frame[_CONTAINER][frame[_KEY]] = value
+        if pos is not None:
+            frame[_POSITIONS][frame[_KEY]] = mapping_entry(frame[_KEY], frame[_KEY_POS], pos)
+    else:
+        frame[_CONTAINER].append(value)
+        if pos is not None:
+            frame[_POSITIONS].append(pos)
+    frame[_PENDING] = None
+
+
+class _Literal:
+    """A literal block scalar (``|`` or ``|-``) being read, line by line, until a non-empty line
+    less indented than its content. Declined: leading empty lines (the YAML 1.2 pass looks at
+    those), lines of spaces only (they may be content), and an empty scalar."""
+
+    __slots__ = ("frame", "line", "col", "strip", "parent", "indent", "lines", "blank", "last")
+
+    def __init__(self, frame: list[Any], line: int, col: int, strip: bool):
+        self.frame = frame  # whose open slot the scalar fills
+        self.line, self.col = line, col  # of the '|'
+        self.strip = strip
+        self.parent = frame[_COL]  # content must be indented deeper than the collection
+        self.indent = -1  # spaces before the content, from its first line
+        self.lines: list[str] = []
+        self.blank = 0  # empty lines since the last content line
+        self.last = (line, 0)  # file line and width of the last content line
+
+    def take(self, text: str, number: int) -> bool:
+        """Whether line ``number`` (``text``, without a CR) belongs to the scalar."""
+        if not text:
+            if self.indent < 0:
+                raise Declined("a block scalar that starts with an empty line")
+            self.blank += 1
+            return True
+        spaces = len(text) - len(text.lstrip(" "))
+        if spaces == len(text):
+            raise Declined("a line of spaces in a block scalar")
+        if self.indent < 0:
+            if spaces <= self.parent:
+                raise Declined("an empty block scalar")
+            self.indent = spaces
+        elif spaces < self.indent:
+            return False
+        if self.blank:
+            self.lines.extend([""] * self.blank)
+            self.blank = 0
+        self.lines.append(text[self.indent :])
+        self.last = (number, len(text))
+        return True
+
+    def finish(self, end: tuple[int, int], broken: bool, positions: bool) -> None:
+        """Fill the slot: the scalar ends at ``end``; ``broken``: a line break follows its last line."""
+        if self.indent < 0:
+            raise Declined("an empty block scalar")
+        value = "\n".join(self.lines) + ("\n" if broken and not self.strip else "")
+        _put(self.frame, value, (self.line, self.col, *end, "|") if positions else None)
+
+
+def _document(lines: list[str], first: int, end: tuple[int, int], max_depth: int, max_nodes: int,
+              positions: bool) -> tuple[Any, Pos | None] | None:
+    """Read the lines of one document (``first`` is the file line of ``lines[0]``): its data
+    and, with ``positions``, its positions tree; None when it has no content.
+
+    Each content line either continues the innermost open collection (its column is the
+    collection's), opens the block an open slot waits for (deeper, or a '-' at the column of a
+    key: an indentless sequence), or closes collections first (shallower). A collection ends at
+    libyaml's mark for it: the first token after it, or ``end``. Whether a document is declined
+    never depends on ``positions``.
+    """
+    stack: list[list[Any]] = []
+    root: tuple[Any, Pos | None] | None = None
+    nodes = 0
+
+    def close(line: int, col: int) -> None:
+        nonlocal root
+        frame = stack.pop()
+        pos = (frame[_START_LINE], frame[_START_COL], line, col, None, frame[_POSITIONS]) if positions else None
+        if stack:
+            _put(stack[-1], frame[_CONTAINER], pos)
+        else:
+            root = (frame[_CONTAINER], pos)
+
+    literal: _Literal | None = None
+    for number, text in enumerate(lines, first):
+        if literal is not None:
+            if literal.take(text[:-1] if text.endswith("\r") else text, number):
+                continue
+            literal.finish((number, 0), True, positions)
+            literal = None
+        parsed = _LINES.get(text)
+        if parsed is None:
+            if len(_LINES) >= _CACHE_LIMIT:
+                _LINES.clear()
+            parsed = _LINES[text] = _parse_line(text[:-1] if text.endswith("\r") else text)
+        if not parsed:
+            continue
+        col, dashes, key, key_start, key_end, key_style, colon_end, kind, value, start, stop, style = parsed
+        nodes += len(dashes) + 3  # at most a node per dash, a mapping, a key and a value
+        if nodes >= max_nodes:
+            raise Declined("a document too large to count here")
+        top = stack[-1] if stack else None
+        if top is not None and top[_PENDING] is not None and (col > top[_COL] or (col == top[_COL] and dashes and top[_IS_MAP])):
+            opens, with_key, indentless = dashes, True, col == top[_COL]  # the block an open slot waits for
+        else:
+            if top is not None:
+                if top[_PENDING] is not None:
+                    line, mark = top[_PENDING]
+                    _put(top, None, (line, mark, line, mark, "") if positions else None)
+                while stack and (stack[-1][_COL] > col or (stack[-1][_INDENTLESS] and stack[-1][_COL] == col and not dashes)):
+                    close(number, col)
+                top = stack[-1] if stack else None
+            indentless = False
+            if top is None:
+                if root is not None:
+                    raise Declined("content after the document's root")
+                opens, with_key = dashes, True
+            elif top[_COL] != col:
+                raise Declined("indentation the reader does not model")
+            elif top[_IS_MAP]:
+                if dashes or key is None:
+                    raise Declined("a mapping line without a key")
+                if key in top[_CONTAINER]:
+                    raise Declined("a duplicate key")
+                if kind == _SCALAR:  # the usual line, "key: value", in one step
+                    top[_CONTAINER][key] = value
+                    if positions:
+                        top[_POSITIONS][key] = mapping_entry(key, (number, key_start, number, key_end, key_style), (number, start, number, stop, style))
+                    continue
+                top[_KEY], top[_PENDING] = key, (number, colon_end)
+                if positions:
+                    top[_KEY_POS] = (number, key_start, number, key_end, key_style)
+                opens, with_key = (), False
+            else:
+                if not dashes:
+                    raise Declined("a sequence line without '-'")
+                top[_PENDING] = (number, col + 1)
+                opens, with_key = dashes[1:], True
+        if len(stack) + len(opens) + 1 >= max_depth:
+            raise Declined("deep nesting")
+        for dash in opens:
+            stack.append([False, dash, [], [] if positions else None, number, dash, indentless, None, None, (number, dash + 1)])
+            indentless = False
+        if with_key and key is not None:
+            stack.append([True, key_start, {}, {} if positions else None, number, key_start, False, key,
+                          (number, key_start, number, key_end, key_style) if positions else None, (number, colon_end)])
+        if kind:
+            if not stack:
+                raise Declined("a scalar or flow root")
+            if kind == _SCALAR:
+                _put(stack[-1], value, (number, start, number, stop, style) if positions else None)
+            elif kind == _LITERAL:
+                literal = _Literal(stack[-1], number, start, value)
+            else:
+                _put(stack[-1], *_flow_value(kind, value, number, start, stop, positions))
+    if literal is not None:
+        line, width = literal.last
+        broken = line < first + len(lines) - 1
+        literal.finish(end if broken else (line, width), broken, positions)
+    if stack and stack[-1][_PENDING] is not None:
+        line, mark = stack[-1][_PENDING]
+        _put(stack[-1], None, (line, mark, line, mark, "") if positions else None)
+    while stack:
+        close(*end)
+    return root
+
+
+class Segment(NamedTuple):
+    """Where a document read here lies in its file: enough to read its positions again.
+
+    A document read here keeps this in place of its positions tree (a tenth of its size when
+    frozen); ``positions`` rebuilds the tree, the same one, if a span is ever asked for.
+    """
+
+    start: int  # offset of the document's first line (its "---", if any)
+    stop: int  # offset after its last line
+    line: int  # file line of ``start``
+    end: tuple[int, int]  # libyaml's mark after the document: the next "---" or the end of the file
+
+
+def eligible(text: str) -> str | None:
+    """Why the whole file is left to libyaml, or None when its documents may be read here."""
+    if _OUTSIDE.search(text):
+        return "a tab, an odd line break or a character libyaml refuses"
+    if "\r" in text and LONE_CR.search(text):
+        return "a lone CR"
+    return None
+
+
+def _lines(text: str, start: int, stop: int) -> list[str]:
+    """The lines of a document, its "---" line blanked (declined when it holds more)."""
+    lines = text[start:stop].split("\n")
+    if text.startswith("---", start):
+        if not _MARKER_LINE.fullmatch(lines[0].removesuffix("\r")):
+            raise Declined("content on the '---' line")
+        lines[0] = ""
+    return lines
+
+
+def read(text: str, add: Callable[[Any, Segment], None], *, max_depth: int, max_nodes: int) -> tuple[int, str | None]:
+    """Read the documents of ``text`` from the start, handing the data and ``Segment`` of each
+    to ``add``, until one is declined. Returns (offset where libyaml must take over, why), or
+    (len(text), None) when every document was read.
+
+    Documents are split at "---" lines; a declined document is read again by libyaml from its
+    "---", where libyaml itself starts a fresh document. ``max_depth`` and ``max_nodes`` are the
+    loader's limits: a document that may reach one is declined, so the loader reports it.
+    Positions are not built here (see ``Segment``): most documents never need them.
+    """
+    why = eligible(text)
+    if why is not None:
+        return 0, why
+    starts = [m.start() for m in DOCUMENT_START.finditer(text)]
+    if not starts or starts[0] != 0:
+        starts.insert(0, 0)
+    ends = starts[1:] + [len(text)]
+    eof = (text.count("\n") + (1 if text and not text.endswith("\n") else 0), 0)
+    line = 0
+    for start, stop in zip(starts, ends):
+        next_line = line + text.count("\n", start, stop)
+        segment = Segment(start, stop, line, (next_line, 0) if stop < len(text) else eof)
+        try:
+            document = _document(_lines(text, start, stop), line, segment.end, max_depth - 8, max_nodes, False)
+            if document is None and text.startswith("---", start):
+                raise Declined("an empty document")
+        except Declined as declined:
+            return start, str(declined)
+        if document is not None:  # only comments before the first "---": no document
+            add(document[0], segment)
+        line = next_line
+    return len(text), None
+
+
+def positions(text: str, segment: Segment) -> Pos:
+    """The positions tree of the document ``read`` took from ``segment`` of ``text``."""
+    document = _document(_lines(text, segment.start, segment.stop), segment.line, segment.end, sys.maxsize, sys.maxsize, True)
+    if document is None or document[1] is None:
+        raise RuntimeError(f"the text of a document changed after it was read ({segment})")
+    return document[1]

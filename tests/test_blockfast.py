@@ -1,0 +1,275 @@
+"""The fast reader for block-style YAML (dralint.yaml.blockfast) against the libyaml events path.
+
+For every input the loader must give the same documents (data, types, positions tree, index)
+and the same problems whether or not the fast reader is tried first: the reader either takes a
+document exactly as libyaml's events would build it, or declines it. Inputs: generated data
+dumped by PyYAML's block dumpers, every file of the shared corpus, examples/ and tests/data, the
+YAML test suite, and hand-written edge cases. Other tests check that the reader really takes
+the YAML machines write (an equivalence test alone would pass if it declined everything).
+"""
+
+from __future__ import annotations
+
+import pickle
+from pathlib import Path
+from unittest import mock
+
+import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conftest import CORPUS, YAML_TEST_SUITE
+from dralint.yaml import blockfast
+from dralint.yaml.loader import MAX_DEPTH, MAX_EXPANDED_NODES, LoadResult, SourceText, load
+from dralint.yaml.sources import SourceFile, decode
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def events_only(text: str) -> LoadResult:
+    """The loader with the fast reader declining every file: libyaml's events path alone."""
+    with mock.patch.object(blockfast, "read", return_value=(0, "off")):
+        return load(SourceText("t.yaml", text))
+
+
+def view(result: LoadResult) -> tuple[list, list]:
+    """Everything a document and the problems carry, compared as text so that 1, 1.0 and True
+    (equal in Python) differ, as they do for Kubernetes."""
+    documents = [(d.index, repr(d.data), repr(d._walk(())[0])) for d in result.documents]
+    return documents, result.problems
+
+
+def assert_same(text: str) -> None:
+    fast = load(SourceText("t.yaml", text))
+    assert view(fast) == view(events_only(text))
+
+
+def taken(text: str) -> tuple[int, str | None]:
+    """(offset where libyaml takes over, why) for ``text``; (len(text), None): all taken."""
+    return blockfast.read(text, lambda data, segment: None, max_depth=MAX_DEPTH, max_nodes=MAX_EXPANDED_NODES)
+
+
+def fully_taken(text: str) -> bool:
+    return taken(text) == (len(text), None)
+
+
+# --- generated documents, as PyYAML's block dumpers write them ------------------------------
+
+scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(2**70), max_value=2**70),
+    st.floats(allow_nan=False),
+    st.text(max_size=12),
+    st.sampled_from(["yes", "no", "on", "0755", "0x1F", "1e3", "1_000", "~", "null", ".inf", "12:30", "- a",
+                     "a: b", "#x", "a #b", "'q'", '"q"', "it's", "<<", "", " ", "---", "...", "x\ny", "|", "-1"]),
+)
+keys = st.one_of(st.text(max_size=8), st.sampled_from(["yes", "1", "null", "a b", "a: b", "-x", "<<", "k"]))
+values = st.recursive(
+    scalars,
+    lambda children: st.one_of(st.lists(children, max_size=4), st.dictionaries(keys, children, max_size=4)),
+    max_leaves=25,
+)
+documents = st.lists(st.one_of(st.dictionaries(keys, values, min_size=1, max_size=5), st.lists(values, min_size=1, max_size=4)),
+                     min_size=1, max_size=3)
+
+
+@settings(max_examples=300, deadline=None)
+@given(documents)
+def test_pyyaml_c_dumper_output_reads_the_same(docs):
+    assert_same(yaml.dump_all(docs, Dumper=yaml.CSafeDumper))
+
+
+@settings(max_examples=300, deadline=None)
+@given(documents)
+def test_pyyaml_safe_dump_output_reads_the_same(docs):
+    assert_same(yaml.safe_dump_all(docs, default_flow_style=False, allow_unicode=True, explicit_start=True))
+
+
+@settings(max_examples=100, deadline=None)
+@given(documents, st.sampled_from(["\n", "\r\n"]), st.integers(min_value=1, max_value=4))
+def test_indentation_and_line_breaks_read_the_same(docs, newline, indent):
+    text = yaml.dump_all(docs, Dumper=yaml.CSafeDumper, indent=indent + 1, line_break=newline)
+    assert_same(text)
+
+
+def test_the_readers_take_what_machines_write():
+    manifest = {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceSlice",
+        "metadata": {"name": "node-1-gpus", "labels": {"a b": "yes", "port": "8080"}},
+        "spec": {"driver": "gpu.example.com", "devices": [{"name": "gpu-0", "attributes": {"index": {"int": 0}}},
+                                                          {"name": "gpu-1", "capacity": {}}], "allNodes": True},
+    }
+    for text in (yaml.dump_all([manifest, manifest], Dumper=yaml.CSafeDumper),
+                 yaml.safe_dump(manifest, default_flow_style=False),
+                 yaml.safe_dump(manifest, default_flow_style=False, indent=4)):
+        assert fully_taken(text), taken(text)
+        assert_same(text)
+
+
+# --- real files -------------------------------------------------------------------------------
+
+
+def _yaml_files(*folders: Path) -> list[Path]:
+    return sorted(p for folder in folders if folder.is_dir() for p in folder.rglob("*") if p.suffix in (".yaml", ".yml", ".json"))
+
+
+REAL_FILES = _yaml_files(CORPUS, ROOT / "examples", ROOT / "tests" / "data")
+SUITE_FILES = sorted(YAML_TEST_SUITE.rglob("in.yaml")) if YAML_TEST_SUITE.is_dir() else []
+
+
+def _text(path: Path) -> str | None:
+    source = decode(str(path), path.read_bytes())
+    return source.text if isinstance(source, SourceFile) else None
+
+
+@pytest.mark.skipif(not REAL_FILES, reason="no corpus, examples or test data")
+@pytest.mark.parametrize("path", REAL_FILES, ids=lambda p: str(p.relative_to(p.parents[1])))
+def test_real_files_read_the_same(path):
+    text = _text(path)
+    if text is not None:
+        assert_same(text)
+
+
+@pytest.mark.skipif(not SUITE_FILES, reason="the YAML test suite is absent")
+@pytest.mark.parametrize("path", SUITE_FILES, ids=lambda p: str(p.parent.relative_to(YAML_TEST_SUITE)))
+def test_yaml_test_suite_inputs_read_the_same(path):
+    text = _text(path)
+    if text is not None:
+        assert_same(text)
+
+
+@pytest.mark.skipif(not REAL_FILES, reason="no corpus, examples or test data")
+def test_most_real_files_are_taken_whole():
+    texts = [t for t in map(_text, REAL_FILES) if t is not None]
+    assert sum(map(fully_taken, texts)) >= len(texts) // 4
+
+
+# --- tricky scalars and shapes that the reader takes -------------------------------------------
+
+TAKEN = {
+    "booleans and nulls": "a: yes\nb: no\nc: on\nd: ~\ne: null\nf:\ng: Null\nh: y\n",
+    "numbers": "a: 0755\nb: 1e3\nc: 0x1F\nd: -.5\ne: 1_000\nf: 12:30\ng: 08\nh: .inf\ni: 99999999999999999999\n",
+    "keys that resolve": "yes: 1\n1: a\nnull: b\n1.0: c\n0755: d\n",
+    "quoted": "a: \"quoted: x\"\nb: 'it''s'\nc: ''\nd: \"\"\ne: '#x'\nf: \"a # b\"\n",
+    "keys with spaces": "a key: 1\n\"quoted key\": 2\n'single key': 3\nspaced  :  4\n",
+    "nested sequences": "- - a\n  - b\n- - - c\n-\n  - d\n- e\n",
+    "null values": "a:\nb:   \nc: # comment\nd:\n-\n- \n",
+    "indentless sequences": "a:\n- x\n- y: 1\n  z: 2\n-\nb: 1\n",
+    "trailing spaces": "a: b   \nc:    d  \ne: \n- \n",
+    "CRLF": "a: 1\r\nb:\r\n- x\r\n- 'y'\r\nc: |\r\n  z\r\n",
+    "comments": "# head\na: 1 # one\n  # deeper comment\nb: # none\n  c: 2\n# tail\n",
+    "flow on one line": "a: {x: 1, \"y\": 'z'}\nb: [1, \"two\", three four]\nc: []\nd: { }\ne:\n- [ ]\n",
+    "literal block scalars": "a: |\n  x\n\n  y\nb: |-\n  z\n   w\n# c\nc:\n- |\n  v\n",
+    "documents": "---\na: 1\n--- # second\n- b\n---\nc: 2",
+    "unicode": "k: héllo\nb: 😀x\n\"ü\": 1\n",
+    "indented root": "  a: 1\n  b:\n    - x\n",
+    "plain scalars with indicators inside": "a: b:c\nd: e#f\ng: h - i\nj: k, l\nm: -n\no: '-'\n",
+    "values on the next line": "a:\n  b\nc:\n  'd'\ne:\n  [1]\nf:\n  |\n    g\nh:\n-\n  i\n",
+    "no final line break": "a: 1\nb: |\n  x",
+}
+
+
+@pytest.mark.parametrize("text", TAKEN.values(), ids=TAKEN.keys())
+def test_tricky_inputs_are_taken_and_read_the_same(text):
+    assert fully_taken(text), taken(text)
+    assert_same(text)
+
+
+# --- what the reader declines, each for its reason ----------------------------------------------
+
+DECLINED = {
+    "anchor": ("a: &x 1\nb: *x\n", "outside the subset"),
+    "tag": ("a: !!str 1\n", "outside the subset"),
+    "folded block scalar": ("a: >\n  x\n", "outside the subset"),
+    "keep chomping": ("a: |+\n  x\n", "outside the subset"),
+    "indentation indicator": ("a: |2\n   x\n", "outside the subset"),
+    "block scalar starting with an empty line": ("a: |\n\n  x\n", "starts with an empty line"),
+    "line of spaces in a block scalar": ("a: |\n  x\n     \n  y\n", "line of spaces"),
+    "empty block scalar": ("a: |\nb: 1\n", "empty block scalar"),
+    "multi-line plain scalar": ("a: b\n  c\n", "indentation"),
+    "multi-line quoted scalar": ("a: 'b\n  c'\n", "outside the subset"),
+    "escapes": ("a: \"b\\n\"\n", "outside the subset"),
+    "nested flow": ("a: {b: [1]}\n", "outside the subset"),
+    "flow spanning lines": ("a: [1,\n  2]\n", "outside the subset"),
+    "colon in flow plain scalar": ("a: {b: c:d}\n", "outside the subset"),
+    "tab": ("a:\tb\n", "a tab"),
+    "odd line break": ("a: b\u2028c: d\n", "odd line break"),
+    "BOM inside": ("a: \ufeffb\n", "character libyaml refuses"),
+    "lone CR": ("a: 1\rb: 2\n", "lone CR"),
+    "control character": ("a: \x01\n", "character libyaml refuses"),
+    "duplicate key": ("a: 1\na: 2\n", "duplicate key"),
+    "duplicate key after resolution": ("yes: 1\ntrue: 2\n", "duplicate key"),
+    "duplicate key in flow": ("a: {b: 1, b: 2}\n", "duplicate key"),
+    "merge key": ("a: 1\n<<: {b: 2}\n", "merge key"),
+    "complex key": ("? a\n: b\n", "outside the subset"),
+    "document end marker": ("a: 1\n...\n", "'...' line"),
+    "content on the --- line": ("--- a\n", "content on the '---' line"),
+    "empty document": ("---\n# nothing\n---\na: 1\n", "empty document"),
+    "scalar root": ("just text\n", "scalar or flow root"),
+    "flow root": ("{a: 1}\n", "scalar or flow root"),
+    "mapping after a sequence": ("- a\nb: 1\n", "sequence line without '-'"),
+    "content after the root": ("a: 1\n- b\n", "mapping line without a key"),
+    "wrong indentation": ("a:\n    b: 1\n  c: 2\n", "indentation"),
+    "sequence under a sequence line": ("- a\n  - b\n", "indentation"),
+    "long key": ("k" * 1100 + ": 1\n", "longer than libyaml's limit"),
+    "deep nesting": ("".join(f"{' ' * i}k:\n" for i in range(MAX_DEPTH)) + f"{' ' * MAX_DEPTH}k: 1\n", "deep nesting"),
+    "directive": ("%YAML 1.1\n---\na: 1\n", "outside the subset"),
+}
+
+
+@pytest.mark.parametrize("text, reason", DECLINED.values(), ids=DECLINED.keys())
+def test_declined_inputs_say_why_and_read_the_same(text, reason):
+    offset, why = taken(text)
+    assert why is not None and reason in why, why
+    assert offset <= len(text)
+    assert_same(text)
+
+
+def test_a_declined_document_hands_the_rest_of_the_file_to_libyaml():
+    text = "a: 1\n---\nb: &x 2\n---\nc: 3\n"
+    assert taken(text) == (text.index("---"), "a line outside the subset: 'b: &x 2'")
+    result = load(SourceText("t.yaml", text))
+    assert [d.data for d in result.documents] == [{"a": 1}, {"b": 2}, {"c": 3}]
+    assert [d.index for d in result.documents] == [0, 1, 2]
+    assert_same(text)
+
+
+def test_strictness_candidates_are_left_to_libyaml():
+    """A file the YAML 1.2 pass must look at (here a glued comment) is read by libyaml whole,
+    so the pass sees it exactly as before."""
+    text = "a: 'x'#glued\nb: 1\n"
+    with mock.patch.object(blockfast, "read", side_effect=AssertionError("tried")):
+        result = load(SourceText("t.yaml", text))
+    assert [p.kind for p in result.problems] == ["yaml-1.2"]
+
+
+def test_huge_documents_are_declined_below_the_alias_bomb_limit():
+    calls = []
+    text = "a: 1\nb: 2\nc: 3\n"
+    found = blockfast.read(text, lambda data, segment: calls.append(data), max_depth=MAX_DEPTH, max_nodes=6)
+    assert found == (0, "a document too large to count here")
+    assert not calls
+
+
+# --- positions read on demand --------------------------------------------------------------------
+
+
+def test_positions_are_read_on_demand_and_survive_freezing_and_workers():
+    text = "# head\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  k: |\n    v\n---\na: [1, 2]\n"
+    source = SourceText("t.yaml", text)
+    documents = load(source).documents
+    expected = [d._walk(())[0] for d in events_only(text).documents]
+    assert all(isinstance(d._root, blockfast.Segment) for d in documents)  # nothing built yet
+    for document, tree in zip(documents, expected):
+        document.freeze()
+        assert len(document._frozen) < len(pickle.dumps((document.data, tree), 5))
+        assert document._walk(())[0] == tree
+        sent = pickle.loads(pickle.dumps(document))  # a worker's copy comes without the text
+        sent.attach(source)
+        assert sent._walk(())[0] == tree
+    first = documents[0]
+    span = first.locate(("data", "k"))
+    assert (span.line, span.column) == (8, text.splitlines()[7].index("|") + 1)
