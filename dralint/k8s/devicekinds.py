@@ -18,9 +18,10 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
-from dralint.k8s.inventory import Device, Inventory
+if TYPE_CHECKING:  # read from an inventory built elsewhere, never built here
+    from dralint.k8s.inventory import Device, Inventory
 
 MODEL_ATTRIBUTES = ("productName", "model", "product")
 

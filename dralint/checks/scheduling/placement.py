@@ -7,19 +7,22 @@ to allocate from, and guessing would only produce noise.
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
-from dralint.k8s.allocator import Outcome
-from dralint.k8s.allocator.pod import CANNOT_FIT, PodDemand, extended_requests
 from dralint.k8s.claims import pod_claim_entries
-from dralint.k8s.allocator.search import CelFailure
 from dralint.checks.scheduling.simulation import MEMO, Simulation, simulation, snapshot_inventory
 from dralint.lint.context import Context
 from dralint.diagnostics import Finding, Related
-from dralint.k8s.inventory import Node, amount
 from dralint.k8s.kubelet import is_version_reason
 from dralint.k8s.objects import POD_TEMPLATE_KINDS, KubeObject, PodTemplate, pod_templates
 from dralint.lint.registry import context_check, object_check
+
+if TYPE_CHECKING:
+    from dralint.k8s.allocator import Outcome, PodDemand
+    from dralint.k8s.allocator.search import CelFailure
+
+# Only runs with a snapshot reach the allocator: its modules are imported there (see
+# dralint.checks.scheduling.simulation).
 
 SIMULATE_HINT = "run `dralint simulate` with the same --slices to see every node's reason"
 
@@ -89,6 +92,9 @@ def _extended_too_large(sim: Simulation, demand: PodDemand, tpl: PodTemplate) ->
     """SCH003: the special claim asks more devices of a class than any node has at all."""
     if not sim.features.extended_resource:
         return
+    from dralint.k8s.allocator.pod import extended_requests
+    from dralint.k8s.inventory import Node, amount
+
     special, _ = extended_requests(demand.containers, Node("", {}, {}), sim.ext)
     if special is None:
         return
@@ -135,6 +141,8 @@ def _unplaceable(sim: Simulation, obj: KubeObject, where: tuple, label: str, out
             related += tuple(_cel_related(sim, fatal.cel))
         return obj.finding(where, f"{label}: scheduling would fail with an error on every node: {fatal.message}",
                            hint=SIMULATE_HINT, rule="SCH001", related=related, key=True)
+    from dralint.k8s.allocator.pod import CANNOT_FIT
+
     if not outcome.schedulable and set(outcome.reasons) != {CANNOT_FIT} and not any(map(is_version_reason, outcome.reasons)):
         # (an extended resource nothing serves anywhere is EXT001's finding; nodes ruled out
         # only by their kubelet version are SCH007's)

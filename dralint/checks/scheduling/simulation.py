@@ -7,14 +7,19 @@ SCH checks computed, so the table and the findings never disagree.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
-from dralint.k8s.allocator import Features, Outcome, PodDemand, Simulator, extended_resource_classes, pod_demand
-from dralint.k8s.cel import Device as CelDevice
-from dralint.k8s.celmatch import cel_matcher, cel_view
 from dralint.lint.context import Context
-from dralint.k8s.inventory import DeviceId, Inventory
 from dralint.k8s.objects import KubeObject, PodTemplate
+
+if TYPE_CHECKING:
+    from dralint.k8s.allocator import Outcome, PodDemand
+    from dralint.k8s.cel import Device as CelDevice
+    from dralint.k8s.inventory import DeviceId, Inventory
+
+# The inventory, the allocator and its CEL matcher are imported where a snapshot exists: every
+# run registers these checks, and most runs have no ``--slices`` (a pre-commit run of one file
+# would otherwise import the whole scheduler model).
 
 MEMO = "dralint.checks.scheduling"
 #: Kinds read from the snapshot (``--slices``).
@@ -42,6 +47,8 @@ def snapshot_inventory(ctx: Context) -> Inventory | None:
         ]
         if not any(o.kind == "ResourceSlice" for o in objects):
             return None
+        from dralint.k8s.inventory import Inventory
+
         return Inventory.build(objects)
 
     return ctx.memo((MEMO, "inventory"), build)
@@ -64,6 +71,8 @@ def snapshot_cel_devices(ctx: Context) -> list[CelDevice]:
     inv = snapshot_inventory(ctx)
     if inv is None:
         return []
+    from dralint.k8s.celmatch import cel_view
+
     views: dict[DeviceId, CelDevice] = ctx.memo((MEMO, "cel-devices"), dict)
     return [cel_view(views, dev) for dev in inv.all_devices()]
 
@@ -72,6 +81,9 @@ class Simulation:
     """Demands and outcomes per pod template, computed on first use."""
 
     def __init__(self, ctx: Context, inv: Inventory) -> None:
+        from dralint.k8s.allocator import Features, Simulator, extended_resource_classes
+        from dralint.k8s.celmatch import cel_matcher
+
         self.ctx = ctx
         self.inv = inv
         self.classes = device_classes(ctx)
@@ -93,6 +105,8 @@ class Simulation:
         """
         key = (id(obj), tuple(tpl.path), every_node)
         if key not in self._outcomes:
+            from dralint.k8s.allocator import Outcome, pod_demand
+
             namespace = obj.namespace or "default"
             demand = pod_demand(tpl.label, tpl.spec, namespace, self._lookup, self.inv, self.ext)
             if demand.unresolved or not (demand.claims or demand.containers or demand.allocated):
