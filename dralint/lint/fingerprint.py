@@ -9,7 +9,6 @@ the finding. Identical findings in one file are told apart by their order of occ
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections import Counter
 from typing import Iterable
@@ -49,6 +48,8 @@ def _identity(diag: Diagnostic, sources: dict[str, SourceText], paths: dict[str,
 
 def fingerprints(diagnostics: Iterable[Diagnostic], sources: dict[str, SourceText]) -> dict[Diagnostic, str]:
     """``{diagnostic: "hash:occurrence"}`` for every diagnostic, in report order."""
+    import hashlib  # only SARIF and baselines ask for fingerprints: a plain run does not load it
+
     seen: Counter[str] = Counter()
     out: dict[Diagnostic, str] = {}
     paths: dict[str, str] = {}
