@@ -67,13 +67,12 @@ def test_the_report_is_byte_identical_for_any_number_of_jobs(tmp_path, parallel_
         assert {"YAML001", "SEC003", "REF007"} <= {d["rule"] for d in report["diagnostics"]}
 
 
-@pytest.mark.parametrize("rule", [BROKEN_CHECK_RULE, "EXT002"])  # a per-object check, a run-wide one
-def test_a_check_that_fails_in_a_worker_is_reported_like_one_that_fails_here(tmp_path, parallel_everything, monkeypatch, rule):
+def test_a_check_that_fails_in_a_worker_is_reported_like_one_that_fails_here(tmp_path, parallel_everything, monkeypatch):
     from dralint.lint.registry import all_checks
 
-    check = next(c for c in all_checks() if rule in c.rules)
+    check = next(c for c in all_checks() if BROKEN_CHECK_RULE in c.rules)
 
-    def broken(*args):
+    def broken(obj, ctx):
         raise RuntimeError("boom")
 
     index = engine.all_checks().index(check)
@@ -197,3 +196,15 @@ def test_diagnostics_travel_as_rows_and_come_back_equal_with_shared_spans():
     assert received == sent
     assert received[0].span is received[2].span and received[0].span is not received[1].span
     assert received[0].object is received[1].object
+
+
+def test_run_wide_checks_leave_their_indexes_to_the_run(tmp_path, parallel_everything):
+    """The snapshot's inventory, built by the run-wide SCH check, serves `dralint simulate`
+    afterwards; built in a worker it would be built a second time in the parent."""
+    from dralint.checks.scheduling.simulation import MEMO
+
+    config_maps = "".join(f"---\napiVersion: v1\nkind: ConfigMap\nmetadata: {{name: c{i}, namespace: a}}\n" for i in range(30))
+    (tmp_path / "a.yaml").write_text(config_maps, encoding="utf-8")  # the first slices reach no snapshot index
+    (tmp_path / "b.yaml").write_text(generate(20), encoding="utf-8")
+    result = lint(LintOptions(paths=[str(tmp_path / "a.yaml"), str(tmp_path / "b.yaml")], slices=["example:mixed"], jobs=2))
+    assert (MEMO, "inventory") in result.context._memo

@@ -403,48 +403,34 @@ def _run_check(check: Check, ctx: Context, collect: _Collector, obj: KubeObject 
 _SLICE = 250
 
 
-def _run_checks(checks: list[Check], objects: list[KubeObject], ctx: Context, collect: _Collector, jobs: int,
-                progress: Progress | None) -> None:
-    """Every check of the run: first each per-object check on each object in turn (its document
-    expands once, for all of them, and is frozen again when later objects push it out of
-    ``THAWED``), then each run-wide check.
-
-    With ``--jobs``, slices of objects and then the run-wide checks go to forked workers, which
-    share the run's index; their findings are taken in that order, as here without workers.
-    """
-    per_object = [c for c in checks if c.per_object]
-    run_wide = [c for c in checks if not c.per_object]
+def _run_object_checks(checks: list[Check], objects: list[KubeObject], ctx: Context, collect: _Collector, jobs: int,
+                       progress: Progress | None) -> None:
+    """Every per-object check on each object in turn: its document expands once, for all of
+    them, and is frozen again when later objects push it out of ``THAWED``. With ``--jobs``,
+    slices of objects go to forked workers, which share the run's index."""
     slices = [objects[i : i + _SLICE] for i in range(0, len(objects), _SLICE)]
     here = os.getpid()
-    by_kind = {kind: [c for c in per_object if c.kinds is None or kind in c.kinds] for kind in {o.kind for o in objects}}
+    by_kind = {kind: [c for c in checks if c.kinds is None or kind in c.kinds] for kind in {o.kind for o in objects}}
 
-    def task(index: int) -> list[Row]:
+    def check_slice(index: int) -> list[Row]:
         # In this process findings go straight to the run's collector; a worker returns its own.
         own = collect if os.getpid() == here else collect.empty()
-        if index < len(slices):
-            for obj in slices[index]:
-                for check in by_kind[obj.kind]:
-                    _run_check(check, ctx, own, obj)
-        else:
-            _run_check(run_wide[index - len(slices)], ctx, own, None)
+        for obj in slices[index]:
+            for check in by_kind[obj.kind]:
+                _run_check(check, ctx, own, obj)
         return [] if own is collect else to_rows(own.diagnostics)
 
     done = 0
-    tasks = len(slices) + len(run_wide)
-    if len(slices) > 1 and jobs > 1:
+    if slices and jobs > 1:
         # The first slice runs here: the indexes checks build over the whole run (ctx.memo)
         # are then built once, and every worker inherits them instead of building its own.
-        task(0)
+        check_slice(0)
         done = len(slices.pop(0))
-        tasks -= 1
-    else:
-        jobs = 1  # a run of one slice is over before workers would have started
-    for index, found in enumerate(ordered_map(task, tasks, jobs)):
+    for index, found in enumerate(ordered_map(check_slice, len(slices), jobs)):
         collect.diagnostics.extend(from_rows(found))
-        if index < len(slices):
-            done += len(slices[index])
-            if progress is not None:
-                progress.checking(done, len(objects))
+        done += len(slices[index])
+        if progress is not None:
+            progress.checking(done, len(objects))
 
 
 @contextmanager
@@ -500,7 +486,12 @@ def _run(
     ctx = Context(scanned.objects + extra.objects + snapshot.objects, options)
     wanted = set(collect.enabled)
     checks = [check for check in all_checks() if wanted.intersection(check.rules)]
-    _run_checks(checks, scanned.objects, ctx, collect, jobs, progress)
+    _run_object_checks([c for c in checks if c.per_object], scanned.objects, ctx, collect, jobs, progress)
+    # Run-wide checks run here: what they build in ctx.memo (the snapshot's inventory, the
+    # simulation) is then the run's, for the checks after them and for `dralint simulate`.
+    for check in checks:
+        if not check.per_object:
+            _run_check(check, ctx, collect, None)
     reported = {f.path for f in scanned.files} | {f.path for f in snapshot.files}
     found = collect.diagnostics
     if scanned.renders:
