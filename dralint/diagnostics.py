@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import Iterable, Iterator
+from typing import Iterable, Iterator, Sequence
 
 
 class Severity(str, Enum):
@@ -113,33 +113,43 @@ class Diagnostic(_Record):
 Row = tuple
 
 
-def to_rows(diagnostics: Iterable[Diagnostic]) -> list[Row]:
+def to_rows(diagnostics: Iterable[Diagnostic], known: Sequence[ObjectRef] = ()) -> list[Row]:
     """Diagnostics as tuples of plain values, for sending to another process.
 
     Pickling records calls Python code twice per record on each side (``__reduce__`` and
     ``__init__``); rows pickle in C, and the receiver builds each record once. A span the
-    diagnostics share (several rules on one key) stays one tuple, so one ``Span`` again.
+    diagnostics share (several rules on one key) stays one tuple, so one ``Span`` again. An
+    object among ``known``, which the receiver holds too (a forked worker's slice of the run's
+    objects), travels as its index, so the receiver's diagnostics share its object identities
+    instead of holding a copy each.
     """
     rows: list[Row] = []
     spans: dict[int, tuple] = {}  # by id: every span is alive until the rows are made
+    indexes = {id(ref): i for i, ref in enumerate(known)}
     for diag in diagnostics:
         span = diag.span
         fields = spans.get(id(span))
         if fields is None:
             fields = spans[id(span)] = (span.path, span.line, span.column, span.end_line, span.end_column)
-        rows.append((diag.rule, diag.name, diag.severity, diag.message, fields, diag.hint, diag.object, diag.field,
+        obj = indexes.get(id(diag.object), diag.object)
+        rows.append((diag.rule, diag.name, diag.severity, diag.message, fields, diag.hint, obj, diag.field,
                      diag.related, diag.rendered))
     return rows
 
 
-def from_rows(rows: Iterable[Row]) -> list[Diagnostic]:
-    """The diagnostics ``to_rows`` encoded, equal to the originals."""
+def from_rows(rows: Iterable[Row], known: Sequence[ObjectRef] = ()) -> list[Diagnostic]:
+    """The diagnostics ``to_rows`` encoded with the same ``known`` objects, equal to the
+    originals."""
     out: list[Diagnostic] = []
     spans: dict[int, Span] = {}  # by id: the rows hold every fields tuple until the end
     for rule, name, severity, message, fields, hint, obj, field_path, related, rendered in rows:
         span = spans.get(id(fields))
         if span is None:
-            span = spans[id(fields)] = Span(*fields)
+            path, line, column, end_line, end_column = fields
+            # One int object for both ends of a one-line span, as the loader makes them.
+            span = spans[id(fields)] = Span(path, line, column, line if end_line == line else end_line, end_column)
+        if type(obj) is int:
+            obj = known[obj]
         out.append(Diagnostic(rule, name, severity, message, span, hint, obj, field_path, related, rendered))
     return out
 

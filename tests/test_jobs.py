@@ -195,7 +195,14 @@ def test_diagnostics_travel_as_rows_and_come_back_equal_with_shared_spans():
     received = from_rows(pickle.loads(pickle.dumps(to_rows(sent), 5)))
     assert received == sent
     assert received[0].span is received[2].span and received[0].span is not received[1].span
-    assert received[0].object is received[1].object
+    assert received[0].object is received[1].object and received[0].object is not ref
+    assert received[0].span.end_line is received[0].span.line  # one int for a one-line span
+    # An object both sides hold travels as its index and comes back as the receiver's own.
+    rows = to_rows(sent, [ObjectRef("v1", "Pod", "ns", "other"), ref])
+    assert rows[0][6] == 1 and rows[2][6] is None
+    mine = ObjectRef("v1", "Pod", "ns", "p")
+    assert [d.object for d in from_rows(pickle.loads(pickle.dumps(rows, 5)), [ref, mine])][:2] == [mine, mine]
+    assert from_rows(pickle.loads(pickle.dumps(rows, 5)), [ref, mine])[0].object is mine
 
 
 def test_run_wide_checks_leave_their_indexes_to_the_run(tmp_path, parallel_everything):

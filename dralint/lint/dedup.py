@@ -33,18 +33,27 @@ def _family(rule: str) -> str:
 
 def _each_once(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
     """``list(dict.fromkeys(diagnostics))``, comparing whole records only where a cheap key
-    (rule, place, message) repeats: hashing a record hashes all its fields, in Python."""
-    seen: dict[tuple, list[Diagnostic]] = {}
+    (rule, place, message) repeats: hashing a record hashes all its fields, in Python.
+
+    The table holds the key's hash and the first record with it, a list only where two differ:
+    a file with 64,000 findings would otherwise hold a tuple and a list for each, at the run's
+    peak of memory.
+    """
+    seen: dict[int, Diagnostic | list[Diagnostic]] = {}
     out: list[Diagnostic] = []
     for diag in diagnostics:
-        key = (diag.rule, diag.span.line, diag.span.column, diag.message)
+        key = hash((diag.rule, diag.span.line, diag.span.column, diag.message))
         same = seen.get(key)
         if same is None:
-            seen[key] = [diag]
-        elif diag in same:
+            seen[key] = diag
+        elif isinstance(same, list):
+            if diag in same:
+                continue
+            same.append(diag)
+        elif diag == same:
             continue
         else:
-            same.append(diag)
+            seen[key] = [same, diag]
         out.append(diag)
     return out
 

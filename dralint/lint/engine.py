@@ -418,7 +418,7 @@ def _run_object_checks(checks: list[Check], objects: list[KubeObject], ctx: Cont
         for obj in slices[index]:
             for check in by_kind[obj.kind]:
                 _run_check(check, ctx, own, obj)
-        return [] if own is collect else to_rows(own.diagnostics)
+        return [] if own is collect else to_rows(own.diagnostics, [obj.ref for obj in slices[index]])
 
     done = 0
     if slices and jobs > 1:
@@ -427,7 +427,7 @@ def _run_object_checks(checks: list[Check], objects: list[KubeObject], ctx: Cont
         check_slice(0)
         done = len(slices.pop(0))
     for index, found in enumerate(ordered_map(check_slice, len(slices), jobs)):
-        collect.diagnostics.extend(from_rows(found))
+        collect.diagnostics.extend(from_rows(found, [obj.ref for obj in slices[index]]))
         done += len(slices[index])
         if progress is not None:
             progress.checking(done, len(objects))
