@@ -157,14 +157,28 @@ def from_rows(rows: Iterable[Row], known: Sequence[ObjectRef] = ()) -> list[Diag
 def by_file(diagnostics: Iterable[Diagnostic]) -> Iterator[list[Diagnostic]]:
     """The diagnostics of each file, files in path order, each list in the order given.
 
-    A large run holds hundreds of thousands of diagnostics; a stage that sorts or deduplicates
-    them file by file holds its working structures for one file at a time.
+    A large run holds hundreds of thousands of diagnostics, and the stages that sort or
+    deduplicate them file by file run at its peak of memory: only the current file's list is
+    built at a time. A first pass notes the stretches of the sequence each file's diagnostics
+    lie in (a run makes them file by file, so a file has few).
     """
-    grouped: dict[str, list[Diagnostic]] = {}
-    for diag in diagnostics:
-        grouped.setdefault(diag.span.path, []).append(diag)
-    for path in sorted(grouped):
-        yield grouped.pop(path)
+    items = diagnostics if isinstance(diagnostics, Sequence) else list(diagnostics)
+    stretches: dict[str, list[int]] = {}  # path -> start, end, start, end, ...
+    path: str | None = None
+    start = 0
+    for index, diag in enumerate(items):
+        if diag.span.path != path:
+            if path is not None:
+                stretches.setdefault(path, []).extend((start, index))
+            path, start = diag.span.path, index
+    if path is not None:
+        stretches.setdefault(path, []).extend((start, len(items)))
+    for path in sorted(stretches):
+        bounds = stretches.pop(path)
+        group: list[Diagnostic] = []
+        for index in range(0, len(bounds), 2):
+            group.extend(items[bounds[index] : bounds[index + 1]])
+        yield group
 
 
 def in_report_order(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:

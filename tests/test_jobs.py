@@ -177,6 +177,17 @@ def test_report_order_file_by_file_is_the_sort_by_sort_key():
         for i in range(500)
     ]
     assert in_report_order(diagnostics) == sorted(diagnostics, key=lambda d: d.sort_key)
+    assert in_report_order(iter(diagnostics)) == in_report_order(diagnostics)
+
+
+def test_by_file_keeps_each_files_order_however_the_files_interleave():
+    from dralint.diagnostics import Diagnostic, Severity, Span, by_file
+
+    paths = ["b.yaml", "b.yaml", "a.yaml", "b.yaml", "c.yaml", "a.yaml", "a.yaml", "b.yaml"]
+    diagnostics = [Diagnostic("SEC003", "n", Severity.WARNING, f"m{i}", Span(path, 1, 1, 1, 2)) for i, path in enumerate(paths)]
+    groups = list(by_file(diagnostics))
+    assert [[d.message for d in group] for group in groups] == [["m2", "m5", "m6"], ["m0", "m1", "m3", "m7"], ["m4"]]
+    assert list(by_file([])) == []
 
 
 @pytest.mark.skipif(sys.platform != "linux" or platform.libc_ver()[0] != "glibc", reason="a glibc setting")

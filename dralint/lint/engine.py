@@ -29,7 +29,7 @@ from dralint.lint.rendering import Remapper, as_stream, render_units
 from dralint.lint.score import score
 from dralint.yaml.render import RenderedSource, RenderIssue, plan
 from dralint.yaml.sources import FileIssue, SourceFile, discover, not_a_manifest, read
-from dralint.yaml.loader import Document, LoadResult, SourceText, YamlProblem, load
+from dralint.yaml.loader import THAWED, Document, LoadResult, SourceText, YamlProblem, load
 
 
 class Progress(Protocol):
@@ -492,12 +492,15 @@ def _run(
     for check in checks:
         if not check.per_object:
             _run_check(check, ctx, collect, None)
+    THAWED.freeze_all()
     reported = {f.path for f in scanned.files} | {f.path for f in snapshot.files}
     found = collect.diagnostics
     if scanned.renders:
         found, scanned.files = _from_renders(found, scanned)
         reported |= {f.path for f in scanned.files}
-    diagnostics = one_per_mistake(d for d in found if d.span.path in reported)
+    if not all(d.span.path in reported for d in found):  # findings in --context files are not reported
+        found = [d for d in found if d.span.path in reported]
+    diagnostics = one_per_mistake(found)
     files = scanned.files + [f for f in snapshot.files if any(d.span.path == f.path for d in diagnostics)]
     by_path = {f.path: f for f in files}
     for diag in diagnostics:

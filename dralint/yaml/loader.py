@@ -283,6 +283,12 @@ class _ThawedDocuments:
             _, oldest = self._documents.popitem(last=False)
             oldest.freeze()
 
+    def freeze_all(self) -> None:
+        """Freeze every document expanded now: once the checks are done none needs to be, and
+        what follows (deduplication, reports) is where a large run peaks in memory."""
+        while self._documents:
+            self._documents.popitem()[1].freeze()
+
 
 #: Expanded frozen documents; 64 covers any one check's reach (an object and its targets).
 THAWED = _ThawedDocuments(64)
