@@ -24,20 +24,8 @@ class Severity(str, Enum):
         return {"info": 0, "warning": 1, "error": 2}[self.value]
 
 
-class _Record:
-    """Pickled as a call of the constructor with the fields in order: workers (``--jobs``)
-    send their diagnostics back this way, about a third faster than the generic protocol
-    frozen slotted dataclasses get."""
-
-    __slots__ = ()
-    __match_args__: tuple[str, ...]
-
-    def __reduce__(self) -> tuple:
-        return (type(self), tuple(getattr(self, name) for name in self.__match_args__))
-
-
 @dataclass(frozen=True, order=True, slots=True)
-class Span(_Record):
+class Span:
     """A region of a file: 1-based lines and columns, end column exclusive.
 
     The exclusive end matches SARIF's endColumn and makes a zero-width span at a point
@@ -52,7 +40,7 @@ class Span(_Record):
 
 
 @dataclass(frozen=True, slots=True)
-class ObjectRef(_Record):
+class ObjectRef:
     """Identity of the Kubernetes object a finding is about."""
 
     api_version: str
@@ -62,7 +50,7 @@ class ObjectRef(_Record):
 
 
 @dataclass(frozen=True, slots=True)
-class Related(_Record):
+class Related:
     """Another place that explains a finding, such as the target of a broken reference."""
 
     span: Span
@@ -70,7 +58,7 @@ class Related(_Record):
 
 
 @dataclass(frozen=True, slots=True)
-class Finding(_Record):
+class Finding:
     """What a check yields: a diagnostic before the engine attaches rule metadata.
 
     Checks know where and what; the catalog knows the rule's name and severity. Keeping them
@@ -88,7 +76,7 @@ class Finding(_Record):
 
 
 @dataclass(frozen=True, slots=True)
-class Diagnostic(_Record):
+class Diagnostic:
     """One reported problem, ready for suppression, scoring and reporting."""
 
     rule: str
@@ -116,8 +104,8 @@ Row = tuple
 def to_rows(diagnostics: Iterable[Diagnostic], known: Sequence[ObjectRef] = ()) -> list[Row]:
     """Diagnostics as tuples of plain values, for sending to another process.
 
-    Pickling records calls Python code twice per record on each side (``__reduce__`` and
-    ``__init__``); rows pickle in C, and the receiver builds each record once. A span the
+    Pickling records runs Python code for every record on both sides; rows pickle in C, and
+    the receiver builds each record once. A span the
     diagnostics share (several rules on one key) stays one tuple, so one ``Span`` again. An
     object among ``known``, which the receiver holds too (a forked worker's slice of the run's
     objects), travels as its index, so the receiver's diagnostics share its object identities
@@ -190,7 +178,7 @@ def in_report_order(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
 
 
 @dataclass(frozen=True, slots=True)
-class Suppressed(_Record):
+class Suppressed:
     """A diagnostic the user silenced, kept so SARIF can report it as suppressed, not lost.
 
     ``kind`` uses SARIF's words: ``inSource`` for a comment or annotation in the manifest,
@@ -203,7 +191,7 @@ class Suppressed(_Record):
 
 
 @dataclass(frozen=True, slots=True)
-class Replacement(_Record):
+class Replacement:
     """A text edit that fixes a finding: delete ``region`` (end exclusive; an empty region is
     an insertion point) and insert ``text``. SARIF carries these as ``fixes[]``."""
 

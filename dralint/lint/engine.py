@@ -282,7 +282,8 @@ class _Parsed:
     and what the engine reports about its YAML."""
 
     objects: list[KubeObject]
-    diagnostics: list[Diagnostic]
+    #: What the engine reports about the file's YAML, as ``to_rows`` sends diagnostics.
+    diagnostics: list[Row]
     documents: int
     #: Parsed fine and holds no Kubernetes document (a CI workflow, an empty file).
     no_manifest: bool
@@ -297,7 +298,7 @@ def _parse(source: SourceText, origin: str, collect: _Collector, report: bool) -
         for problem in result.problems:
             _yaml_problem(problem, source, collect)
         _report_shapes(found.problems, collect)
-    return _Parsed(found.objects, collect.diagnostics, found.documents, False)
+    return _Parsed(found.objects, to_rows(collect.diagnostics), found.documents, False)
 
 
 #: Below this much text, parsing in worker processes costs more than it saves.
@@ -361,7 +362,7 @@ def _load_sources(items: Iterable[SourceFile | FileIssue], origin: str, collect:
             source = loaded.sources[item.path]
             for obj in result.objects:
                 obj.doc.attach(source)  # a worker's copy arrives without the file's text
-            collect.diagnostics.extend(result.diagnostics)
+            collect.diagnostics.extend(from_rows(result.diagnostics))
             if report:
                 loaded.files.append(FileResult(item.path, len(result.objects)))
             loaded.objects.extend(result.objects)
