@@ -198,6 +198,13 @@ def _put(frame: list[Any], value: Any, pos: Pos | None) -> None:
     frame[_PENDING] = None
 
 
+def _put_empty(frame: list[Any], positions: bool) -> None:
+    """Fill the open slot of ``frame`` with null, which libyaml places, zero-width, at the slot's
+    mark: a key or a '-' with nothing after it before the next line of the collection."""
+    line, mark = frame[_PENDING]
+    _put(frame, None, (line, mark, line, mark, "") if positions else None)
+
+
 class _Literal:
     """A literal block scalar (``|`` or ``|-``) being read, line by line, until a non-empty line
     less indented than its content. Declined: leading empty lines (the YAML 1.2 pass looks at
@@ -294,8 +301,7 @@ def _document(lines: list[str], first: int, end: tuple[int, int], max_depth: int
         else:
             if top is not None:
                 if top[_PENDING] is not None:
-                    line, mark = top[_PENDING]
-                    _put(top, None, (line, mark, line, mark, "") if positions else None)
+                    _put_empty(top, positions)
                 while stack and (stack[-1][_COL] > col or (stack[-1][_INDENTLESS] and stack[-1][_COL] == col and not dashes)):
                     close(number, col)
                 top = stack[-1] if stack else None
@@ -347,8 +353,7 @@ def _document(lines: list[str], first: int, end: tuple[int, int], max_depth: int
         broken = line < first + len(lines) - 1
         literal.finish(end if broken else (line, width), broken, positions)
     if stack and stack[-1][_PENDING] is not None:
-        line, mark = stack[-1][_PENDING]
-        _put(stack[-1], None, (line, mark, line, mark, "") if positions else None)
+        _put_empty(stack[-1], positions)
     while stack:
         close(*end)
     return root
