@@ -81,7 +81,13 @@ def _asked_for(ctx: Context) -> set[str]:
 
 def _misspelled_mapping(ctx: Context, resource: str) -> tuple[str, KubeObject] | None:
     """A DeviceClass mapping a name one typo away from ``resource`` that no pod asks for: one of
-    the two spellings is wrong (``nvidia.com/gpus`` mapped, ``nvidia.com/gpu`` requested)."""
+    the two spellings is wrong (``nvidia.com/gpus`` mapped, ``nvidia.com/gpu`` requested).
+
+    Answered once per resource name: every container asking for an unprovided resource asks."""
+    return ctx.memo(("extended", "misspelled", resource), lambda: _find_misspelled_mapping(ctx, resource))
+
+
+def _find_misspelled_mapping(ctx: Context, resource: str) -> tuple[str, KubeObject] | None:
     for name, classes in sorted(extended_resource_classes(ctx).items()):
         # The run-wide scan behind _asked_for is made only once a spelling is in doubt.
         if classes and looks_like_typo(resource, name) and name not in _asked_for(ctx):
