@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import importlib
-from typing import Callable, Iterable
+from typing import Any, Callable, Hashable, Iterable
 
 from dralint.lint.engine import RunResult
 
@@ -32,3 +32,25 @@ def chunked_reporter(name: str) -> ChunkedReporter:
 
 
 FORMATS = ("text", "json", "sarif", "github", "junit")
+
+
+class RepeatedTexts(dict):
+    """The text a reporter writes for a value that recurs across findings (a rule's hint, a
+    field), written once per value: ``texts[value]``.
+
+    A run repeats a few such values per rule, so the table stays small; a check whose values
+    differ from finding to finding would grow it with the run, so it starts over past
+    ``LIMIT`` values instead.
+    """
+
+    LIMIT = 1024
+
+    def __init__(self, write: Callable[[Any], str]) -> None:
+        super().__init__()
+        self._write = write
+
+    def __missing__(self, value: Hashable) -> str:
+        if len(self) >= self.LIMIT:
+            self.clear()
+        text = self[value] = self._write(value)
+        return text
