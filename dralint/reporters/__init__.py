@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import importlib
-from typing import Any, Callable, Hashable, Iterable
+from itertools import islice
+from typing import Any, Callable, Hashable, Iterable, Iterator
 
 from dralint.lint.engine import RunResult
 
@@ -54,3 +55,22 @@ class RepeatedTexts(dict):
             self.clear()
         text = self[value] = self._write(value)
         return text
+
+
+#: Texts per piece of a report written in pieces (``joined``).
+BATCH = 1000
+
+
+def joined(texts: Iterable[str], separator: str = "") -> Iterator[str]:
+    """``separator.join(texts)`` in pieces of ``BATCH`` texts (and the separators between them).
+
+    Writing tens of thousands of small strings one by one costs more than joining them first;
+    a piece of a thousand findings is still small beside the whole report.
+    """
+    pieces = iter(texts)
+    batch = list(islice(pieces, BATCH))
+    while batch:
+        yield separator.join(batch)
+        batch = list(islice(pieces, BATCH))
+        if batch:
+            yield separator

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import json
 from json.encoder import encode_basestring_ascii as _text
-from itertools import islice
 from typing import Any, Iterable, Iterator
 
 from dralint import __version__
 from dralint.diagnostics import Diagnostic, ObjectRef, Severity, Span
 from dralint.lint.engine import RunResult
-from dralint.reporters import RepeatedTexts
+from dralint.reporters import RepeatedTexts, joined
 
 
 def diagnostic_dict(diag: Diagnostic) -> dict[str, Any]:
@@ -63,30 +62,21 @@ def chunks(result: RunResult, color: bool = False) -> Iterator[str]:
     With ``indent`` the standard library encodes through its pure-Python encoder, one generator
     step per value; on a large run that cost about half as much as parsing the input. The
     diagnostics have a fixed shape, so each is one format string over C-encoded strings. In
-    pieces, because the whole report of a large run is several times the size of its input;
-    each piece holds ``_BATCH`` diagnostics, since writing tens of thousands of small strings
-    one by one costs more than joining them first.
+    pieces (``joined``), because the whole report of a large run is several times the size of
+    its input.
     """
     yield json.dumps(_head(result), indent=2)[:-2]
     if not result.diagnostics:
         yield ',\n  "diagnostics": []\n}\n'
         return
-    texts = _diagnostic_texts(result.diagnostics)
-    separator = ',\n  "diagnostics": [\n'
-    while batch := list(islice(texts, _BATCH)):
-        yield separator
-        yield ",\n".join(batch)
-        separator = ",\n"
+    yield ',\n  "diagnostics": [\n'
+    yield from joined(_diagnostic_texts(result.diagnostics), ",\n")
     yield "\n  ]\n}\n"
 
 
 def render(result: RunResult, color: bool = False) -> str:
     """The report as one string (``chunks`` joined)."""
     return "".join(chunks(result, color))
-
-
-#: Diagnostics per piece of the report (about 700 KiB of text).
-_BATCH = 1000
 
 
 def _value(value: str | int | None) -> str:
