@@ -113,8 +113,8 @@ def _object_text(obj: ObjectRef | None) -> str:
     """The value of a diagnostic's ``object`` member."""
     if obj is None:
         return "null"
-    fields = {"apiVersion": obj.api_version, "kind": obj.kind, "namespace": obj.namespace, "name": obj.name}
-    return "{\n" + _members(fields, "        ") + "\n      }"
+    return (f'{{\n        "apiVersion": {_text(obj.api_version)},\n        "kind": {_text(obj.kind)},\n'
+            f'        "namespace": {_value(obj.namespace)},\n        "name": {_text(obj.name)}\n      }}')
 
 
 def _field_text(field: str | None) -> str:
