@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from conftest import lint_text
+from dralint.reporters import RepeatedTexts
 from dralint.reporters.json_report import document, render
 
 # Findings with and without an object, hint, field and related locations, and non-ASCII text.
@@ -38,6 +39,12 @@ def test_same_text_as_the_standard_library(tmp_path) -> None:
     records = document(result)["diagnostics"]
     assert any(r["related"] for r in records) and any(r["object"] is None for r in records)
     assert any(r["field"] is None for r in records) and any(r["field"] for r in records)
+    assert render(result) == json.dumps(document(result), indent=2) + "\n"
+
+
+def test_same_text_when_the_table_of_repeated_texts_starts_over(tmp_path, monkeypatch) -> None:
+    monkeypatch.setattr(RepeatedTexts, "LIMIT", 1)
+    result = lint_text(tmp_path, MANIFEST)
     assert render(result) == json.dumps(document(result), indent=2) + "\n"
 
 

@@ -13,6 +13,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from dralint.yaml import loader
 from dralint.yaml.sources import SourceFile, decode
 from dralint.yaml.loader import MAX_DEPTH, Document, LoadResult, SourceText, load
 
@@ -601,3 +602,15 @@ def test_error_on_the_document_start_line_itself_resumes_at_the_next_one():
     assert [(p.line + 1, p.column + 1) for p in result.problems] == [(2, 1), (2, 5)]
     (d,) = result.documents
     assert d.data == {"c": 3} and start(d.locate(("c",))) == at(text, "3")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="ab\né\r", max_size=40), st.integers(min_value=1, max_value=8))
+def test_the_line_index_is_where_each_line_break_ends_whatever_the_slices(text, slice_size):
+    # Hypothesis runs many examples in one test call, so the slice size is set and reset by hand.
+    saved, loader._INDEX_SLICE = loader._INDEX_SLICE, slice_size
+    try:
+        starts = list(SourceText("t.yaml", text).line_starts)
+    finally:
+        loader._INDEX_SLICE = saved
+    assert starts == [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"]

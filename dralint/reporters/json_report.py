@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 from json.encoder import encode_basestring_ascii as _text
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator
 
 from dralint import __version__
-from dralint.diagnostics import Diagnostic, ObjectRef, Severity
+from dralint.diagnostics import Diagnostic, ObjectRef, Severity, Span
 from dralint.lint.engine import RunResult
+from dralint.reporters import RepeatedTexts, joined
 
 
 def diagnostic_dict(diag: Diagnostic) -> dict[str, Any]:
@@ -56,32 +57,26 @@ def document(result: RunResult) -> dict[str, Any]:
 
 def chunks(result: RunResult, color: bool = False) -> Iterator[str]:
     """``json.dumps(document(result), indent=2)`` in pieces, with the diagnostics written by a
-    template, one piece each.
+    template.
 
     With ``indent`` the standard library encodes through its pure-Python encoder, one generator
     step per value; on a large run that cost about half as much as parsing the input. The
     diagnostics have a fixed shape, so each is one format string over C-encoded strings. In
-    pieces, because the whole report of a large run is several times the size of its input.
+    pieces (``joined``), because the whole report of a large run is several times the size of
+    its input.
     """
     yield json.dumps(_head(result), indent=2)[:-2]
     if not result.diagnostics:
         yield ',\n  "diagnostics": []\n}\n'
         return
-    separator = ',\n  "diagnostics": [\n'
-    objects = _ObjectTexts()
-    for diag in result.diagnostics:
-        yield separator + _diagnostic_text(diag, objects)
-        separator = ",\n"
+    yield ',\n  "diagnostics": [\n'
+    yield from joined(_diagnostic_texts(result.diagnostics), ",\n")
     yield "\n  ]\n}\n"
 
 
 def render(result: RunResult, color: bool = False) -> str:
     """The report as one string (``chunks`` joined)."""
     return "".join(chunks(result, color))
-
-
-#: ``severity.value`` without the enum's descriptor call, once per diagnostic.
-_SEVERITY = {s: s.value for s in Severity}
 
 
 def _value(value: str | int | None) -> str:
@@ -96,26 +91,43 @@ def _members(fields: dict[str, Any], indent: str) -> str:
     return ",\n".join(f"{indent}{_text(k)}: {_value(v)}" for k, v in fields.items())
 
 
-class _ObjectTexts:
-    """The ``object`` member of each diagnostic: a large run has several findings per object in
-    a row, so the last object's text is kept."""
-
-    def __init__(self) -> None:
-        self._last: ObjectRef | None = None
-        self._text = "null"
-
-    def __call__(self, obj: ObjectRef | None) -> str:
-        if obj is not self._last:
-            self._last = obj
-            self._text = "null" if obj is None else "{\n" + _members(
-                {"apiVersion": obj.api_version, "kind": obj.kind, "namespace": obj.namespace, "name": obj.name}, "        ") + "\n      }"
-        return self._text
+def _rule_text(key: tuple[str, str, Severity]) -> str:
+    """A diagnostic's text up to its message: the opening brace, rule, name and severity."""
+    rule, name, severity = key
+    return (f'    {{\n      "rule": {_text(rule)},\n      "name": {_text(name)},\n'
+            f'      "severity": "{severity.value}",\n      "message": ')
 
 
-def _diagnostic_text(diag: Diagnostic, objects: _ObjectTexts) -> str:
-    """One diagnostic as ``diagnostic_dict`` gives it, at the depth it has in the report (list
-    item at 4 spaces)."""
-    span = diag.span
+def _hint_text(hint: str | None) -> str:
+    """The text between a diagnostic's message and its path."""
+    return f',\n      "hint": {_value(hint)},\n      "path": '
+
+
+def _span_text(span: Span) -> str:
+    """The text from a diagnostic's path to its object."""
+    return (f'{_text(span.path)},\n      "line": {span.line!r},\n      "column": {span.column!r},\n'
+            f'      "endLine": {span.end_line!r},\n      "endColumn": {span.end_column!r},\n      "object": ')
+
+
+def _object_text(obj: ObjectRef | None) -> str:
+    """The value of a diagnostic's ``object`` member."""
+    if obj is None:
+        return "null"
+    return (f'{{\n        "apiVersion": {_text(obj.api_version)},\n        "kind": {_text(obj.kind)},\n'
+            f'        "namespace": {_value(obj.namespace)},\n        "name": {_text(obj.name)}\n      }}')
+
+
+def _field_text(field: str | None) -> str:
+    """The text between a diagnostic's object and its related locations."""
+    return f',\n      "field": {_value(field)},\n      "related": '
+
+
+#: The end of a diagnostic without related locations or a rendered span, nearly every one.
+_PLAIN_END = "[]\n    }"
+
+
+def _end_text(diag: Diagnostic) -> str:
+    """The value of ``related``, ``rendered`` when there is one, and the closing brace."""
     if diag.related:
         related_text = "[\n" + ",\n".join(
             "        {\n" + _members({"path": r.span.path, "line": r.span.line, "column": r.span.column, "message": r.message}, "          ")
@@ -126,12 +138,31 @@ def _diagnostic_text(diag: Diagnostic, objects: _ObjectTexts) -> str:
     rendered_text = "" if rendered is None else ',\n      "rendered": {\n' + _members(
         {"path": rendered.path, "line": rendered.line, "column": rendered.column, "endLine": rendered.end_line,
          "endColumn": rendered.end_column}, "        ") + "\n      }"
-    return (
-        f'    {{\n      "rule": {_text(diag.rule)},\n      "name": {_text(diag.name)},\n'
-        f'      "severity": "{_SEVERITY[diag.severity]}",\n      "message": {_text(diag.message)},\n'
-        f'      "hint": {_value(diag.hint)},\n      "path": {_text(span.path)},\n'
-        f'      "line": {span.line!r},\n      "column": {span.column!r},\n'
-        f'      "endLine": {span.end_line!r},\n      "endColumn": {span.end_column!r},\n'
-        f'      "object": {objects(diag.object)},\n      "field": {_value(diag.field)},\n'
-        f'      "related": {related_text}{rendered_text}\n    }}'
-    )
+    return f"{related_text}{rendered_text}\n    }}"
+
+
+def _diagnostic_texts(diagnostics: Iterable[Diagnostic]) -> Iterator[str]:
+    """Each diagnostic as ``diagnostic_dict`` gives it, at the depth it has in the report (list
+    item at 4 spaces).
+
+    Only the message is encoded for every diagnostic. The rest repeats: rule, name and severity,
+    the hint and the field are a few values per rule, kept by value (``RepeatedTexts``); several
+    findings in a row share a span (rules on one key) and an object, kept while they repeat.
+    """
+    rules = RepeatedTexts(_rule_text)
+    hints = RepeatedTexts(_hint_text)
+    fields = RepeatedTexts(_field_text)
+    span: Span | None = None
+    obj: ObjectRef | None = None
+    span_text = ""
+    object_text = _object_text(None)
+    for diag in diagnostics:
+        if diag.span is not span:
+            span = diag.span
+            span_text = _span_text(span)
+        if diag.object is not obj:
+            obj = diag.object
+            object_text = _object_text(obj)
+        end = _PLAIN_END if not diag.related and diag.rendered is None else _end_text(diag)
+        yield (f"{rules[diag.rule, diag.name, diag.severity]}{_text(diag.message)}{hints[diag.hint]}{span_text}"
+               f"{object_text}{fields[diag.field]}{end}")

@@ -15,8 +15,9 @@ import bisect
 import re
 import xml.etree.ElementTree as ET
 from collections import defaultdict
+from functools import cached_property
 
-from dralint.diagnostics import Diagnostic, Severity
+from dralint.diagnostics import Diagnostic, Severity, Span
 from dralint.lint.engine import FileResult, RunResult
 from dralint.k8s.objects import KubeObject
 
@@ -55,10 +56,18 @@ class _Owners:
     """
 
     def __init__(self, objects: list[KubeObject]):
+        self.objects = objects
         self.by_ref = {obj.ref: index for index, obj in reversed(list(enumerate(objects)))}
-        extents = sorted((obj.span(()), index) for index, obj in enumerate(objects))
-        self.starts = [(span.line, span.column) for span, _ in extents]
-        self.extents = extents
+
+    @cached_property
+    def extents(self) -> list[tuple[Span, int]]:
+        """Where each object is, in order. Locating an object expands its document (two thirds
+        of a large report's time), so only a file with a finding that names no object does."""
+        return sorted((obj.span(()), index) for index, obj in enumerate(self.objects))
+
+    @cached_property
+    def starts(self) -> list[tuple[int, int]]:
+        return [(span.line, span.column) for span, _ in self.extents]
 
     def __call__(self, diag: Diagnostic) -> int | None:
         if diag.object is not None and diag.object in self.by_ref:

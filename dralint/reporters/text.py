@@ -6,8 +6,11 @@ CI problem matchers can jump to it.
 
 from __future__ import annotations
 
-from dralint.diagnostics import Diagnostic, Severity
+from typing import Iterator
+
+from dralint.diagnostics import Diagnostic, Severity, Span
 from dralint.lint.engine import RunResult
+from dralint.reporters import RepeatedTexts, joined
 from dralint.reporters.terminal import printable
 
 _COLORS = {Severity.ERROR: "\033[1;31m", Severity.WARNING: "\033[1;33m", Severity.INFO: "\033[1;36m"}
@@ -24,16 +27,18 @@ class _Paint:
         return f"{code}{text}{_RESET}" if self.enabled else text
 
 
-def _snippet(diag: Diagnostic, result: RunResult, paint: _Paint) -> list[str]:
-    source = result.sources.get(diag.span.path)
+def _excerpt(span: Span, severity: Severity, result: RunResult, paint: _Paint) -> str:
+    """The source line of ``span`` and a marker under the span, each line ended; empty when the
+    line is not in the run (or is blank)."""
+    source = result.sources.get(span.path)
     if source is None:
-        return []
-    line = source.line_text(diag.span.line)
+        return ""
+    line = source.line_text(span.line)
     if not line:
-        return []
-    gutter = f"{diag.span.line:>5} | "
-    start = diag.span.column - 1
-    end = diag.span.end_column - 1 if diag.span.end_line == diag.span.line else len(line)
+        return ""
+    gutter = f"{span.line:>5} | "
+    start = span.column - 1
+    end = span.end_column - 1 if span.end_line == span.line else len(line)
     underlined = line[start:max(start, min(end, len(line)))]
     if line.isprintable():  # no tab, no control character: one column per character
         shown, shown_start, width = line, start, max(1, len(underlined))
@@ -42,28 +47,52 @@ def _snippet(diag: Diagnostic, result: RunResult, paint: _Paint) -> list[str]:
         shown_start = len(printable(line[:start]).expandtabs(1))
         width = max(1, len(printable(underlined).expandtabs(1)))
     marker = " " * (len(gutter) + shown_start) + "^" + "~" * (width - 1)
-    return [paint(gutter, _DIM) + shown, paint(marker, _COLORS[diag.severity])]
+    return f"{paint(gutter, _DIM)}{shown}\n{paint(marker, _COLORS[severity])}\n"
 
 
-def _finding(diag: Diagnostic, result: RunResult, paint: _Paint, snippet: list[str]) -> list[str]:
-    where = printable(f"{diag.span.path}:{diag.span.line}:{diag.span.column}")
-    head = f"{paint(where, _BOLD)}: {paint(_NAMES[diag.severity], _COLORS[diag.severity])}: {printable(diag.message)} [{diag.rule}]"
-    lines = [head, *snippet]
-    if diag.hint:
-        lines.append(f"        hint: {printable(diag.hint)}")
+def _hint_line(hint: str | None) -> str:
+    return f"        hint: {printable(hint)}\n" if hint else ""
+
+
+def _notes(diag: Diagnostic, result: RunResult, paint: _Paint) -> str:
+    """The lines after the hint: where a rendered finding is in the render, related places."""
+    lines = []
     if diag.rendered is not None:
         shown = result.sources[diag.rendered.path].line_text(diag.rendered.line).strip() if diag.rendered.path in result.sources else ""
         where = f"{diag.rendered.path}:{diag.rendered.line}:{diag.rendered.column}"
-        lines.append(f"        {paint('rendered', _DIM)}: {where}" + (f": {printable(shown)}" if shown else ""))
+        lines.append(f"        {paint('rendered', _DIM)}: {where}" + (f": {printable(shown)}" if shown else "") + "\n")
     for related in diag.related:
         note = printable(f"{related.span.path}:{related.span.line}:{related.span.column}: {related.message}")
-        lines.append(f"        {paint('note', _DIM)}: {note}")
-    return lines
+        lines.append(f"        {paint('note', _DIM)}: {note}\n")
+    return "".join(lines)
+
+
+def _findings(result: RunResult, paint: _Paint) -> Iterator[str]:
+    """Each finding's lines and the blank line after it, errors first.
+
+    Several findings in a row often share a span (rules on one key): its place and source
+    excerpt are written once for them. A hint is one of a few per rule (``RepeatedTexts``).
+    """
+    hints = RepeatedTexts(_hint_line)
+    for severity in Severity:
+        label = paint(_NAMES[severity], _COLORS[severity])
+        span: Span | None = None
+        place = excerpt = ""
+        for diag in result.diagnostics:
+            if diag.severity is not severity:
+                continue
+            if diag.span is not span:
+                span = diag.span
+                place = f"{paint(printable(f'{span.path}:{span.line}:{span.column}'), _BOLD)}: {label}: "
+                excerpt = _excerpt(span, severity, result, paint)
+            notes = _notes(diag, result, paint) if diag.related or diag.rendered is not None else ""
+            yield f"{place}{printable(diag.message)} [{diag.rule}]\n{excerpt}{hints[diag.hint]}{notes}\n"
 
 
 def summary(result: RunResult) -> str:
     """One line: counts, score, what was silenced, and which exit-code gate failed."""
-    counts = ", ".join(f"{result.count(s)} {s.value}{'s' if result.count(s) != 1 else ''}" for s in Severity)
+    tally = {s: result.count(s) for s in Severity}  # each count is a pass over every finding
+    counts = ", ".join(f"{n} {s.value}{'s' if n != 1 else ''}" for s, n in tally.items())
     line = f"{len(result.files)} files, {result.objects} objects: {counts}; score {result.score}/100"
     if result.suppressed:
         line += f"; {len(result.suppressed)} suppressed"
@@ -74,19 +103,13 @@ def summary(result: RunResult) -> str:
     return line
 
 
+def chunks(result: RunResult, color: bool = False) -> Iterator[str]:
+    """The report in pieces of findings (``joined``): a large run's report is several times the
+    size of its input, and is never whole in memory."""
+    yield from joined(_findings(result, _Paint(color)))
+    yield summary(result) + "\n"
+
+
 def render(result: RunResult, color: bool = False) -> str:
-    paint = _Paint(color)
-    out: list[str] = []
-    # Several findings often share one span (rules on one key) and so one source excerpt;
-    # spans shared that way are one object, and every diagnostic keeps its span alive here.
-    snippets: dict[tuple[int, Severity], list[str]] = {}
-    for severity in Severity:
-        for diag in (d for d in result.diagnostics if d.severity is severity):
-            key = (id(diag.span), severity)
-            snippet = snippets.get(key)
-            if snippet is None:
-                snippet = snippets[key] = _snippet(diag, result, paint)
-            out.extend(_finding(diag, result, paint, snippet))
-            out.append("")
-    out.append(summary(result))
-    return "\n".join(out) + "\n"
+    """The report as one string (``chunks`` joined)."""
+    return "".join(chunks(result, color))

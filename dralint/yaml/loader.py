@@ -18,6 +18,7 @@ import pickle
 import re
 from array import array
 from collections import OrderedDict
+from itertools import accumulate, repeat
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
@@ -62,7 +63,25 @@ class YamlProblem:
     related: tuple[tuple[int, int, str], ...] = ()
 
 
-_MATCH_END = operator.methodcaller("end")
+#: Characters of text split into lines at a time when indexing lines (see ``_line_starts``).
+_INDEX_SLICE = 1 << 18
+
+
+def _line_starts(text: str) -> array[int]:
+    """Offsets where the lines of ``text`` start.
+
+    Splitting a slice of the text and summing the lengths of its lines runs in C, a match
+    object per line does not: half the time of ``re.finditer``, and the text report indexes
+    every file it quotes. By slices, so the lines split at once are never a copy of a large file.
+    """
+    starts = array("I" if len(text) < 2**32 else "q", [0])
+    for base in range(0, len(text), _INDEX_SLICE):
+        lines = text[base : base + _INDEX_SLICE].split("\n")
+        lines.pop()  # what follows the slice's last line break, or the whole slice if it has none
+        ends = accumulate(map(operator.add, map(len, lines), repeat(1)), initial=base)
+        next(ends)  # ``base``: a line start only when the slice before ended a line, and counted there
+        starts.extend(ends)
+    return starts
 
 
 @dataclass
@@ -78,8 +97,7 @@ class SourceText:
         """Offsets where lines start; machine integers, a tenth of the size of a list of ints
         (a run keeps the line index of every file it reports on)."""
         if self._line_starts is None:
-            self._line_starts = array("I" if len(self.text) < 2**32 else "q", [0])
-            self._line_starts.extend(map(_MATCH_END, re.finditer("\n", self.text)))
+            self._line_starts = _line_starts(self.text)
         return self._line_starts
 
     def offset(self, line: int, column: int) -> int:
