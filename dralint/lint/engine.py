@@ -169,8 +169,11 @@ class _Collector:
     def __init__(self, options: LintOptions, catalog: dict[str, Rule]):
         self.catalog = catalog
         self.enabled = enabled_rules(options, catalog)
-        self.overrides = {k: Severity(v) for k, v in options.severity_overrides.items()}
-        self.profile = options.profile
+        overrides = {k: Severity(v) for k, v in options.severity_overrides.items()}
+        #: Per enabled rule: its name, the severity the user forces on it (or None) and its
+        #: default in this profile. A finding may set its own severity, between the two.
+        self._rules = {rule_id: (rule.name, overrides.get(rule_id), rule.severity_in(options.profile))
+                       for rule_id, rule in self.enabled.items()}
         self.diagnostics: list[Diagnostic] = []
         #: One object per distinct hint, field and span among recent findings: a large run
         #: repeats them (several rules on one container's key, the same hint on every container)
@@ -187,16 +190,17 @@ class _Collector:
 
     def add(self, finding: Finding, default_rule: str | None = None) -> None:
         rule_id = finding.rule or default_rule
-        if rule_id is None or (rule := self.enabled.get(rule_id)) is None:
+        if rule_id is None or (known := self._rules.get(rule_id)) is None:
             return
-        severity = self.overrides.get(rule_id) or finding.severity or rule.severity_in(self.profile)
+        name, forced, default = known
         values = self._values
         if len(values) >= _RECENT_VALUES:
             values.clear()
         one = values.setdefault
+        span, hint, field_path = finding.span, finding.hint, finding.field
         self.diagnostics.append(
-            Diagnostic(rule_id, rule.name, severity, finding.message, one(finding.span, finding.span),
-                       one(finding.hint, finding.hint), finding.object, one(finding.field, finding.field), finding.related)
+            Diagnostic(rule_id, name, forced or finding.severity or default, finding.message, one(span, span),
+                       one(hint, hint), finding.object, one(field_path, field_path), finding.related)
         )
 
     def engine(self, kind: str, message: str, span: Span, hint: str | None = None, related: tuple = ()) -> None:
