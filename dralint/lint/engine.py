@@ -169,8 +169,11 @@ class _Collector:
     def __init__(self, options: LintOptions, catalog: dict[str, Rule]):
         self.catalog = catalog
         self.enabled = enabled_rules(options, catalog)
-        self.overrides = {k: Severity(v) for k, v in options.severity_overrides.items()}
-        self.profile = options.profile
+        overrides = {k: Severity(v) for k, v in options.severity_overrides.items()}
+        #: Per enabled rule: its name, the severity the user forces on it (or None) and its
+        #: default in this profile. A finding may set its own severity, between the two.
+        self._rules = {rule_id: (rule.name, overrides.get(rule_id), rule.severity_in(options.profile))
+                       for rule_id, rule in self.enabled.items()}
         self.diagnostics: list[Diagnostic] = []
         #: One object per distinct hint, field and span among recent findings: a large run
         #: repeats them (several rules on one container's key, the same hint on every container)
@@ -187,16 +190,17 @@ class _Collector:
 
     def add(self, finding: Finding, default_rule: str | None = None) -> None:
         rule_id = finding.rule or default_rule
-        if rule_id is None or (rule := self.enabled.get(rule_id)) is None:
+        if rule_id is None or (known := self._rules.get(rule_id)) is None:
             return
-        severity = self.overrides.get(rule_id) or finding.severity or rule.severity_in(self.profile)
+        name, forced, default = known
         values = self._values
         if len(values) >= _RECENT_VALUES:
             values.clear()
         one = values.setdefault
+        span, hint, field_path = finding.span, finding.hint, finding.field
         self.diagnostics.append(
-            Diagnostic(rule_id, rule.name, severity, finding.message, one(finding.span, finding.span),
-                       one(finding.hint, finding.hint), finding.object, one(finding.field, finding.field), finding.related)
+            Diagnostic(rule_id, name, forced or finding.severity or default, finding.message, one(span, span),
+                       one(hint, hint), finding.object, one(field_path, field_path), finding.related)
         )
 
     def engine(self, kind: str, message: str, span: Span, hint: str | None = None, related: tuple = ()) -> None:
@@ -384,20 +388,24 @@ def _report_shapes(problems: list[ShapeProblem], collect: _Collector) -> None:
 
 
 def _run_check(check: Check, ctx: Context, collect: _Collector, obj: KubeObject | None) -> None:
-    default = check.default_rule
     try:
         results = check.function(obj, ctx) if obj is not None else check.function(ctx)
         for finding in results or ():
-            collect.add(finding, default)
+            collect.add(finding, check.default_rule)
     except Exception as error:  # one broken check must not stop the others
-        where = traceback.extract_tb(error.__traceback__)[-1]
-        message = f"internal error in check {check.name}: {type(error).__name__}: {error} (at {where.filename.rsplit('/', 1)[-1]}:{where.lineno}); other checks still ran"
-        if obj is not None:
-            span = obj.span(("metadata",), key=True) if obj.get(("metadata",)) is not None else obj.span(())
-        else:
-            first = ctx.scanned[0] if ctx.scanned else None
-            span = first.span(()) if first else _point("<dralint>", 0, 0)
-        collect.add(Finding(message, span, hint="please report this with the manifest that triggers it", rule="INT001", object=obj.ref if obj else None))
+        _check_failed(check, ctx, collect, obj, error)
+
+
+def _check_failed(check: Check, ctx: Context, collect: _Collector, obj: KubeObject | None, error: Exception) -> None:
+    """Report a check that raised, as INT001 at the object (or the run's first file)."""
+    where = traceback.extract_tb(error.__traceback__)[-1]
+    message = f"internal error in check {check.name}: {type(error).__name__}: {error} (at {where.filename.rsplit('/', 1)[-1]}:{where.lineno}); other checks still ran"
+    if obj is not None:
+        span = obj.span(("metadata",), key=True) if obj.get(("metadata",)) is not None else obj.span(())
+    else:
+        first = ctx.scanned[0] if ctx.scanned else None
+        span = first.span(()) if first else _point("<dralint>", 0, 0)
+    collect.add(Finding(message, span, hint="please report this with the manifest that triggers it", rule="INT001", object=obj.ref if obj else None))
 
 
 #: Objects per slice of per-object checks handed to a worker with ``--jobs``.
@@ -416,9 +424,15 @@ def _run_object_checks(checks: list[Check], objects: list[KubeObject], ctx: Cont
     def check_slice(index: int) -> list[Row]:
         # In this process findings go straight to the run's collector; a worker returns its own.
         own = collect if os.getpid() == here else collect.empty()
+        add = own.add
         for obj in slices[index]:
+            # What _run_check does, without a call per object and check: there are ~25 per object.
             for check in by_kind[obj.kind]:
-                _run_check(check, ctx, own, obj)
+                try:
+                    for finding in check.function(obj, ctx) or ():
+                        add(finding, check.default_rule)
+                except Exception as error:  # one broken check must not stop the others
+                    _check_failed(check, ctx, own, obj, error)
         return [] if own is collect else to_rows(own.diagnostics, [obj.ref for obj in slices[index]])
 
     done = 0

@@ -90,8 +90,9 @@ def _has_non_finite_number(value: Any) -> bool:
     path for every value, because almost no object holds such a number and every object is
     walked."""
     stack = [value]
+    pop = stack.pop
     while stack:
-        item = stack.pop()
+        item = pop()
         kind = type(item)  # exact types first: they are nearly every value
         if kind is dict:
             stack.extend(item.values())
