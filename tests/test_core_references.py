@@ -145,6 +145,17 @@ def test_ingress_backend_service_port_and_class(lint_manifest):
     assert len(fired(closed, "REF015")) == 2 and len(fired(closed, "REF016")) == 1
 
 
+
+def test_ingress_port_against_a_service_with_mapping_ports(lint_manifest):
+    """A Service whose port or port name is a mapping (a template gone wrong) is compared, not
+    hashed: REF015 still decides, and no check fails with INT001."""
+    ingress = ("apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {name: web, namespace: shop}\nspec:\n"
+               "  rules:\n  - http:\n      paths:\n      - {path: /, pathType: Prefix, backend: {service: {name: web, port: {number: 80}}}}\n"
+               "      - {path: /a, pathType: Prefix, backend: {service: {name: web, port: {name: http}}}}\n")
+    result = lint_manifest(service(ports="[{name: {x: 1}, port: {y: 2}, targetPort: 8080}]") + ingress, closed_world={"Service"})
+    assert not fired(result, "INT001")
+    assert sorted(d.span.line for d in fired(result, "REF015")) == [15, 16]
+
 def test_hpa_target_and_pinned_replicas(lint_manifest):
     hpa = "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: web, namespace: shop}\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  minReplicas: 2\n  maxReplicas: 5\n"
     result = lint_manifest(deploy() + hpa)

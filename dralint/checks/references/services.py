@@ -83,12 +83,13 @@ def _backend_port(obj: KubeObject, path: DataPath, service: KubeObject) -> Findi
         return None
     entries = [p for _, p in service_ports(service.get(("spec",)))]
     related = (service.related(("spec", "ports"), f"the ports of {service.display}", key=True),)
-    if isinstance(port.get("name"), str) and port["name"] not in {p.get("name") for p in entries}:
+    # Lists, not sets: a malformed Service may hold a mapping where a port or its name belongs.
+    if isinstance(port.get("name"), str) and port["name"] not in [p.get("name") for p in entries]:
         listed = ", ".join(repr(p["name"]) for p in entries if isinstance(p.get("name"), str)) or "none"
         return obj.finding(path + ("port", "name"), f"{obj.display} routes to port {port['name']!r} of {service.display}, which has no port of that name "
                                                      f"(named ports: {listed})", hint="use a port name or number the Service declares",
                            rule="REF015", related=related, severity=Severity.ERROR)
-    if _is_number(port.get("number")) and port["number"] not in {p.get("port") for p in entries}:
+    if _is_number(port.get("number")) and port["number"] not in [p.get("port") for p in entries]:
         listed = ", ".join(str(p.get("port")) for p in entries) or "none"
         return obj.finding(path + ("port", "number"), f"{obj.display} routes to port {port['number']} of {service.display}, which does not expose it "
                                                        f"(ports: {listed})", hint="use a port the Service declares under spec.ports[].port",
