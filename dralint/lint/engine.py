@@ -23,7 +23,7 @@ from dralint.diagnostics import Diagnostic, Finding, Related, Replacement, Row, 
 from dralint.k8s.manifests import ShapeProblem, objects_from
 from dralint.k8s.objects import KubeObject
 from dralint.lint.options import LintOptions
-from dralint.lint.parallel import available_cpus, ordered_map
+from dralint.lint.parallel import available_cpus, chunk_size, ordered_map
 from dralint.lint.registry import Check, all_checks
 from dralint.lint.rendering import Remapper, as_stream, render_units
 from dralint.lint.score import score
@@ -340,7 +340,8 @@ def _load_sources(items: Iterable[SourceFile | FileIssue], origin: str, collect:
     parse, skips = _register_sources(work, loaded, report)
     big = sum(len(source.text) for source in parse) >= _PARALLEL_BYTES
     parse_one: Callable[[int], _Parsed] = lambda i: _parse(parse[i], origin, collect.empty(), report)
-    with closing(ordered_map(parse_one, len(parse), jobs if big else 1)) as parsed:
+    workers = jobs if big else 1
+    with closing(ordered_map(parse_one, len(parse), workers, chunk_size(len(parse), workers))) as parsed:
         done = documents = 0
         for index, item in enumerate(work):
             if progress is not None and index:

@@ -17,9 +17,9 @@ T = TypeVar("T")
 
 #: The task of the pool being started; forked workers inherit it, so it is never pickled.
 _TASK: Callable[[int], object] | None = None
-#: Hand-overs per worker a run aims at: enough to keep the workers evenly loaded to the end,
-#: few enough that the pool's own cost per hand-over (a pickled message each way and a wake-up
-#: of the parent's threads, about half a millisecond of the parent's CPU) stays small.
+#: Hand-overs per worker ``chunk_size`` aims at: enough to keep the workers evenly loaded to
+#: the end, few enough that the pool's own cost per hand-over (a pickled message each way and a
+#: wake-up of the parent's threads, about half a millisecond of the parent's CPU) stays small.
 _HANDOVERS_PER_WORKER = 16
 
 
@@ -62,8 +62,19 @@ def _call(index: int) -> object:
     return _TASK(index)
 
 
-def ordered_map(task: Callable[[int], T], count: int, jobs: int) -> Generator[T, None, None]:
-    """``task(0) .. task(count - 1)``, on up to ``jobs`` processes, yielded in that order."""
+def chunk_size(count: int, jobs: int) -> int:
+    """Tasks per hand-over for ``count`` small tasks (files) on ``jobs`` workers.
+
+    500 small files handed over one by one cost the parent as much CPU as a worker spends
+    parsing a quarter of them. Large tasks (slices of objects) go one by one: their results
+    are large, and a few at once would raise the parent's peak memory.
+    """
+    return max(1, count // (jobs * _HANDOVERS_PER_WORKER))
+
+
+def ordered_map(task: Callable[[int], T], count: int, jobs: int, chunksize: int = 1) -> Generator[T, None, None]:
+    """``task(0) .. task(count - 1)``, on up to ``jobs`` processes, yielded in that order;
+    ``chunksize`` tasks go to a worker at a time."""
     global _TASK
     jobs = min(jobs, count)
     if jobs > 1:
@@ -79,9 +90,6 @@ def ordered_map(task: Callable[[int], T], count: int, jobs: int) -> Generator[T,
     return_large_buffers()
     try:
         with multiprocessing.get_context("fork").Pool(jobs) as pool:
-            # 500 small files are 500 tasks: handed over one by one, the parent spent as much
-            # CPU on the hand-overs as a worker on parsing a quarter of them.
-            chunksize = max(1, count // (jobs * _HANDOVERS_PER_WORKER))
             yield from pool.imap(_call, range(count), chunksize=chunksize)
     finally:
         _TASK = None
