@@ -8,6 +8,7 @@ import pytest
 
 from conftest import lint_text
 from dralint.lint.catalog import COMPILED_NAME, _raw_rules, compile_catalog, load_catalog, rules_dir
+from dralint.lint.registry import check_index
 from dralint.lint.ruledocs import rules_markdown
 from dralint.lint.engine import ENGINE_RULES
 from dralint.lint.gate import STAGE_RULES
@@ -91,3 +92,8 @@ def test_compiled_catalog_is_read_only_while_it_matches_the_files(tmp_path):
     assert _raw_rules(tmp_path) == [("ZZZ001.yaml", {"id": "ZZZ001", "name": "from-compiled"})]
     rule.write_text("id: ZZZ001\nname: edited\n", encoding="utf-8")
     assert _raw_rules(tmp_path) == [("ZZZ001.yaml", {"id": "ZZZ001", "name": "edited"})]
+
+
+def test_check_index_is_up_to_date():
+    on_disk = (Path(__file__).resolve().parent.parent / "dralint" / "lint" / "check_index.py").read_text(encoding="utf-8")
+    assert on_disk == check_index(), "dralint/lint/check_index.py is stale: run `python tools/generate_docs.py`"

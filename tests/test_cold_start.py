@@ -39,3 +39,5 @@ def test_a_small_lint_leaves_the_heavy_modules_unloaded(tmp_path):
     loaded = set(json.loads(run.stderr.strip().splitlines()[-1]))
     assert "dralint.lint.engine" in loaded and "dralint.checks.scheduling.placement" in loaded
     assert sorted(name for name in NOT_FOR_A_SMALL_LINT if name in loaded) == []
+    # Check modules for kinds the file does not hold stay unloaded (see dralint.lint.registry).
+    assert "dralint.checks.security.secrets" in loaded and "dralint.checks.security.pod" not in loaded

@@ -79,7 +79,7 @@ def test_a_check_that_fails_in_a_worker_is_reported_like_one_that_fails_here(tmp
     index = engine.all_checks().index(check)
     patched = [*engine.all_checks()]
     patched[index] = type(check)(broken, check.rules, check.kinds, check.per_object)
-    monkeypatch.setattr(engine, "all_checks", lambda: patched)
+    monkeypatch.setattr(engine, "all_checks", lambda kinds=None: patched)
     paths = _repository(tmp_path, files=2, per_file=20)
     serial, forked = (json.loads(_report(paths, jobs=j)) for j in (1, 2))
     assert serial == forked

@@ -1,5 +1,5 @@
-"""Regenerate rules/catalog.json, docs/rules.md, docs/peers.md and the README peer table from the
-rule catalog (tests fail when any is stale)."""
+"""Regenerate rules/catalog.json, dralint/lint/check_index.py, docs/rules.md, docs/peers.md and the
+README peer table from the rule catalog and the check modules (tests fail when any is stale)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from dralint.lint.catalog import COMPILED_NAME, compile_catalog, load_catalog, rules_dir  # noqa: E402
+from dralint.lint.registry import check_index  # noqa: E402
 from dralint.lint.ruledocs import README_END, README_START, peer_parity, peer_table, replace_between, rules_markdown  # noqa: E402
 
 TARGET = ROOT / "docs" / "rules.md"
+CHECK_INDEX = ROOT / "dralint" / "lint" / "check_index.py"
 README = ROOT / "README.md"
 ELSEWHERE = ROOT / "docs" / "peer-coverage-elsewhere.yaml"
 PEER_CHECKS = ROOT / "docs" / "peer-checks.yaml"
@@ -37,6 +39,8 @@ def main() -> None:
     compiled = rules_dir() / COMPILED_NAME
     compiled.write_text(compile_catalog(rules_dir()), encoding="utf-8")
     print(f"wrote {compiled}")
+    CHECK_INDEX.write_text(check_index(), encoding="utf-8")
+    print(f"wrote {CHECK_INDEX}")
     load_catalog.cache_clear()
     rules = sorted(load_catalog().values(), key=lambda r: r.id)
     TARGET.write_text(rules_markdown(rules), encoding="utf-8")

@@ -501,7 +501,7 @@ def _run(
     snapshot = _load_sources(cluster, "cluster", collect, report=True)
     ctx = Context(scanned.objects + extra.objects + snapshot.objects, options)
     wanted = set(collect.enabled)
-    checks = [check for check in all_checks() if wanted.intersection(check.rules)]
+    checks = [check for check in all_checks({obj.kind for obj in scanned.objects}) if wanted.intersection(check.rules)]
     _run_object_checks([c for c in checks if c.per_object], scanned.objects, ctx, collect, jobs, progress)
     # Run-wide checks run here: what they build in ctx.memo (the snapshot's inventory, the
     # simulation) is then the run's, for the checks after them and for `dralint simulate`.
