@@ -7,11 +7,14 @@ import json
 import subprocess
 import sys
 
-#: Loaded only by the runs that use them: workers, SARIF and baselines, a cluster snapshot,
-#: `dralint fix`.
+#: Loaded only by the runs that use them: workers, SARIF and baselines, chart and overlay
+#: renders, a pyproject.toml, a cluster snapshot, `dralint fix`.
 NOT_FOR_A_SMALL_LINT = (
     "multiprocessing",
     "hashlib",
+    "subprocess",
+    "tempfile",
+    "tomllib",
     "dralint.k8s.inventory",
     "dralint.k8s.allocator.simulate",
     "dralint.k8s.allocator.search",

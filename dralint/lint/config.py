@@ -16,7 +16,6 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
-import tomllib
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -185,6 +184,8 @@ _HEADER_RE = re.compile(r"^\s*\[\s*([^\]\[]+?)\s*\]\s*(#.*)?$")
 
 
 def _pyproject_table(config: LoadedConfig) -> dict | None:
+    import tomllib  # only for a pyproject.toml, not at every start
+
     source = config.source
     assert source is not None
     try:

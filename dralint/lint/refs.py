@@ -19,7 +19,6 @@ similar but not typo-close name exists (``single-gpu`` for ``single-gpu-v2``).
 
 from __future__ import annotations
 
-import difflib
 import enum
 import re
 from dataclasses import dataclass, field
@@ -196,6 +195,8 @@ class _Index:
         (``single-gpu`` for ``single-gpu-v2``): worth a "did you mean", not proof of a mistake.
         Several such names: the most alike one."""
         objects = {o.name: o for o in self.by_namespace.get(namespace, []) if _one_word_apart(name, o.name)}
+        import difflib  # only when a reference misses
+
         match = difflib.get_close_matches(name, list(objects), n=1, cutoff=0)
         return objects[match[0]] if match else None
 

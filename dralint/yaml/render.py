@@ -12,9 +12,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
-import subprocess
-import tempfile
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
@@ -181,6 +178,10 @@ def _issue(unit: RenderUnit, kind: str, message: str) -> RenderIssue:
 
 
 def _run(command: list[str], unit: RenderUnit) -> str | RenderIssue:
+    # subprocess, shutil and tempfile are imported where a render needs them: most runs have
+    # no chart or overlay, and pre-commit starts dralint once per file.
+    import subprocess
+
     try:
         done = subprocess.run(command, capture_output=True, encoding="utf-8", errors="replace", timeout=RENDER_TIMEOUT_SECONDS,
                               stdin=subprocess.DEVNULL)
@@ -211,6 +212,8 @@ def read_files(paths: Iterable[str | None]) -> tuple[SourceFile, ...]:
 
 def render_chart(unit: RenderUnit, settings: ChartSettings, helm: str = "helm") -> RenderedSource | RenderIssue:
     """``helm template`` one chart; findings map back through the ``# Source:`` comments."""
+    import shutil
+
     binary = shutil.which(helm)
     if binary is None:
         return _issue(unit, "renderer-missing",
@@ -303,6 +306,8 @@ def has_source_comments(text: str) -> bool:
 
 def kustomize_command() -> list[str] | None:
     """``kustomize build`` when kustomize is on PATH, else ``kubectl kustomize``, else None."""
+    import shutil
+
     kustomize = shutil.which("kustomize")
     if kustomize:
         return [kustomize, "build"]
@@ -323,6 +328,8 @@ def render_overlay(unit: RenderUnit) -> RenderedSource | RenderIssue:
                       f"{unit.root} is a Kustomize overlay and neither `kustomize` nor `kubectl` is on PATH, so it was not "
                       f"built or linted; install kustomize (https://kubectl.docs.kubernetes.io/installation/kustomize/) "
                       f"or pipe the build: kustomize build {unit.root} | dralint lint -")
+    import tempfile
+
     with tempfile.TemporaryDirectory(prefix="dralint-kustomize-") as wrapper:
         target = os.path.relpath(os.path.realpath(unit.root), os.path.realpath(wrapper))
         with open(os.path.join(wrapper, "kustomization.yaml"), "w", encoding="utf-8") as handle:
