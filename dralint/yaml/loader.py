@@ -166,12 +166,21 @@ class Document:
     def freeze(self) -> None:
         """Keep the document as a compact blob until it is read again (see the class doc)."""
         if self._frozen is None:
-            self._frozen = pickle.dumps((self._data, self._root), 5)
+            root = self._root
+            # A Segment goes in as plain numbers: unpickling a named tuple looks its class up
+            # by name each time, which cost as much as unpickling the document's data.
+            payload = (self._data, root.start, root.stop, root.line, *root.end) if type(root) is blockfast.Segment else (self._data, root)
+            self._frozen = pickle.dumps(payload, 5)
         self._data, self._root, self._derived, self._expanded = None, (), None, False
 
     def _thaw(self) -> None:
         assert self._frozen is not None
-        self._data, self._root = pickle.loads(self._frozen)
+        payload = pickle.loads(self._frozen)
+        if len(payload) == 2:
+            self._data, self._root = payload
+        else:
+            self._data, start, stop, line, end_line, end_column = payload
+            self._root = blockfast.Segment(start, stop, line, (end_line, end_column))
         self._expanded = True
         THAWED.add(self)
 
