@@ -388,13 +388,13 @@ def _report_shapes(problems: list[ShapeProblem], collect: _Collector) -> None:
             _shape_problem(problem, collect)
 
 
-def _run_check(check: Check, ctx: Context, collect: _Collector, obj: KubeObject | None) -> None:
+def _run_wide_check(check: Check, ctx: Context, collect: _Collector) -> None:
+    """One run-wide check (per-object checks run in ``check_slice``'s own loop)."""
     try:
-        results = check.function(obj, ctx) if obj is not None else check.function(ctx)
-        for finding in results or ():
+        for finding in check.function(ctx) or ():
             collect.add(finding, check.default_rule)
     except Exception as error:  # one broken check must not stop the others
-        _check_failed(check, ctx, collect, obj, error)
+        _check_failed(check, ctx, collect, None, error)
 
 
 def _check_failed(check: Check, ctx: Context, collect: _Collector, obj: KubeObject | None, error: Exception) -> None:
@@ -427,7 +427,7 @@ def _run_object_checks(checks: list[Check], objects: list[KubeObject], ctx: Cont
         own = collect if os.getpid() == here else collect.empty()
         add = own.add
         for obj in slices[index]:
-            # What _run_check does, without a call per object and check: there are ~25 per object.
+            # One loop for the object's checks, no call per object and check: there are ~25 per object.
             for check in by_kind[obj.kind]:
                 try:
                     for finding in check.function(obj, ctx) or ():
@@ -507,7 +507,7 @@ def _run(
     # simulation) is then the run's, for the checks after them and for `dralint simulate`.
     for check in checks:
         if not check.per_object:
-            _run_check(check, ctx, collect, None)
+            _run_wide_check(check, ctx, collect)
     THAWED.freeze_all()
     reported = {f.path for f in scanned.files} | {f.path for f in snapshot.files}
     found = collect.diagnostics
