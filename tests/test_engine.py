@@ -33,3 +33,17 @@ def test_profiles_nest_dra_within_recommended_within_strict():
     assert all(catalog[r].category in ("yaml", "api", "cel", "reference", "extended-resources", "scheduling", "pod-security", "internal")
                for r in dra)
     assert not any(not catalog[r].recommended for r in recommended)
+
+
+def test_the_tally_counts_each_severity_and_feeds_the_score():
+    from dralint.diagnostics import Severity
+    from dralint.lint.score import score
+
+    broken = SourceFile("d.yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  replicas: two\n"
+                                  "  template:\n    spec:\n      containers:\n      - name: app\n        image: nginx\n")
+    result = run([broken, MANIFEST], LintOptions(profile="strict"))
+    tally = result.tally()
+    assert list(tally) == list(Severity)
+    assert tally == {s: sum(1 for d in result.diagnostics if d.severity is s) for s in Severity}
+    assert tally[Severity.ERROR] and tally[Severity.WARNING], "the fixture must produce both for the test to mean anything"
+    assert result.score == score(result.objects, tally[Severity.ERROR], tally[Severity.WARNING])

@@ -33,8 +33,7 @@ def failed_gates(result: RunResult, options: LintOptions) -> list[str]:
     out = []
     if options.fail_on != "never":
         threshold = Severity(options.fail_on).rank
-        failing = {s for s in Severity if s.rank >= threshold}
-        reached = sum(1 for d in result.diagnostics if d.severity in failing)
+        reached = sum(n for s, n in result.tally().items() if s.rank >= threshold)
         if reached:
             level = options.fail_on if options.fail_on == "error" else f"{options.fail_on} or worse"
             out.append(f"--fail-on {options.fail_on} ({reached} finding{'s' if reached != 1 else ''} at {level})")

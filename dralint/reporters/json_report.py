@@ -37,7 +37,7 @@ def diagnostic_dict(diag: Diagnostic) -> dict[str, Any]:
 
 
 def _head(result: RunResult) -> dict[str, Any]:
-    counts = {s.value: result.count(s) for s in Severity}
+    counts = {s.value: n for s, n in result.tally().items()}
     return {
         "version": 1,
         "tool": {"name": "dralint", "version": __version__},

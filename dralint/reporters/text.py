@@ -91,7 +91,7 @@ def _findings(result: RunResult, paint: _Paint) -> Iterator[str]:
 
 def summary(result: RunResult) -> str:
     """One line: counts, score, what was silenced, and which exit-code gate failed."""
-    tally = {s: result.count(s) for s in Severity}  # each count is a pass over every finding
+    tally = result.tally()
     counts = ", ".join(f"{n} {s.value}{'s' if n != 1 else ''}" for s, n in tally.items())
     line = f"{len(result.files)} files, {result.objects} objects: {counts}; score {result.score}/100"
     if result.suppressed:
