@@ -141,9 +141,10 @@ def _flow_value(kind: int, entries: tuple[tuple[Any, ...], ...], line: int, star
 
 
 def _parse_line(line: str) -> tuple[Any, ...]:
-    """What a line holds, as (indent, dash columns, key, key start, key end, key style, end of
-    the ':', value kind, value, value start, value end, value style); ``_SKIP`` for a blank or
-    comment line. Raises Declined for a line outside the subset."""
+    """What a line holds, as (indent, dash columns, key, key start, key end, key style, whether
+    the key is the usual plain one ``mapping_entry`` files by its start alone, end of the ':',
+    value kind, value, value start, value end, value style); ``_SKIP`` for a blank or comment
+    line. Raises Declined for a line outside the subset."""
     stripped = line.lstrip(" ")
     if not stripped or stripped[0] == "#":
         return _SKIP
@@ -155,9 +156,11 @@ def _parse_line(line: str) -> tuple[Any, ...]:
     indent = match.end("indent")
     dashes = tuple(m.start() for m in _DASH.finditer(line, indent, match.end("dashes")))
     key = key_start = key_end = key_style = colon_end = None
+    short_key = False
     if match.group("key") is not None:
         key_start, key_end = match.span("key")
         key, key_style = _key(match.group("key"))
+        short_key = key_style == "" and key_end - key_start == len(key)
         colon_end = line.index(":", key_end) + 1
         if colon_end - key_start > _MAX_KEY:
             raise Declined("a key longer than libyaml's limit")
@@ -173,16 +176,24 @@ def _parse_line(line: str) -> tuple[Any, ...]:
         else:
             kind = _SCALAR
             value, style = _scalar(raw)
-    return (indent, dashes, key, key_start, key_end, key_style, colon_end, kind, value, start, end, style)
+    return (indent, dashes, key, key_start, key_end, key_style, short_key, colon_end, kind, value, start, end, style)
 
 
 # An open block mapping or sequence is a list (this loop runs once per line of a 100 MB
 # snapshot, and list indexing is the cheapest access Python has):
 # [is a mapping, column, container, child positions, start line, start column, indentless,
-#  key of the open slot, its position, pending], where ``pending`` is the mark of the open slot
-# (where libyaml puts an empty value: after the ':' or the '-'), or None when no slot is open.
-# Without positions (``_document(..., positions=False)``) the positions slots stay None.
-_IS_MAP, _COL, _CONTAINER, _POSITIONS, _START_LINE, _START_COL, _INDENTLESS, _KEY, _KEY_POS, _PENDING = range(10)
+#  key of the open slot, its entry head, pending], where ``pending`` is the mark of the open slot
+# (where libyaml puts an empty value: after the ':' or the '-'), or None when no slot is open,
+# and the entry head is what precedes the value's position in the slot's ``mapping_entry``
+# (``_entry_head``). Without positions (``_document(..., positions=False)``) the positions
+# slots stay None.
+_IS_MAP, _COL, _CONTAINER, _POSITIONS, _START_LINE, _START_COL, _INDENTLESS, _KEY, _KEY_HEAD, _PENDING = range(10)
+
+
+def _entry_head(line: int, key_start: int, key_end: int, key_style: str, short_key: bool) -> tuple[Any, ...]:
+    """What precedes the value's position in the ``mapping_entry`` of a key on ``line``: the
+    key's start for the usual plain key, else its position; known before the value is."""
+    return (line, key_start) if short_key else ((line, key_start, line, key_end, key_style),)
 
 
 def _put(frame: list[Any], value: Any, pos: Pos | None) -> None:
@@ -190,7 +201,7 @@ def _put(frame: list[Any], value: Any, pos: Pos | None) -> None:
     if frame[_IS_MAP]:
         frame[_CONTAINER][frame[_KEY]] = value
         if pos is not None:
-            frame[_POSITIONS][frame[_KEY]] = mapping_entry(frame[_KEY], frame[_KEY_POS], pos)
+            frame[_POSITIONS][frame[_KEY]] = (*frame[_KEY_HEAD], pos)
     else:
         frame[_CONTAINER].append(value)
         if pos is not None:
@@ -291,7 +302,11 @@ def _document(lines: list[str], first: int, end: tuple[int, int], max_depth: int
             parsed = _LINES[text] = _parse_line(text[:-1] if text.endswith("\r") else text)
         if not parsed:
             continue
-        col, dashes, key, key_start, key_end, key_style, colon_end, kind, value, start, stop, style = parsed
+        col, dashes, key, key_start, key_end, key_style, short_key, colon_end, kind, value, start, stop, style = parsed
+        entry = None
+        if positions and kind == _SCALAR and key is not None:  # "key: value": its ``mapping_entry``, whichever way it is filed
+            value_pos = (number, start, number, stop, style)
+            entry = (number, key_start, value_pos) if short_key else ((number, key_start, number, key_end, key_style), value_pos)
         nodes += len(dashes) + 3  # at most a node per dash, a mapping, a key and a value
         if nodes >= max_nodes:
             raise Declined("a document too large to count here")
@@ -320,11 +335,11 @@ def _document(lines: list[str], first: int, end: tuple[int, int], max_depth: int
                 if kind == _SCALAR:  # the usual line, "key: value", in one step
                     top[_CONTAINER][key] = value
                     if positions:
-                        top[_POSITIONS][key] = mapping_entry(key, (number, key_start, number, key_end, key_style), (number, start, number, stop, style))
+                        top[_POSITIONS][key] = entry
                     continue
                 top[_KEY], top[_PENDING] = key, (number, colon_end)
                 if positions:
-                    top[_KEY_POS] = (number, key_start, number, key_end, key_style)
+                    top[_KEY_HEAD] = _entry_head(number, key_start, key_end, key_style, short_key)
                 opens, with_key = (), False
             else:
                 if not dashes:
@@ -337,8 +352,11 @@ def _document(lines: list[str], first: int, end: tuple[int, int], max_depth: int
             stack.append([False, dash, [], [] if positions else None, number, dash, indentless, None, None, (number, dash + 1)])
             indentless = False
         if with_key and key is not None:
+            if kind == _SCALAR:  # a mapping that starts with "key: value" (often "- name: x"), in one step
+                stack.append([True, key_start, {key: value}, {key: entry} if positions else None, number, key_start, False, key, None, None])
+                continue
             stack.append([True, key_start, {}, {} if positions else None, number, key_start, False, key,
-                          (number, key_start, number, key_end, key_style) if positions else None, (number, colon_end)])
+                          _entry_head(number, key_start, key_end, key_style, short_key) if positions else None, (number, colon_end)])
         if kind:
             if not stack:
                 raise Declined("a scalar or flow root")
