@@ -127,20 +127,17 @@ def _flow(line: str, start: int, end: int) -> tuple[int, tuple[tuple[Any, ...], 
     return _FLOW_DICT, tuple(entries)
 
 
-def _flow_value(kind: int, entries: tuple[tuple[Any, ...], ...], line: int, start: int, end: int,
-                positions: bool) -> tuple[Any, Pos | None]:
-    """A fresh container for a flow collection ``_flow`` parsed, and its position."""
+def _flow_value(kind: int, entries: tuple[tuple[Any, ...], ...], line: int, start: int, end: int, positions: bool) -> Any:
+    """A fresh container for a flow collection ``_flow`` parsed or, with ``positions``, its position."""
     if kind == _FLOW_LIST:
-        items = [value for value, _, _, _ in entries]
         if not positions:
-            return items, None
-        return items, (line, start, line, end, None, [(line, s, line, e, style) for _, style, s, e in entries])
-    mapping = {key: value for key, _, _, _, value, _, _, _ in entries}
+            return [value for value, _, _, _ in entries]
+        return (line, start, line, end, None, [(line, s, line, e, style) for _, style, s, e in entries])
     if not positions:
-        return mapping, None
+        return {key: value for key, _, _, _, value, _, _, _ in entries}
     children = {key: mapping_entry(key, (line, ks, line, ke, kstyle), (line, vs, line, ve, vstyle))
                 for key, kstyle, ks, ke, _, vstyle, vs, ve in entries}
-    return mapping, (line, start, line, end, None, children)
+    return (line, start, line, end, None, children)
 
 
 def _parse_line(line: str) -> tuple[Any, ...]:
@@ -185,13 +182,14 @@ def _parse_line(line: str) -> tuple[Any, ...]:
 
 # An open block mapping or sequence is a list (this loop runs once per line of a 100 MB
 # snapshot, and list indexing is the cheapest access Python has):
-# [is a mapping, column, container, child positions, start line, start column, indentless,
-#  key of the open slot, its entry head, pending], where ``pending`` is the mark of the open slot
-# (where libyaml puts an empty value: after the ':' or the '-'), or None when no slot is open,
-# and the entry head is what precedes the value's position in the slot's ``mapping_entry``
-# (``_entry_head``). Without positions (``_document(..., positions=False)``) the positions
-# slots stay None.
-_IS_MAP, _COL, _CONTAINER, _POSITIONS, _START_LINE, _START_COL, _INDENTLESS, _KEY, _KEY_HEAD, _PENDING = range(10)
+# [is a mapping, column, container, start line, start column, indentless, key of the open slot,
+#  its entry head, pending], where ``pending`` is the mark of the open slot (where libyaml puts
+# an empty value: after the ':' or the '-'), or None when no slot is open. A read builds either
+# the data or the positions (``_document(..., positions=True)``), never both: the container
+# holds values, or their positions (a mapping's ``mapping_entry``s, a list's positions). The
+# entry head, with positions, is what precedes the value's position in the slot's entry
+# (``_entry_head``); without, it stays None.
+_IS_MAP, _COL, _CONTAINER, _START_LINE, _START_COL, _INDENTLESS, _KEY, _KEY_HEAD, _PENDING = range(9)
 
 
 def _entry_head(line: int, key_start: int, key_end: int, key_style: str, short_key: bool) -> tuple[Any, ...]:
@@ -200,16 +198,13 @@ def _entry_head(line: int, key_start: int, key_end: int, key_style: str, short_k
     return (line, key_start) if short_key else ((line, key_start, line, key_end, key_style),)
 
 
-def _put(frame: list[Any], value: Any, pos: Pos | None) -> None:
-    """Fill the open slot of ``frame`` (and its position, when positions are kept)."""
+def _put(frame: list[Any], item: Any) -> None:
+    """Fill the open slot of ``frame`` with a value or, when positions are read, its position."""
     if frame[_IS_MAP]:
-        frame[_CONTAINER][frame[_KEY]] = value
-        if pos is not None:
-            frame[_POSITIONS][frame[_KEY]] = (*frame[_KEY_HEAD], pos)
+        head = frame[_KEY_HEAD]
+        frame[_CONTAINER][frame[_KEY]] = item if head is None else (*head, item)
     else:
-        frame[_CONTAINER].append(value)
-        if pos is not None:
-            frame[_POSITIONS].append(pos)
+        frame[_CONTAINER].append(item)
     frame[_PENDING] = None
 
 
@@ -217,7 +212,7 @@ def _put_empty(frame: list[Any], positions: bool) -> None:
     """Fill the open slot of ``frame`` with null, which libyaml places, zero-width, at the slot's
     mark: a key or a '-' with nothing after it before the next line of the collection."""
     line, mark = frame[_PENDING]
-    _put(frame, None, (line, mark, line, mark, "") if positions else None)
+    _put(frame, (line, mark, line, mark, "") if positions else None)
 
 
 class _Literal:
@@ -264,14 +259,16 @@ class _Literal:
         """Fill the slot: the scalar ends at ``end``; ``broken``: a line break follows its last line."""
         if self.indent < 0:
             raise Declined("an empty block scalar")
-        value = "\n".join(self.lines) + ("\n" if broken and not self.strip else "")
-        _put(self.frame, value, (self.line, self.col, *end, "|") if positions else None)
+        if positions:
+            _put(self.frame, (self.line, self.col, *end, "|"))
+        else:
+            _put(self.frame, "\n".join(self.lines) + ("\n" if broken and not self.strip else ""))
 
 
 def _document(lines: list[str], first: int, end: tuple[int, int], max_depth: int, max_nodes: int,
-              positions: bool) -> tuple[Any, Pos | None] | None:
+              positions: bool) -> Any:
     """Read the lines of one document (``first`` is the file line of ``lines[0]``): its data
-    and, with ``positions``, its positions tree; None when it has no content.
+    or, with ``positions``, its positions tree; None when it has no content.
 
     Each content line either continues the innermost open collection (its column is the
     collection's), opens the block an open slot waits for (deeper, or a '-' at the column of a
@@ -280,17 +277,17 @@ def _document(lines: list[str], first: int, end: tuple[int, int], max_depth: int
     never depends on ``positions``.
     """
     stack: list[list[Any]] = []
-    root: tuple[Any, Pos | None] | None = None
+    root: Any = None
     nodes = 0
 
     def close(line: int, col: int) -> None:
         nonlocal root
         frame = stack.pop()
-        pos = (frame[_START_LINE], frame[_START_COL], line, col, None, frame[_POSITIONS]) if positions else None
+        item = (frame[_START_LINE], frame[_START_COL], line, col, None, frame[_CONTAINER]) if positions else frame[_CONTAINER]
         if stack:
-            _put(stack[-1], frame[_CONTAINER], pos)
+            _put(stack[-1], item)
         else:
-            root = (frame[_CONTAINER], pos)
+            root = item
 
     literal: _Literal | None = None
     for number, text in enumerate(lines, first):
@@ -307,10 +304,11 @@ def _document(lines: list[str], first: int, end: tuple[int, int], max_depth: int
         if not parsed:
             continue
         col, dashes, key, key_start, key_end, key_style, short_key, colon_end, kind, value, start, stop, style = parsed
-        entry = None
-        if positions and kind == _SCALAR and key is not None:  # "key: value": its ``mapping_entry``, whichever way it is filed
-            value_pos = (number, start, number, stop, style)
-            entry = (number, key_start, value_pos) if short_key else ((number, key_start, number, key_end, key_style), value_pos)
+        item = value  # what a scalar puts in its collection
+        if positions and kind == _SCALAR:
+            item = (number, start, number, stop, style)
+            if key is not None:  # "key: value": its ``mapping_entry``, whichever way it is filed
+                item = (number, key_start, item) if short_key else ((number, key_start, number, key_end, key_style), item)
         nodes += len(dashes) + 3  # at most a node per dash, a mapping, a key and a value
         if nodes >= max_nodes:
             raise Declined("a document too large to count here")
@@ -337,9 +335,7 @@ def _document(lines: list[str], first: int, end: tuple[int, int], max_depth: int
                 if key in top[_CONTAINER]:
                     raise Declined("a duplicate key")
                 if kind == _SCALAR:  # the usual line, "key: value", in one step
-                    top[_CONTAINER][key] = value
-                    if positions:
-                        top[_POSITIONS][key] = entry
+                    top[_CONTAINER][key] = item
                     continue
                 top[_KEY], top[_PENDING] = key, (number, colon_end)
                 if positions:
@@ -353,23 +349,23 @@ def _document(lines: list[str], first: int, end: tuple[int, int], max_depth: int
         if len(stack) + len(opens) + 1 >= max_depth:
             raise Declined("deep nesting")
         for dash in opens:
-            stack.append([False, dash, [], [] if positions else None, number, dash, indentless, None, None, (number, dash + 1)])
+            stack.append([False, dash, [], number, dash, indentless, None, None, (number, dash + 1)])
             indentless = False
         if with_key and key is not None:
             if kind == _SCALAR:  # a mapping that starts with "key: value" (often "- name: x"), in one step
-                stack.append([True, key_start, {key: value}, {key: entry} if positions else None, number, key_start, False, key, None, None])
+                stack.append([True, key_start, {key: item}, number, key_start, False, key, None, None])
                 continue
-            stack.append([True, key_start, {}, {} if positions else None, number, key_start, False, key,
+            stack.append([True, key_start, {}, number, key_start, False, key,
                           _entry_head(number, key_start, key_end, key_style, short_key) if positions else None, (number, colon_end)])
         if kind:
             if not stack:
                 raise Declined("a scalar or flow root")
             if kind == _SCALAR:
-                _put(stack[-1], value, (number, start, number, stop, style) if positions else None)
+                _put(stack[-1], item)
             elif kind == _LITERAL:
                 literal = _Literal(stack[-1], number, start, value)
             else:
-                _put(stack[-1], *_flow_value(kind, value, number, start, stop, positions))
+                _put(stack[-1], _flow_value(kind, value, number, start, stop, positions))
     if literal is not None:
         line, width = literal.last
         broken = line < first + len(lines) - 1
@@ -442,7 +438,7 @@ def read(text: str, add: Callable[[Any, Segment], None], *, max_depth: int, max_
         except Declined as declined:
             return start, str(declined)
         if document is not None:  # only comments before the first "---": no document
-            add(document[0], segment)
+            add(document, segment)
         line = next_line
     return len(text), None
 
@@ -450,6 +446,6 @@ def read(text: str, add: Callable[[Any, Segment], None], *, max_depth: int, max_
 def positions(text: str, segment: Segment) -> Pos:
     """The positions tree of the document ``read`` took from ``segment`` of ``text``."""
     document = _document(_lines(text, segment.start, segment.stop), segment.line, segment.end, sys.maxsize, sys.maxsize, True)
-    if document is None or document[1] is None:
+    if document is None:
         raise RuntimeError(f"the text of a document changed after it was read ({segment})")
-    return document[1]
+    return document
