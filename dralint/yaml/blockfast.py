@@ -46,14 +46,17 @@ DOCUMENT_START = re.compile(r"(?m)^---(?=[ \t\r\n]|$)")
 _MARKER_LINE = re.compile(r"--- *(?: #.*)?")
 
 # A plain scalar on one line in block context: no indicator first ("-" only before a non-space),
-# then no ": ", no " #" and no trailing spaces.
-_PLAIN = r"""(?:[^ \-?:,\[\]{}\#&*!|>'"%@`]|-(?=[^ ]))(?:[^ :]|:(?=[^ ])|\ +(?=[^ \#:]|:[^ ]))*"""
-_SINGLE = r"'(?:[^']|'')*'"
+# then no ": ", no " #" and no trailing spaces. Written as runs of ordinary characters between
+# the characters that need a look ahead (a ':', spaces), not as one alternation per character:
+# the same matches, and a run is a single step for the regular expression engine, which this
+# reader's parse of a new line mostly is.
+_PLAIN = r"""(?:[^ \-?:,\[\]{}\#&*!|>'"%@`]|-(?=[^ ]))[^ :]*(?:(?::(?=[^ ])|\ +(?=[^ \#:]|:[^ ]))[^ :]*)*"""
+_SINGLE = r"'[^']*(?:''[^']*)*'"
 _DOUBLE = r'"[^"\\]*"'
 # Flow collections on one line holding only scalars ("{app: web, tier: "gpu"}", "[a, b]"): a
 # plain scalar in them also stops at flow indicators, and may hold no ':' at all (libyaml
 # versions disagree about ':' inside flow plain scalars).
-_FLOW_PLAIN = r"""(?:[^ \-?:,\[\]{}\#&*!|>'"%@`]|-(?=[^ ,\[\]{}]))(?:[^ :,\[\]{}]|\ +(?=[^ \#:,\[\]{}]))*"""
+_FLOW_PLAIN = r"""(?:[^ \-?:,\[\]{}\#&*!|>'"%@`]|-(?=[^ ,\[\]{}]))[^ :,\[\]{}]*(?:\ +(?=[^ \#:,\[\]{}])[^ :,\[\]{}]*)*"""
 _FLOW_SCALAR = rf"(?:{_FLOW_PLAIN}|{_SINGLE}|{_DOUBLE})"
 _FLOW_ENTRY = rf"{_FLOW_SCALAR}\ *:\ +{_FLOW_SCALAR}"
 _FLOW_MAP = rf"\{{\ *(?:{_FLOW_ENTRY}\ *(?:,\ *{_FLOW_ENTRY}\ *)*)?\}}"
@@ -124,26 +127,24 @@ def _flow(line: str, start: int, end: int) -> tuple[int, tuple[tuple[Any, ...], 
     return _FLOW_DICT, tuple(entries)
 
 
-def _flow_value(kind: int, entries: tuple[tuple[Any, ...], ...], line: int, start: int, end: int,
-                positions: bool) -> tuple[Any, Pos | None]:
-    """A fresh container for a flow collection ``_flow`` parsed, and its position."""
+def _flow_value(kind: int, entries: tuple[tuple[Any, ...], ...], line: int, start: int, end: int, positions: bool) -> Any:
+    """A fresh container for a flow collection ``_flow`` parsed or, with ``positions``, its position."""
     if kind == _FLOW_LIST:
-        items = [value for value, _, _, _ in entries]
         if not positions:
-            return items, None
-        return items, (line, start, line, end, None, [(line, s, line, e, style) for _, style, s, e in entries])
-    mapping = {key: value for key, _, _, _, value, _, _, _ in entries}
+            return [value for value, _, _, _ in entries]
+        return (line, start, line, end, None, [(line, s, line, e, style) for _, style, s, e in entries])
     if not positions:
-        return mapping, None
+        return {key: value for key, _, _, _, value, _, _, _ in entries}
     children = {key: mapping_entry(key, (line, ks, line, ke, kstyle), (line, vs, line, ve, vstyle))
                 for key, kstyle, ks, ke, _, vstyle, vs, ve in entries}
-    return mapping, (line, start, line, end, None, children)
+    return (line, start, line, end, None, children)
 
 
 def _parse_line(line: str) -> tuple[Any, ...]:
-    """What a line holds, as (indent, dash columns, key, key start, key end, key style, end of
-    the ':', value kind, value, value start, value end, value style); ``_SKIP`` for a blank or
-    comment line. Raises Declined for a line outside the subset."""
+    """What a line holds, as (indent, dash columns, key, key start, key end, key style, whether
+    the key is the usual plain one ``mapping_entry`` files by its start alone, end of the ':',
+    value kind, value, value start, value end, value style); ``_SKIP`` for a blank or comment
+    line. Raises Declined for a line outside the subset."""
     stripped = line.lstrip(" ")
     if not stripped or stripped[0] == "#":
         return _SKIP
@@ -152,12 +153,15 @@ def _parse_line(line: str) -> tuple[Any, ...]:
     match = _LINE.fullmatch(line)
     if match is None:
         raise Declined(f"a line outside the subset: {line[:60]!r}")
-    indent = match.end("indent")
-    dashes = tuple(m.start() for m in _DASH.finditer(line, indent, match.end("dashes")))
+    indent = len(line) - len(stripped)
+    dashes = tuple(m.start() for m in _DASH.finditer(line, indent, match.end("dashes"))) if stripped[0] == "-" else ()
     key = key_start = key_end = key_style = colon_end = None
-    if match.group("key") is not None:
+    short_key = False
+    raw_key = match.group("key")
+    if raw_key is not None:
         key_start, key_end = match.span("key")
-        key, key_style = _key(match.group("key"))
+        key, key_style = _key(raw_key)
+        short_key = key_style == "" and key_end - key_start == len(key)
         colon_end = line.index(":", key_end) + 1
         if colon_end - key_start > _MAX_KEY:
             raise Declined("a key longer than libyaml's limit")
@@ -173,28 +177,34 @@ def _parse_line(line: str) -> tuple[Any, ...]:
         else:
             kind = _SCALAR
             value, style = _scalar(raw)
-    return (indent, dashes, key, key_start, key_end, key_style, colon_end, kind, value, start, end, style)
+    return (indent, dashes, key, key_start, key_end, key_style, short_key, colon_end, kind, value, start, end, style)
 
 
 # An open block mapping or sequence is a list (this loop runs once per line of a 100 MB
 # snapshot, and list indexing is the cheapest access Python has):
-# [is a mapping, column, container, child positions, start line, start column, indentless,
-#  key of the open slot, its position, pending], where ``pending`` is the mark of the open slot
-# (where libyaml puts an empty value: after the ':' or the '-'), or None when no slot is open.
-# Without positions (``_document(..., positions=False)``) the positions slots stay None.
-_IS_MAP, _COL, _CONTAINER, _POSITIONS, _START_LINE, _START_COL, _INDENTLESS, _KEY, _KEY_POS, _PENDING = range(10)
+# [is a mapping, column, container, start line, start column, indentless, key of the open slot,
+#  its entry head, pending], where ``pending`` is the mark of the open slot (where libyaml puts
+# an empty value: after the ':' or the '-'), or None when no slot is open. A read builds either
+# the data or the positions (``_document(..., positions=True)``), never both: the container
+# holds values, or their positions (a mapping's ``mapping_entry``s, a list's positions). The
+# entry head, with positions, is what precedes the value's position in the slot's entry
+# (``_entry_head``); without, it stays None.
+_IS_MAP, _COL, _CONTAINER, _START_LINE, _START_COL, _INDENTLESS, _KEY, _KEY_HEAD, _PENDING = range(9)
 
 
-def _put(frame: list[Any], value: Any, pos: Pos | None) -> None:
-    """Fill the open slot of ``frame`` (and its position, when positions are kept)."""
+def _entry_head(line: int, key_start: int, key_end: int, key_style: str, short_key: bool) -> tuple[Any, ...]:
+    """What precedes the value's position in the ``mapping_entry`` of a key on ``line``: the
+    key's start for the usual plain key, else its position; known before the value is."""
+    return (line, key_start) if short_key else ((line, key_start, line, key_end, key_style),)
+
+
+def _put(frame: list[Any], item: Any) -> None:
+    """Fill the open slot of ``frame`` with a value or, when positions are read, its position."""
     if frame[_IS_MAP]:
-        frame[_CONTAINER][frame[_KEY]] = value
-        if pos is not None:
-            frame[_POSITIONS][frame[_KEY]] = mapping_entry(frame[_KEY], frame[_KEY_POS], pos)
+        head = frame[_KEY_HEAD]
+        frame[_CONTAINER][frame[_KEY]] = item if head is None else (*head, item)
     else:
-        frame[_CONTAINER].append(value)
-        if pos is not None:
-            frame[_POSITIONS].append(pos)
+        frame[_CONTAINER].append(item)
     frame[_PENDING] = None
 
 
@@ -202,7 +212,7 @@ def _put_empty(frame: list[Any], positions: bool) -> None:
     """Fill the open slot of ``frame`` with null, which libyaml places, zero-width, at the slot's
     mark: a key or a '-' with nothing after it before the next line of the collection."""
     line, mark = frame[_PENDING]
-    _put(frame, None, (line, mark, line, mark, "") if positions else None)
+    _put(frame, (line, mark, line, mark, "") if positions else None)
 
 
 class _Literal:
@@ -249,14 +259,16 @@ class _Literal:
         """Fill the slot: the scalar ends at ``end``; ``broken``: a line break follows its last line."""
         if self.indent < 0:
             raise Declined("an empty block scalar")
-        value = "\n".join(self.lines) + ("\n" if broken and not self.strip else "")
-        _put(self.frame, value, (self.line, self.col, *end, "|") if positions else None)
+        if positions:
+            _put(self.frame, (self.line, self.col, *end, "|"))
+        else:
+            _put(self.frame, "\n".join(self.lines) + ("\n" if broken and not self.strip else ""))
 
 
 def _document(lines: list[str], first: int, end: tuple[int, int], max_depth: int, max_nodes: int,
-              positions: bool) -> tuple[Any, Pos | None] | None:
+              positions: bool) -> Any:
     """Read the lines of one document (``first`` is the file line of ``lines[0]``): its data
-    and, with ``positions``, its positions tree; None when it has no content.
+    or, with ``positions``, its positions tree; None when it has no content.
 
     Each content line either continues the innermost open collection (its column is the
     collection's), opens the block an open slot waits for (deeper, or a '-' at the column of a
@@ -265,17 +277,17 @@ def _document(lines: list[str], first: int, end: tuple[int, int], max_depth: int
     never depends on ``positions``.
     """
     stack: list[list[Any]] = []
-    root: tuple[Any, Pos | None] | None = None
+    root: Any = None
     nodes = 0
 
     def close(line: int, col: int) -> None:
         nonlocal root
         frame = stack.pop()
-        pos = (frame[_START_LINE], frame[_START_COL], line, col, None, frame[_POSITIONS]) if positions else None
+        item = (frame[_START_LINE], frame[_START_COL], line, col, None, frame[_CONTAINER]) if positions else frame[_CONTAINER]
         if stack:
-            _put(stack[-1], frame[_CONTAINER], pos)
+            _put(stack[-1], item)
         else:
-            root = (frame[_CONTAINER], pos)
+            root = item
 
     literal: _Literal | None = None
     for number, text in enumerate(lines, first):
@@ -291,7 +303,12 @@ def _document(lines: list[str], first: int, end: tuple[int, int], max_depth: int
             parsed = _LINES[text] = _parse_line(text[:-1] if text.endswith("\r") else text)
         if not parsed:
             continue
-        col, dashes, key, key_start, key_end, key_style, colon_end, kind, value, start, stop, style = parsed
+        col, dashes, key, key_start, key_end, key_style, short_key, colon_end, kind, value, start, stop, style = parsed
+        item = value  # what a scalar puts in its collection
+        if positions and kind == _SCALAR:
+            item = (number, start, number, stop, style)
+            if key is not None:  # "key: value": its ``mapping_entry``, whichever way it is filed
+                item = (number, key_start, item) if short_key else ((number, key_start, number, key_end, key_style), item)
         nodes += len(dashes) + 3  # at most a node per dash, a mapping, a key and a value
         if nodes >= max_nodes:
             raise Declined("a document too large to count here")
@@ -318,13 +335,11 @@ def _document(lines: list[str], first: int, end: tuple[int, int], max_depth: int
                 if key in top[_CONTAINER]:
                     raise Declined("a duplicate key")
                 if kind == _SCALAR:  # the usual line, "key: value", in one step
-                    top[_CONTAINER][key] = value
-                    if positions:
-                        top[_POSITIONS][key] = mapping_entry(key, (number, key_start, number, key_end, key_style), (number, start, number, stop, style))
+                    top[_CONTAINER][key] = item
                     continue
                 top[_KEY], top[_PENDING] = key, (number, colon_end)
                 if positions:
-                    top[_KEY_POS] = (number, key_start, number, key_end, key_style)
+                    top[_KEY_HEAD] = _entry_head(number, key_start, key_end, key_style, short_key)
                 opens, with_key = (), False
             else:
                 if not dashes:
@@ -334,20 +349,23 @@ def _document(lines: list[str], first: int, end: tuple[int, int], max_depth: int
         if len(stack) + len(opens) + 1 >= max_depth:
             raise Declined("deep nesting")
         for dash in opens:
-            stack.append([False, dash, [], [] if positions else None, number, dash, indentless, None, None, (number, dash + 1)])
+            stack.append([False, dash, [], number, dash, indentless, None, None, (number, dash + 1)])
             indentless = False
         if with_key and key is not None:
-            stack.append([True, key_start, {}, {} if positions else None, number, key_start, False, key,
-                          (number, key_start, number, key_end, key_style) if positions else None, (number, colon_end)])
+            if kind == _SCALAR:  # a mapping that starts with "key: value" (often "- name: x"), in one step
+                stack.append([True, key_start, {key: item}, number, key_start, False, key, None, None])
+                continue
+            stack.append([True, key_start, {}, number, key_start, False, key,
+                          _entry_head(number, key_start, key_end, key_style, short_key) if positions else None, (number, colon_end)])
         if kind:
             if not stack:
                 raise Declined("a scalar or flow root")
             if kind == _SCALAR:
-                _put(stack[-1], value, (number, start, number, stop, style) if positions else None)
+                _put(stack[-1], item)
             elif kind == _LITERAL:
                 literal = _Literal(stack[-1], number, start, value)
             else:
-                _put(stack[-1], *_flow_value(kind, value, number, start, stop, positions))
+                _put(stack[-1], _flow_value(kind, value, number, start, stop, positions))
     if literal is not None:
         line, width = literal.last
         broken = line < first + len(lines) - 1
@@ -420,7 +438,7 @@ def read(text: str, add: Callable[[Any, Segment], None], *, max_depth: int, max_
         except Declined as declined:
             return start, str(declined)
         if document is not None:  # only comments before the first "---": no document
-            add(document[0], segment)
+            add(document, segment)
         line = next_line
     return len(text), None
 
@@ -428,6 +446,6 @@ def read(text: str, add: Callable[[Any, Segment], None], *, max_depth: int, max_
 def positions(text: str, segment: Segment) -> Pos:
     """The positions tree of the document ``read`` took from ``segment`` of ``text``."""
     document = _document(_lines(text, segment.start, segment.stop), segment.line, segment.end, sys.maxsize, sys.maxsize, True)
-    if document is None or document[1] is None:
+    if document is None:
         raise RuntimeError(f"the text of a document changed after it was read ({segment})")
-    return document[1]
+    return document

@@ -13,6 +13,7 @@ strings.
 from __future__ import annotations
 
 import bisect
+import marshal
 import operator
 import pickle
 import re
@@ -127,8 +128,8 @@ class Document:
     validator work on plain dicts and lists.
 
     A run over a large repository cannot keep every parsed tree, so the engine ``freeze``s
-    each document once its objects are known: data and positions become one ``pickle`` blob,
-    a fraction of the size. Reading ``data`` (or asking for a span) expands it again; only the
+    each document once its objects are known: data and positions become one blob, a fraction
+    of the size. Reading ``data`` (or asking for a span) expands it again; only the
     most recently expanded documents stay expanded (see ``THAWED``), so memory stays flat
     however many documents the run holds.
 
@@ -167,15 +168,22 @@ class Document:
         """Keep the document as a compact blob until it is read again (see the class doc)."""
         if self._frozen is None:
             root = self._root
-            # A Segment goes in as plain numbers: unpickling a named tuple looks its class up
-            # by name each time, which cost as much as unpickling the document's data.
-            payload = (self._data, root.start, root.stop, root.line, *root.end) if type(root) is blockfast.Segment else (self._data, root)
-            self._frozen = pickle.dumps(payload, 5)
+            if type(root) is blockfast.Segment:
+                # A Segment goes in as plain numbers: unpickling a named tuple looks its class
+                # up by name each time, which cost as much as unpickling the document's data.
+                # Data alone (strings mostly) marshals smaller than it pickles, and expands in
+                # three quarters of the time; a positions tree, all small numbers, pickles a
+                # quarter smaller.
+                self._frozen = marshal.dumps((self._data, root.start, root.stop, root.line, *root.end))
+            else:
+                self._frozen = pickle.dumps((self._data, root), 5)
         self._data, self._root, self._derived, self._expanded = None, (), None, False
 
     def _thaw(self) -> None:
-        assert self._frozen is not None
-        payload = pickle.loads(self._frozen)
+        frozen = self._frozen
+        assert frozen is not None
+        # A pickle starts with its protocol marker, 0x80; a marshal blob with a type code (ASCII).
+        payload = pickle.loads(frozen) if frozen[0] == 0x80 else marshal.loads(frozen)
         if len(payload) == 2:
             self._data, self._root = payload
         else:
@@ -197,20 +205,20 @@ class Document:
     def path(self) -> str:
         return self.source.path
 
-    def _walk(self, path: DataPath) -> tuple[Pos, Pos | None, int]:
-        """Follow ``path``; return (value pos, key pos, how many elements matched).
+    def _walk(self, path: DataPath) -> tuple[Pos, tuple | None, int]:
+        """Follow ``path``; return (value pos, the mapping entry of the last element matched if
+        that is a key, how many elements matched).
 
         The positions have the shape of the data (a mapping's entries by key, a list's by
-        index), so the walk follows them alone.
+        index), so the walk follows them alone. The entry becomes a key position
+        (``entry_key_pos``) only for the few callers that want one.
         """
         if not self._expanded:
             self._thaw()
         value_pos: Pos = self._root
         if type(value_pos) is blockfast.Segment:  # read by the fast reader: positions on demand
             value_pos = self._root = blockfast.positions(self.source.text, value_pos)
-        # The key's entry and text, made into a key position only on the way out.
         entry: tuple | None = None
-        key: Any = None
         matched = len(path)
         for depth, step in enumerate(path):
             children = value_pos[5] if len(value_pos) > 5 else None
@@ -219,14 +227,14 @@ class Document:
                 if found is None:
                     matched = depth
                     break
-                entry, key, value_pos = found, step, found[-1]
+                entry, value_pos = found, found[-1]
             elif type(children) is list and isinstance(step, int) and -len(children) <= step < len(children):
                 value_pos = children[step]
                 entry = None
             else:
                 matched = depth
                 break
-        return value_pos, None if entry is None else entry_key_pos(key, entry), matched
+        return value_pos, entry, matched
 
     def has_path(self, path: DataPath) -> bool:
         return self._walk(path)[2] == len(path)
@@ -237,12 +245,11 @@ class Document:
         A path that does not exist (a missing field) resolves to the deepest existing
         ancestor's key, which is where a user adds the missing field.
         """
-        value_pos, key_pos, matched = self._walk(path)
-        if matched < len(path) or key:
-            pos = key_pos if key_pos is not None else value_pos
-        else:
-            pos = value_pos
-        return self._span(pos)
+        value_pos, entry, matched = self._walk(path)
+        if entry is not None and (key or matched < len(path)):
+            # The step that found an entry is one of the mapping's keys, all strings.
+            return self._span(entry_key_pos(path[matched - 1], entry))  # type: ignore[arg-type]
+        return self._span(value_pos)
 
     def value_style(self, path: DataPath) -> str | None:
         """The YAML style of the scalar at ``path`` ('' plain, '|', '>', "'", '"')."""
@@ -250,8 +257,8 @@ class Document:
         return value_pos[4] if matched == len(path) else None
 
     def _span(self, pos: Pos) -> Span:
-        line, col, end_line, end_col = pos[:4]
-        if (end_line, end_col) <= (line, col):
+        line, col, end_line, end_col = pos[0], pos[1], pos[2], pos[3]
+        if end_line < line or (end_line == line and end_col <= col):
             end_line, end_col = line, col + 1
         first = line + 1
         # One int object for both ends of a one-line span (numbers past 256 are not shared).
