@@ -257,27 +257,6 @@ def _as_rendered(diag: Diagnostic) -> Diagnostic:
     return dataclasses.replace(diag, span=diag.rendered)
 
 
-def _split(diagnostics: list[Diagnostic], live: list[Suppression], catalog: dict[str, Rule]) -> tuple[list[Diagnostic], list[Suppressed]]:
-    """(active, suppressed) diagnostics under the ``live`` suppressions, noting which
-    selectors were used."""
-    if not live:  # the usual run: a large one holds 100,000s of findings and nothing to match
-        return list(diagnostics), []
-    active: list[Diagnostic] = []
-    suppressed: list[Suppressed] = []
-    for diag in diagnostics:
-        hit = None
-        for sup in live:
-            selector = sup.selector_for(diag, catalog)
-            if selector is not None and (sup.covers(diag) or (diag.rendered is not None and sup.covers(_as_rendered(diag)))):
-                sup.used.add(selector)
-                hit = hit or sup
-        if hit is None:
-            active.append(diag)
-        else:
-            suppressed.append(Suppressed(diag, hit.kind, hit.justification))
-    return active, suppressed
-
-
 def apply(result: RunResult, options: LintOptions, today: dt.date,
           locate_config: Callable[[str], Span | None] = lambda _: None) -> Outcome:
     """Split the run's diagnostics into active and suppressed; report suppression problems."""
@@ -298,6 +277,18 @@ def apply(result: RunResult, options: LintOptions, today: dt.date,
         (o for o in result.context.objects if o.origin != "context" and o.path in annotated), findings))
     suppressions.extend(path_suppressions(options, locate_config))
     live = [s for s in suppressions if s.until is None or s.until >= today]
-    active, suppressed = _split(result.diagnostics, live, catalog)
+    active: list[Diagnostic] = []
+    suppressed: list[Suppressed] = []
+    for diag in result.diagnostics:
+        hit = None
+        for sup in live:
+            selector = sup.selector_for(diag, catalog)
+            if selector is not None and (sup.covers(diag) or (diag.rendered is not None and sup.covers(_as_rendered(diag)))):
+                sup.used.add(selector)
+                hit = hit or sup
+        if hit is None:
+            active.append(diag)
+        else:
+            suppressed.append(Suppressed(diag, hit.kind, hit.justification))
     findings.extend(_meta_findings(suppressions, enabled_rules(options, catalog), catalog, today))
     return Outcome(active, suppressed, findings)

@@ -182,7 +182,8 @@ class Document:
     def _thaw(self) -> None:
         frozen = self._frozen
         assert frozen is not None
-        # A pickle starts with its protocol marker, 0x80; a marshal blob with a type code (ASCII).
+        # A pickle starts with its protocol marker, 0x80; a marshal blob with a type code (an
+        # ASCII letter, with the 0x80 bit when marshal marks it shared), never 0x80 itself.
         payload = pickle.loads(frozen) if frozen[0] == 0x80 else marshal.loads(frozen)
         if len(payload) == 2:
             self._data, self._root = payload
