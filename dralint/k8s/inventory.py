@@ -141,6 +141,10 @@ class Device:
     binding_conditions: bool
     binds_to_node: bool
     selection: NodeSelection | None
+    #: Everything a DeviceClass or request selector can read of the device: its driver,
+    #: attributes, capacity and allowMultipleAllocations (never its name or pool). Devices with
+    #: the same key get the same answer from every selector, so answers are kept per key.
+    selector_key: Hashable
 
     @property
     def driver(self) -> str:
@@ -292,6 +296,22 @@ def _policy(raw: Mapping[str, Any]) -> RequestPolicy | None:
         max=amount(rng.get("max")),
         step=amount(rng.get("step")),
     )
+
+
+#: The fields of a device a selector reads besides its driver and allowMultipleAllocations
+#: ("basic" holds the others in v1beta1).
+_SELECTOR_READS = ("basic", "attributes", "capacity")
+
+
+def _selector_key(driver: str, data: Mapping[str, Any], texts: Mapping[str, str]) -> Hashable:
+    """``Device.selector_key`` from the device's fields and the ``repr`` of those that are
+    collections, which sharing them already wrote (``Inventory._device``).
+
+    ``repr`` tells apart what Python calls equal but a selector does not (1, 1.0, True, "1");
+    two devices listing the same attributes in another order only miss a shared answer.
+    """
+    return (driver, *[texts.get(name) or repr(data.get(name)) for name in _SELECTOR_READS],
+            data.get("allowMultipleAllocations") is True)
 
 
 def _capacity(raw: Mapping[str, Any]) -> dict[str, Capacity]:
@@ -522,6 +542,7 @@ class Inventory:
             binding_conditions=bool(merged.get("bindingConditions")),
             binds_to_node=merged.get("bindsToNode") is True,
             selection=_selection(merged) if sl.selection.per_device else None,
+            selector_key=_selector_key(sl.driver, data, texts),
         )
 
     def _problem(self, code: str, message: str, sl: Slice, path: Path) -> None:
@@ -650,22 +671,6 @@ class Inventory:
     def source_of(self, dev: Device, path: Sequence[str | int] = ()) -> tuple[Any, Path]:
         """Where a device is written: (source object, data path) for related locations."""
         return dev.slice.source, dev.slice.base + ("spec", "devices", dev.index) + tuple(path)
-
-
-def selector_key(dev: Device) -> Hashable:
-    """Everything a DeviceClass or request selector can read of a device: its driver,
-    attributes, capacity and allowMultipleAllocations (never its name or pool). Devices with
-    the same key get the same answer from every selector, so results are cached per key."""
-    data = dev.data
-    # repr tells apart what Python calls equal but a selector does not (1, 1.0, True, "1"); two
-    # devices listing the same attributes in another order only miss a shared answer.
-    return (
-        dev.driver,
-        repr(data.get("basic")),
-        repr(data.get("attributes")),
-        repr(data.get("capacity")),
-        data.get("allowMultipleAllocations") is True,
-    )
 
 
 def counter_problem(

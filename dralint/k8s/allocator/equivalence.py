@@ -18,13 +18,13 @@ from typing import Any, Callable, Hashable, Sequence
 from dralint.k8s.allocator.model import Claim
 from dralint.k8s.allocator.search import ClaimResult, Pick, Selection
 from dralint.k8s.allocator.view import NodeView, State
-from dralint.k8s.inventory import Device, Node, selector_key
+from dralint.k8s.inventory import Device, Node
 
 
 def _device_key(dev: Device) -> Hashable:
     """What the search reads of a device; its attributes and capacity are in the selector key."""
     return (
-        selector_key(dev),
+        dev.selector_key,
         dev.consumes,
         dev.taints,
         dev.allow_multiple,

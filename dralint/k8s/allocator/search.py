@@ -15,7 +15,7 @@ from typing import Any, Hashable, Mapping, Sequence
 
 from dralint.k8s.allocator.model import MAX_RESULTS, Alternative, Claim, EvalError, Features, Matcher
 from dralint.k8s.allocator.view import NodeView, State
-from dralint.k8s.inventory import SCALAR_ATTRIBUTE_TYPES, Device, DeviceId, selector_key
+from dralint.k8s.inventory import SCALAR_ATTRIBUTE_TYPES, Device, DeviceId
 
 BLOCKING_EFFECTS = ("NoSchedule", "NoExecute")
 DEFAULT_BUDGET = 200_000
@@ -79,7 +79,6 @@ class Selection:
         self._cache: dict[tuple[str, ...], dict[DeviceId, bool | EvalError]] = {}
         # The same answers per selector_key: a fleet repeats a few device models many times.
         self._by_content: dict[tuple[str, ...], dict[Hashable, bool | EvalError]] = {}
-        self._keys: dict[DeviceId, Hashable] = {}
         self._class_cache: dict[str, tuple[str, ...]] = {}
 
     def class_selectors(self, name: str) -> tuple[str, ...]:
@@ -103,13 +102,10 @@ class Selection:
         bucket = self._cache.setdefault(exprs, {})
         result = bucket.get(dev.id)
         if result is None:
-            key = self._keys.get(dev.id)
-            if key is None:
-                key = self._keys[dev.id] = selector_key(dev)
             same = self._by_content.setdefault(exprs, {})
-            result = same.get(key)
+            result = same.get(dev.selector_key)
             if result is None:
-                result = same[key] = self.matcher(exprs, dev)
+                result = same[dev.selector_key] = self.matcher(exprs, dev)
             bucket[dev.id] = result
         return result
 
