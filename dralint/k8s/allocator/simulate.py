@@ -11,6 +11,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections import defaultdict
 from dataclasses import dataclass, field
+from itertools import compress
 from typing import Any, Hashable, Iterator, Mapping, Sequence
 
 from dralint.k8s.allocator.equivalence import NodeShapes, claim_key, reads_key
@@ -486,8 +487,8 @@ class Simulator:
         for i in sorted(pending):
             self._class_answer_seen(demand, demand.claims, i, seen)
         fits = [seen.get(cls, _RULED_OUT)[0] for cls in range(len(members))]
-        class_of = self._group.class_of
-        out.feasible.extend([names[i] for i in range(start, stop) if fits[class_of[i]]])
+        # Node by node in C: this runs for every placed replica over the rest of the fleet.
+        out.feasible.extend(compress(names[start:stop], map(fits.__getitem__, self._group.class_of[start:stop])))
 
     def _members(self) -> list[list[int]]:
         """The nodes (positions in ``_names``, ascending) of each class, every node classified."""
