@@ -219,15 +219,16 @@ class PodTemplate:
     single_container_fields: tuple[str, ...] = ()
     metadata_path: DataPath | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    #: How a report names this template: ``Deployment ns/name`` or ``... (worker)``.
+    label: str = field(init=False, repr=False, compare=False)
     _containers: list[tuple[DataPath, dict[str, Any]]] | None = field(default=None, init=False, repr=False, compare=False)
 
-    @functools.cached_property
-    def label(self) -> str:
-        """How a report names this template: ``Deployment ns/name`` or ``... (worker)``.
-
-        Every finding about the template starts with it, so it is built once."""
+    def __post_init__(self) -> None:
+        # Built with the template, not on first use: nearly every template gets a finding, each
+        # finding's message starts with the label, and a cached_property's first lookup (a lock,
+        # a dictionary) costs more than building it.
         suffix = f" ({self.role})" if self.role else ""
-        return self.owner.display + suffix
+        self.label = self.owner.display + suffix
 
     def memo(self, key: Any, factory: Callable[[], T]) -> T:
         """A value several checks derive from this template (its containers' security

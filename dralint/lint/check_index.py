@@ -2,7 +2,7 @@
 kinds each module's checks apply to; None for a check of any kind or a run-wide check, [] for a
 module without checks (its users import it). Do not edit."""
 
-DIGEST = 856241638
+DIGEST = 2035033443
 
 KINDS: dict[str, list[str] | None] = {
     "dralint.checks.api.images": ["ClusterWorkflowTemplate", "CronJob", "CronWorkflow", "DaemonSet", "Deployment", "JAXJob", "Job", "JobSet", "LeaderWorkerSet", "MPIJob", "PaddleJob", "Pod", "PodTemplate", "PyTorchJob", "RayCluster", "RayJob", "RayService", "ReplicaSet", "ReplicationController", "Rollout", "StatefulSet", "TFJob", "Workflow", "WorkflowTemplate", "XGBoostJob"],
@@ -21,7 +21,7 @@ KINDS: dict[str, list[str] | None] = {
     "dralint.checks.references.claims": ["ResourceClaim", "ResourceClaimTemplate"],
     "dralint.checks.references.dependencies": ["ClusterWorkflowTemplate", "CronJob", "CronWorkflow", "DaemonSet", "Deployment", "JAXJob", "Job", "JobSet", "LeaderWorkerSet", "MPIJob", "PaddleJob", "Pod", "PodTemplate", "PyTorchJob", "RayCluster", "RayJob", "RayService", "ReplicaSet", "ReplicationController", "Rollout", "StatefulSet", "TFJob", "Workflow", "WorkflowTemplate", "XGBoostJob"],
     "dralint.checks.references.monitoring": ["ServiceMonitor"],
-    "dralint.checks.references.pods": None,
+    "dralint.checks.references.pods": ["ClusterWorkflowTemplate", "CronJob", "CronWorkflow", "DaemonSet", "Deployment", "JAXJob", "Job", "JobSet", "LeaderWorkerSet", "MPIJob", "PaddleJob", "Pod", "PodGroup", "PodTemplate", "PyTorchJob", "RayCluster", "RayJob", "RayService", "ReplicaSet", "ReplicationController", "Rollout", "StatefulSet", "TFJob", "Workflow", "WorkflowTemplate", "XGBoostJob"],
     "dralint.checks.references.probes": ["ClusterWorkflowTemplate", "CronJob", "CronWorkflow", "DaemonSet", "Deployment", "JAXJob", "Job", "JobSet", "LeaderWorkerSet", "MPIJob", "PaddleJob", "Pod", "PodTemplate", "PyTorchJob", "RayCluster", "RayJob", "RayService", "ReplicaSet", "ReplicationController", "Rollout", "StatefulSet", "TFJob", "Workflow", "WorkflowTemplate", "XGBoostJob"],
     "dralint.checks.references.selectors": ["NetworkPolicy", "PodDisruptionBudget", "Service"],
     "dralint.checks.references.services": ["Ingress", "Service", "StatefulSet"],

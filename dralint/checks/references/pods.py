@@ -33,7 +33,7 @@ def _declared(template: PodTemplate) -> dict[str, int]:
     return out
 
 
-@object_check("REF001", "REF002", kinds=None)
+@object_check("REF001", "REF002", kinds=POD_TEMPLATE_KINDS | {"PodGroup"})
 def check_pod_claim_targets(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     """Each ``spec.resourceClaims[]`` entry names a claim or template that exists in the pod's
     namespace (also for PodGroups, which declare claims for the whole group)."""

@@ -22,8 +22,8 @@ from dralint.lint.registry import object_check
 #: Schedulers that place a group of pods all-or-nothing.
 GANG_SCHEDULERS = frozenset({"volcano", "kai-scheduler", "scheduler-plugins-scheduler", "yunikorn", "koord-scheduler", "coscheduling"})
 #: Pod labels/annotations by which gang schedulers and pod groupers tie pods together.
-GANG_MARKERS = ("scheduling.k8s.io/group-name", "scheduling.x-k8s.io/pod-group", "pod-group.scheduling.sigs.k8s.io",
-                "pod-group.scheduling.sigs.k8s.io/name", "kai.scheduler/podgroup")
+GANG_MARKERS = frozenset({"scheduling.k8s.io/group-name", "scheduling.x-k8s.io/pod-group", "pod-group.scheduling.sigs.k8s.io",
+                "pod-group.scheduling.sigs.k8s.io/name", "kai.scheduler/podgroup"})
 #: Kinds whose pods run together as one job.
 JOB_KINDS = frozenset({"Job", "JobSet", "MPIJob", "PyTorchJob", "TFJob", "XGBoostJob", "PaddleJob", "JAXJob", "TrainJob"})
 
@@ -64,11 +64,11 @@ def needs_devices(template: PodTemplate) -> bool:
 def _has_marker(meta: Any) -> bool:
     if not isinstance(meta, dict):
         return False
-    keys: set[str] = set()
     for field_name in ("labels", "annotations"):
-        if isinstance(meta.get(field_name), dict):
-            keys.update(meta[field_name])
-    return bool(keys.intersection(GANG_MARKERS))
+        keys = meta.get(field_name)
+        if isinstance(keys, dict) and not GANG_MARKERS.isdisjoint(keys):
+            return True
+    return False
 
 
 def _gang(obj: KubeObject, ctx: Context, templates: list[PodTemplate]) -> bool:
@@ -89,12 +89,12 @@ def _gang(obj: KubeObject, ctx: Context, templates: list[PodTemplate]) -> bool:
 def check_gang_scheduling(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     """A multi-pod job that holds devices without gang scheduling."""
     templates = pod_templates(obj)
-    device_pods = sum(t.replicas or 1 for t in templates if needs_devices(t))
+    with_devices = [t for t in templates if needs_devices(t)]
+    device_pods = sum(t.replicas or 1 for t in with_devices)
     if device_pods <= 1 or _gang(obj, ctx, templates):
         return
-    first = next(t for t in templates if needs_devices(t))
     yield obj.finding(
-        first.path, f"{obj.display} runs {device_pods} pods that hold devices, and nothing schedules them as a gang: "
+        with_devices[0].path, f"{obj.display} runs {device_pods} pods that hold devices, and nothing schedules them as a gang: "
         "a partial set can start and keep its devices while the rest stay Pending",
         hint="schedule the pods together: in Kubernetes v1.37 create a scheduling.k8s.io Workload/PodGroup with a gang "
              "policy (minCount) and set `schedulingGroup: {podGroupName: ...}` in the pod template (alpha, behind a feature "

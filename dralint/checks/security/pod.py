@@ -292,12 +292,15 @@ def _host_process(template: PodTemplate, secs: list[ContainerSecurity]) -> Itera
     yield from _grouped(template, "SEC023", entries, "remove `windowsOptions: {hostProcess: true}`")
 
 
-def _template_findings(template: PodTemplate) -> Iterator[Finding]:
+def _template_findings(template: PodTemplate, enabled: frozenset[str]) -> Iterator[Finding]:
+    """Every hardening finding of ``template``. SEC026 and SEC028 are strict-only: when the run
+    drops them, their containers are not walked for findings nobody reports."""
     secs = list(containers(template))
     windows = is_windows(template)
     yield from _host_namespaces(template)
     yield from _host_paths(template)
-    yield from _writable_host_mounts(template)
+    if "SEC026" in enabled:
+        yield from _writable_host_mounts(template)
     yield from _host_ports(template)
     yield from _sysctls(template)
     yield from _host_process(template, secs)
@@ -308,7 +311,8 @@ def _template_findings(template: PodTemplate) -> Iterator[Finding]:
                 yield from rule(sec)
     if not windows:
         yield from _root(template, secs)
-        yield from _low_ids(template, secs)
+        if "SEC028" in enabled:
+            yield from _low_ids(template, secs)
         yield from _seccomp(template, secs)
 
 
@@ -317,14 +321,15 @@ def check_pod_security(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     """Hardening findings for every pod template, minus what the device-driver exemption waives
     and what a PSS rule already reports at the same field (one mistake, one finding)."""
     active = exemption_enabled(ctx)
+    enabled = enabled_rule_ids(ctx)
     for template in pod_templates(obj):
         taken = replaced(template, ctx)
-        findings = [f for f in _template_findings(template) if (f.rule, f.span) not in taken] if taken else list(_template_findings(template))
+        findings = [f for f in _template_findings(template, enabled) if (f.rule, f.span) not in taken] if taken else list(_template_findings(template, enabled))
         exemption = device_driver(template) if active else None
         if exemption is None:
             yield from findings
             continue
-        waived = [f for f in findings if f.rule in WAIVED_RULES and f.rule in enabled_rule_ids(ctx)]
+        waived = [f for f in findings if f.rule in WAIVED_RULES and f.rule in enabled]
         yield from (f for f in findings if f.rule not in WAIVED_RULES)
         if waived:
             rules = sorted({f.rule or "" for f in waived})
