@@ -10,6 +10,7 @@ the YAML machines write (an equivalence test alone would pass if it declined eve
 
 from __future__ import annotations
 
+import math
 import pickle
 from pathlib import Path
 from unittest import mock
@@ -151,7 +152,7 @@ def test_most_real_files_are_taken_whole():
 
 TAKEN = {
     "booleans and nulls": "a: yes\nb: no\nc: on\nd: ~\ne: null\nf:\ng: Null\nh: y\n",
-    "numbers": "a: 0755\nb: 1e3\nc: 0x1F\nd: -.5\ne: 1_000\nf: 12:30\ng: 08\nh: .inf\ni: 99999999999999999999\n",
+    "numbers": "a: 0755\nb: 1e3\nc: 0x1F\nd: -.5\ne: 1_000\nf: 12:30\ng: 08\nh: '.inf'\ni: 99999999999999999999\n",
     "keys that resolve": "yes: 1\n1: a\nnull: b\n1.0: c\n0755: d\n",
     "quoted": "a: \"quoted: x\"\nb: 'it''s'\nc: ''\nd: \"\"\ne: '#x'\nf: \"a # b\"\n",
     "keys with spaces": "a key: 1\n\"quoted key\": 2\n'single key': 3\nspaced  :  4\n",
@@ -217,6 +218,12 @@ DECLINED = {
     "long key": ("k" * 1100 + ": 1\n", "longer than libyaml's limit"),
     "deep nesting": ("".join(f"{' ' * i}k:\n" for i in range(MAX_DEPTH)) + f"{' ' * MAX_DEPTH}k: 1\n", "deep nesting"),
     "directive": ("%YAML 1.1\n---\na: 1\n", "outside the subset"),
+    "infinity": ("a: -.Inf\n", "NaN or infinite"),
+    "NaN": ("- .NaN\n", "NaN or infinite"),
+    "overflowing number": ("a: 1e999\n", "NaN or infinite"),
+    "overflowing digits": ("a: " + "9" * 400 + "\n", "NaN or infinite"),
+    "infinity in flow": ("a: {b: 1, c: .inf}\n", "NaN or infinite"),
+    "infinity as a key": (".inf: 1\n", "NaN or infinite"),
 }
 
 
@@ -252,6 +259,61 @@ def test_huge_documents_are_declined_below_the_alias_bomb_limit():
     found = blockfast.read(text, lambda data, segment: calls.append(data), max_depth=MAX_DEPTH, max_nodes=6)
     assert found == (0, "a document too large to count here")
     assert not calls
+
+
+# --- NaN and infinity: Document.finite ----------------------------------------------------------
+
+#: Every way a scalar can resolve to NaN or an infinity, in block and in flow context; the API
+#: validation skips its search for them in a document whose ``finite`` says there are none.
+NON_FINITE = [".inf", "+.INF", "-.Inf", ".nan", ".NaN", ".NAN", "1e999", "-1e999", ".5e999", "1_0e999", "9" * 400,
+              "!!float .nan", "!!float .inf", "!!float -1e999", "!!float 1e400", "!!float '.inf'"]
+
+
+def _holds_non_finite(value) -> bool:
+    if isinstance(value, dict):
+        return any(map(_holds_non_finite, value.values()))
+    if isinstance(value, list):
+        return any(map(_holds_non_finite, value))
+    return isinstance(value, float) and not math.isfinite(value)
+
+
+@pytest.mark.parametrize("written", NON_FINITE)
+@pytest.mark.parametrize("shape", ["a: 1\nb: {w}\n", "a:\n- x\n- {w}\n", "a: [1, {w}]\n", "a: {{b: {w}}}\n",
+                                   "a: &n {w}\nb: *n\n", "a: 1\n---\nb: {w}\n"])
+def test_a_document_with_nan_or_infinity_is_not_finite_through_both_readers(written, shape):
+    text = shape.format(w=written)
+    for result in (load(SourceText("t.yaml", text)), events_only(text)):
+        *before, last = result.documents
+        assert _holds_non_finite(last.data), last.data
+        assert not last.finite
+        assert all(d.finite for d in before)
+
+
+@pytest.mark.parametrize("written", ["1e3", ".5", "-1.5e308", "'.inf'", '".nan"', "inf", "nan", "!!float nan", "!!str .inf", "99999999999999999999"])
+def test_a_document_with_finite_numbers_only_is_finite_through_both_readers(written):
+    text = f"a: {written}\nb: [{written}]\n"
+    for result in (load(SourceText("t.yaml", text)), events_only(text)):
+        assert [d.finite for d in result.documents] == [True]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.dictionaries(keys, st.recursive(
+    st.one_of(st.floats(), scalars),
+    lambda children: st.one_of(st.lists(children, max_size=3), st.dictionaries(keys, children, max_size=3)),
+    max_leaves=10), min_size=1, max_size=4), min_size=1, max_size=3))
+def test_finite_never_hides_a_nan_or_infinity(docs):
+    text = yaml.dump_all(docs, Dumper=yaml.CSafeDumper)
+    for result in (load(SourceText("t.yaml", text)), events_only(text)):
+        for document in result.documents:
+            assert document.finite is not _holds_non_finite(document.data)
+
+
+def test_finite_survives_freezing_and_workers():
+    result = load(SourceText("t.yaml", "a: 1\n---\nb: .inf\n"))
+    for document in result.documents:
+        document.freeze()
+    sent = [pickle.loads(pickle.dumps(d)) for d in result.documents]
+    assert [d.finite for d in result.documents] == [d.finite for d in sent] == [True, False]
 
 
 # --- positions read on demand --------------------------------------------------------------------

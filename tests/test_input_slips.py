@@ -46,12 +46,20 @@ spec:
 """
 
 
-@pytest.mark.parametrize("written,shown", [(".nan", ".nan"), (".inf", ".inf"), ("-.inf", "-.inf"), ("1e999", ".inf")])
-def test_non_finite_numbers_are_an_api_finding_at_their_position(lint_manifest, written, shown):
-    result = lint_manifest(SLICE % {"max": written, "multiplier": written}, feature_gates={"DRANodeAllocatableResources": True})
+NON_FINITE = [(".nan", ".nan"), (".NaN", ".nan"), (".inf", ".inf"), ("-.inf", "-.inf"), ("-.Inf", "-.inf"), ("+.INF", ".inf"),
+              ("1e999", ".inf"), ("-1e999", "-.inf"), ("!!float .nan", ".nan"), ("!!float 1e999", ".inf")]
+
+
+@pytest.mark.parametrize("written,shown", NON_FINITE)
+@pytest.mark.parametrize("before", ["", "apiVersion: v1\nkind: Namespace\nmetadata: {name: a}\n---\n"])
+def test_non_finite_numbers_are_an_api_finding_at_their_position(lint_manifest, written, shown, before):
+    """Also after a document the fast YAML reader took (it hands the rest of the file to libyaml)."""
+    result = lint_manifest(before + SLICE % {"max": written, "multiplier": written},
+                           feature_gates={"DRANodeAllocatableResources": True})
     assert "INT001" not in rules_of(result)
     found = [(d.rule, d.span.line, d.span.column, d.message) for d in result.diagnostics if "finite" in d.message]
-    assert [(rule, line, column) for rule, line, column, _ in found] == [("API002", 16, 39), ("API002", 19, 37)]
+    lines = before.count("\n")
+    assert [(rule, line, column) for rule, line, column, _ in found] == [("API002", lines + 16, 39), ("API002", lines + 19, 37)]
     assert all(f"Invalid value: {shown}: must be a finite number" in message for *_, message in found)
 
 

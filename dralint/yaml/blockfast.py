@@ -17,8 +17,8 @@ it is not sure about it declines, and the loader reads that document, and every 
 the file, with libyaml. Declined: anchors, aliases, tags, folded and ``|+`` block scalars,
 multi-line plain or quoted scalars, escapes, nested flow collections, tabs, odd line breaks and
 characters libyaml refuses, directives, ``...``, ``---`` with content, duplicate, merge and
-complex keys, empty documents, scalar roots, and anything indented in a way the reader does not
-model. Files where the YAML 1.2 strictness pass would look for problems
+complex keys, NaN and infinite numbers, empty documents, scalar roots, and anything indented in
+a way the reader does not model. Files where the YAML 1.2 strictness pass would look for problems
 (``strict.may_need_check``) are left to libyaml whole by the loader.
 """
 
@@ -29,7 +29,7 @@ import sys
 from typing import Any, Callable, NamedTuple
 
 from dralint.yaml.positions import Pos, mapping_entry
-from dralint.yaml.scalars import key_text, resolve_plain
+from dralint.yaml.scalars import key_text, non_finite, resolve_plain
 
 
 #: Characters that send a file to libyaml: controls (tab included), DEL and the C1 controls
@@ -91,13 +91,18 @@ class Declined(Exception):
 
 
 def _scalar(raw: str) -> tuple[Any, str]:
-    """(value, style) of a one-line scalar as written: quoted ones are taken as they are."""
+    """(value, style) of a one-line scalar as written: quoted ones are taken as they are.
+    Declined for NaN or an infinity, so that no document read here holds one (the API
+    validation then skips its search for them; such a number is a mistake in any manifest)."""
     first = raw[0]
     if first == "'":
         return raw[1:-1].replace("''", "'"), "'"
     if first == '"':
         return raw[1:-1], '"'
-    return resolve_plain(raw), ""
+    value = resolve_plain(raw)
+    if non_finite(value):
+        raise Declined("a NaN or infinite number")
+    return value, ""
 
 
 def _key(raw: str) -> tuple[str, str]:

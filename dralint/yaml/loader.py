@@ -39,7 +39,7 @@ from dralint.diagnostics import Span
 from dralint.yaml import blockfast
 from dralint.yaml.libyaml import LOADER
 from dralint.yaml.positions import Pos, entry_key_pos, mapping_entry
-from dralint.yaml.scalars import key_text, resolve_plain, resolve_tagged
+from dralint.yaml.scalars import key_text, non_finite, resolve_plain, resolve_tagged
 from dralint.yaml.strict import may_need_check, strict_problems
 
 #: Nodes a document may expand to through aliases before it counts as an alias bomb.
@@ -136,13 +136,18 @@ class Document:
     A document read by the fast reader (``dralint.yaml.blockfast``) holds a ``Segment`` in
     place of its positions, and the first span asked for reads them from the text again: most
     documents of a large snapshot are never pointed at, and their frozen blobs shrink fourfold.
+
+    ``finite`` is True when the reader resolved no scalar to NaN or an infinity, which JSON
+    cannot carry: the API validation searches every object for one unless it is known to hold
+    none.
     """
 
-    __slots__ = ("source", "index", "_data", "_root", "_frozen", "_derived", "_expanded")
+    __slots__ = ("source", "index", "finite", "_data", "_root", "_frozen", "_derived", "_expanded")
 
-    def __init__(self, source: SourceText, index: int, data: Any, root: Pos):
+    def __init__(self, source: SourceText, index: int, data: Any, root: Pos, finite: bool = False):
         self.source = source
         self.index = index
+        self.finite = finite
         self._data = data
         self._root = root
         self._frozen: bytes | None = None
@@ -197,7 +202,7 @@ class Document:
         """Worker processes send documents frozen and without their file's text (the parent
         has it): the receiving side attaches the source again with ``attach``."""
         self.freeze()
-        return (_frozen_document, (self.source.path, self.index, self._frozen))
+        return (_frozen_document, (self.source.path, self.index, self._frozen, self.finite))
 
     def attach(self, source: SourceText) -> None:
         self.source = source
@@ -294,9 +299,9 @@ class Document:
         return Span(self.source.path, line + 1, col + 1, end_line + 1, end_col + 2)
 
 
-def _frozen_document(path: str, index: int, frozen: bytes) -> Document:
+def _frozen_document(path: str, index: int, frozen: bytes, finite: bool) -> Document:
     """A document as a worker sent it (see ``Document.__reduce__``)."""
-    document = Document(SourceText(path, ""), index, None, ())
+    document = Document(SourceText(path, ""), index, None, (), finite)
     document._frozen, document._expanded = frozen, False
     return document
 
@@ -378,6 +383,8 @@ class _Builder:
         #: multi-line quoted scalar or flow collection inside a block collection, or a block
         #: scalar that starts with an empty line (see dralint.yaml.strict).
         self.needs_strict = False
+        #: Set when a scalar resolves to NaN or an infinity (see ``Document.finite``).
+        self.non_finite = False
 
     def _pos(self, event: Any) -> Pos:
         start, end = event.start_mark, event.end_mark
@@ -454,6 +461,8 @@ class _Builder:
                 value = resolve_tagged(value, tag)
             elif not ev.style and ev.implicit[0]:
                 value = resolve_plain(value)
+            if non_finite(value):
+                self.non_finite = True
             pos = self._pos(ev)
             if pos[0] != pos[2]:
                 style = ev.style
@@ -674,8 +683,8 @@ def load(source: SourceText, sink: Callable[[Document], None] | None = None) -> 
     text = source.text
     prefiltered = may_need_check(text)
     base = 0
-    if not prefiltered:
-        base, _ = blockfast.read(text, lambda data, segment: out.add(Document(source, out.count, data, segment)),
+    if not prefiltered:  # finite: the fast reader declines a document with NaN or an infinity
+        base, _ = blockfast.read(text, lambda data, segment: out.add(Document(source, out.count, data, segment, True)),
                                  max_depth=MAX_DEPTH, max_nodes=MAX_EXPANDED_NODES)
         if base == len(text):
             return LoadResult(source, documents, problems)
@@ -772,7 +781,7 @@ def _parse_segment(
 def _finish(source: SourceText, builder: _Builder, where: _Relocate, index: int) -> Document:
     """Make a Document, moving positions from libyaml's coordinates to file positions."""
     root = builder.root_pos if where.identity else where.tree(builder.root_pos, set())
-    return Document(source, index, builder.root, root)
+    return Document(source, index, builder.root, root, not builder.non_finite)
 
 
 def iter_paths(data: Any, prefix: DataPath = ()) -> Iterator[tuple[DataPath, Any]]:

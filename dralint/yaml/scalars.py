@@ -96,6 +96,13 @@ def resolve_tagged(text: str, tag: str) -> Any:
     return text
 
 
+def non_finite(value: Any) -> bool:
+    """Whether a resolved scalar is NaN or an infinity (``.nan``, ``-.Inf``, ``1e999``, ``!!float
+    nan``): both readers note it where they resolve scalars, so that a document known to hold
+    none need not be searched for one (see ``Document.finite``)."""
+    return type(value) is float and not math.isfinite(value)
+
+
 def key_text(key: Any) -> str:
     """A resolved scalar key as the text a mapping keeps it under (``true``, ``1``, ``null``)."""
     if key is None:

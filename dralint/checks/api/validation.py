@@ -38,7 +38,7 @@ def _first_of_kind(obj: KubeObject, ctx: Context) -> bool:
 @object_check(*API_RULES)
 def check_api_validation(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     """Schema, overlay, version and pod findings for one object."""
-    errors: list[ApiError] = validate_object(obj.data, ctx.options.feature_gates) + controller_errors(obj.data)
+    errors: list[ApiError] = validate_object(obj.data, ctx.options.feature_gates, finite=obj.doc.finite) + controller_errors(obj.data)
     for template in pod_templates(obj):
         errors += check_pod_spec(template.spec, template.path)
     gates = ctx.options.feature_gates

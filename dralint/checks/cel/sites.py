@@ -73,7 +73,22 @@ def _requests(obj: KubeObject, base: DataPath) -> Iterator[SelectorGroup]:
 
 
 def selector_groups(obj: KubeObject) -> list[SelectorGroup]:
-    """Every selector group of a DeviceClass, ResourceClaim or ResourceClaimTemplate."""
+    """Every selector group of a DeviceClass, ResourceClaim or ResourceClaimTemplate.
+
+    Found once per object and kept with the document's other derived values (dropped when it
+    is frozen): the compile and the semantics checks both ask, the snapshot checks too with
+    ``--slices``."""
+    if obj.kind not in SELECTOR_KINDS:
+        return []  # decided without expanding the document
+    derived = obj.doc.derived
+    key = ("selector-groups", obj.base)
+    found: list[SelectorGroup] | None = derived.get(key)
+    if found is None:
+        found = derived[key] = _find_groups(obj)
+    return found
+
+
+def _find_groups(obj: KubeObject) -> list[SelectorGroup]:
     if obj.kind == "DeviceClass":
         group = _group(obj.get(("spec",)), ("spec",), None, "class")
         return [group] if group else []

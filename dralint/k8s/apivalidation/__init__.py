@@ -32,18 +32,21 @@ def version_verdict(api_version: str, kind: str) -> VersionVerdict:
     return check_version(api_version, kind, schema_set().index)
 
 
-def validate_object(data: Mapping[str, Any], feature_gates: Mapping[str, bool] | None = None) -> list[ApiError]:
+def validate_object(data: Mapping[str, Any], feature_gates: Mapping[str, bool] | None = None, *,
+                    finite: bool = False) -> list[ApiError]:
     """Version findings plus every schema/overlay error of one object (pod rules excluded).
 
     Errors about fields whose feature gate is enabled in ``feature_gates`` are dropped, since
-    the user's cluster then accepts them.
+    the user's cluster then accepts them. ``finite``: the caller knows no number in ``data`` is
+    NaN or infinite (the YAML reader saw none, see ``Document.finite``), so the object is not
+    searched for one.
     """
     verdict = version_verdict(str(data.get("apiVersion")), str(data.get("kind")))
     found = list(verdict.errors)
     if verdict.definition is not None:
         found += schema_set().validate(verdict.definition, data)
         found += _metadata(data, verdict.definition, found)
-    non_finite = list(non_finite_numbers(data)) if _has_non_finite_number(data) else []
+    non_finite = list(non_finite_numbers(data)) if not finite and _has_non_finite_number(data) else []
     if non_finite:
         # The schema validator sees NaN and infinity as null; say what the value really is.
         paths = {error.path for error in non_finite}

@@ -9,6 +9,7 @@ ownerReferences, and the fields the server writes itself (which a manifest shoul
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -105,13 +106,20 @@ def _names(meta: dict[str, Any], kind: str, base: Path) -> list[ApiError]:
 
 def _namespace(meta: dict[str, Any], kind: str, cluster_scoped: bool) -> list[ApiError]:
     namespace = meta.get("namespace")
+    if not isinstance(namespace, str) or not namespace or (not cluster_scoped and _valid_namespace(namespace)):
+        return []  # nearly every object
     path = META + ("namespace",)
-    if not isinstance(namespace, str) or not namespace:
-        return []
     if cluster_scoped:
         return [ApiError(path, E.NAMESPACE_IGNORED, f"{E.field_path(path)}: {kind} is cluster-scoped; the server drops the namespace",
                          key=True, hint="remove `namespace:`: references to this object do not use a namespace")]
     return [ApiError(path, E.INVALID_FORMAT, E.invalid(path, namespace, d)) for d in dns_label(namespace)]
+
+
+@functools.lru_cache(maxsize=1024)
+def _valid_namespace(namespace: str) -> bool:
+    """Whether a namespace is a DNS label, decided once per text: the objects of a run share a
+    few namespaces, and every namespaced object asks."""
+    return not dns_label(namespace)
 
 
 def _annotation_size(meta: dict[str, Any]) -> list[ApiError]:
