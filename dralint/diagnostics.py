@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import MISSING, dataclass, fields
 from enum import Enum
 from operator import attrgetter
-from typing import Any, Iterable, Iterator, Sequence, TypeVar
+from typing import Any, Iterable, Iterator, NamedTuple, Sequence, TypeVar
 
 
 class Severity(str, Enum):
@@ -57,13 +57,15 @@ def _built_in_one_call(cls: type[R]) -> type[R]:
     return cls
 
 
-@_built_in_one_call
-@dataclass(frozen=True, order=True, slots=True)
-class Span:
+class Span(NamedTuple):
     """A region of a file: 1-based lines and columns, end column exclusive.
 
     The exclusive end matches SARIF's endColumn and makes a zero-width span at a point
     representable (end_column == column).
+
+    A named tuple rather than a dataclass: a run hashes and compares spans for every finding
+    (sharing, deduplication, sorting), which a tuple does in C, and defining it compiles one
+    small constructor at start-up where a frozen, ordered dataclass compiled ten methods.
     """
 
     path: str
