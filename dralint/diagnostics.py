@@ -75,10 +75,8 @@ class Span(NamedTuple):
     end_column: int
 
 
-@_built_in_one_call
-@dataclass(frozen=True, slots=True)
-class ObjectRef:
-    """Identity of the Kubernetes object a finding is about."""
+class ObjectRef(NamedTuple):
+    """Identity of the Kubernetes object a finding is about (a named tuple, like ``Span``)."""
 
     api_version: str
     kind: str
@@ -86,10 +84,9 @@ class ObjectRef:
     name: str
 
 
-@_built_in_one_call
-@dataclass(frozen=True, slots=True)
-class Related:
-    """Another place that explains a finding, such as the target of a broken reference."""
+class Related(NamedTuple):
+    """Another place that explains a finding, such as the target of a broken reference (a
+    named tuple, like ``Span``)."""
 
     span: Span
     message: str
