@@ -23,7 +23,7 @@ from dralint.lint.registry import object_check
 GANG_SCHEDULERS = frozenset({"volcano", "kai-scheduler", "scheduler-plugins-scheduler", "yunikorn", "koord-scheduler", "coscheduling"})
 #: Pod labels/annotations by which gang schedulers and pod groupers tie pods together.
 GANG_MARKERS = frozenset({"scheduling.k8s.io/group-name", "scheduling.x-k8s.io/pod-group", "pod-group.scheduling.sigs.k8s.io",
-                "pod-group.scheduling.sigs.k8s.io/name", "kai.scheduler/podgroup"})
+                          "pod-group.scheduling.sigs.k8s.io/name", "kai.scheduler/podgroup"})
 #: Kinds whose pods run together as one job.
 JOB_KINDS = frozenset({"Job", "JobSet", "MPIJob", "PyTorchJob", "TFJob", "XGBoostJob", "PaddleJob", "JAXJob", "TrainJob"})
 
