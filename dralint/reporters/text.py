@@ -20,8 +20,14 @@ _NAMES = {s: s.value for s in Severity}
 
 
 class _Paint:
+    """The escape codes a report is painted with: each pair empty without color, so the
+    finding loop writes them unconditionally (a call per painted piece cost a tenth of the
+    report's time)."""
+
     def __init__(self, enabled: bool):
         self.enabled = enabled
+        self.dim, self.bold, self.reset = (_DIM, _BOLD, _RESET) if enabled else ("", "", "")
+        self.severity = {s: code if enabled else "" for s, code in _COLORS.items()}
 
     def __call__(self, text: str, code: str) -> str:
         return f"{code}{text}{_RESET}" if self.enabled else text
@@ -47,7 +53,8 @@ def _excerpt(span: Span, severity: Severity, result: RunResult, paint: _Paint) -
         shown_start = len(printable(line[:start]).expandtabs(1))
         width = max(1, len(printable(underlined).expandtabs(1)))
     marker = " " * (len(gutter) + shown_start) + "^" + "~" * (width - 1)
-    return f"{paint(gutter, _DIM)}{shown}\n{paint(marker, _COLORS[severity])}\n"
+    reset = paint.reset
+    return f"{paint.dim}{gutter}{reset}{shown}\n{paint.severity[severity]}{marker}{reset}\n"
 
 
 def _hint_line(hint: str | None) -> str:
@@ -74,19 +81,24 @@ def _findings(result: RunResult, paint: _Paint) -> Iterator[str]:
     excerpt are written once for them. A hint is one of a few per rule (``RepeatedTexts``).
     """
     hints = RepeatedTexts(_hint_line)
-    for severity in Severity:
+    by_severity: dict[Severity, list[Diagnostic]] = {severity: [] for severity in Severity}
+    for diag in result.diagnostics:
+        by_severity[diag.severity].append(diag)
+    bold, reset = paint.bold, paint.reset
+    for severity, diagnostics in by_severity.items():
         label = paint(_NAMES[severity], _COLORS[severity])
         span: Span | None = None
         place = excerpt = ""
-        for diag in result.diagnostics:
-            if diag.severity is not severity:
-                continue
+        for diag in diagnostics:
             if diag.span is not span:
                 span = diag.span
-                place = f"{paint(printable(f'{span.path}:{span.line}:{span.column}'), _BOLD)}: {label}: "
+                place = f"{bold}{printable(f'{span.path}:{span.line}:{span.column}')}{reset}: {label}: "
                 excerpt = _excerpt(span, severity, result, paint)
             notes = _notes(diag, result, paint) if diag.related or diag.rendered is not None else ""
-            yield f"{place}{printable(diag.message)} [{diag.rule}]\n{excerpt}{hints[diag.hint]}{notes}\n"
+            message = diag.message
+            if not message.isprintable():
+                message = printable(message)
+            yield f"{place}{message} [{diag.rule}]\n{excerpt}{hints[diag.hint]}{notes}\n"
 
 
 def summary(result: RunResult) -> str:
