@@ -52,7 +52,8 @@ class CheckResult(NamedTuple):
     ``errors`` are rejections at apply time; ``warnings`` are cost figures near the limit or an
     unbounded estimate; ``not_checked`` explains why the library could not check it (syntax or
     functions Kubernetes has and dralint does not), in which case ``errors`` holds only syntax
-    errors, which do not depend on declarations.
+    errors, which do not depend on declarations. ``ast`` is the checked tree (its nodes compare
+    by identity), when the library checked the expression.
     """
 
     expression: str
