@@ -214,8 +214,7 @@ def in_report_order(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
     return out
 
 
-@dataclass(frozen=True, slots=True)
-class Suppressed:
+class Suppressed(NamedTuple):
     """A diagnostic the user silenced, kept so SARIF can report it as suppressed, not lost.
 
     ``kind`` uses SARIF's words: ``inSource`` for a comment or annotation in the manifest,
@@ -227,8 +226,7 @@ class Suppressed:
     justification: str
 
 
-@dataclass(frozen=True, slots=True)
-class Replacement:
+class Replacement(NamedTuple):
     """A text edit that fixes a finding: delete ``region`` (end exclusive; an empty region is
     an insertion point) and insert ``text``. SARIF carries these as ``fixes[]``."""
 

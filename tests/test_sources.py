@@ -49,7 +49,8 @@ def test_missing_path_is_an_issue(tmp_path):
 
 
 def test_decode_handles_bom_crlf_binary_and_latin1():
-    assert decode("f", b"\xef\xbb\xbfa: 1\r\nb: 2\r\n") == SourceFile("f", "a: 1\nb: 2\n")
+    source = decode("f", b"\xef\xbb\xbfa: 1\r\nb: 2\r\n")
+    assert isinstance(source, SourceFile) and (source.path, source.text) == ("f", "a: 1\nb: 2\n")
     assert decode("f", b"\x00\x01\x02").kind == "binary"
     issue = decode("f", b"a: 1\nname: caf\xe9\n")
     assert (issue.kind, issue.line, issue.column) == ("encoding", 2, 10)

@@ -25,8 +25,7 @@ from __future__ import annotations
 
 import copy
 import functools
-from dataclasses import dataclass
-from typing import Any, Callable, Iterator, MutableMapping
+from typing import Any, Callable, Iterator, MutableMapping, NamedTuple
 
 from ruamel.yaml.error import CommentMark
 from ruamel.yaml.tokens import CommentToken
@@ -241,8 +240,7 @@ def _key_column(mapping: Any, key: str) -> int | None:
         return None
 
 
-@dataclass
-class _Comments:
+class _Comments(NamedTuple):
     """The comments attached to one key, as whole lines, plus the end-of-line comment's column."""
 
     lines: list[str]

@@ -18,9 +18,8 @@ import io
 import json
 import warnings
 from collections import Counter
-from dataclasses import dataclass
 from difflib import SequenceMatcher
-from typing import Any
+from typing import Any, NamedTuple
 
 from ruamel.yaml import YAML
 
@@ -33,8 +32,7 @@ class NotEditable(ValueError):
     """The file cannot be loaded for editing (the message says why)."""
 
 
-@dataclass(frozen=True)
-class LineEdit:
+class LineEdit(NamedTuple):
     """Replace original lines [start, end) (0-based) by ``lines`` (without line endings)."""
 
     start: int

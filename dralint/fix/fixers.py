@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from dataclasses import dataclass
-from typing import Any, Callable, MutableMapping
+from typing import Any, Callable, MutableMapping, NamedTuple
 
 from dralint.k8s.apivalidation.schema import schema_set
 from dralint.diagnostics import Diagnostic
@@ -30,8 +29,7 @@ class FixError(ValueError):
     """The fix applies to this finding but cannot be made safely."""
 
 
-@dataclass(frozen=True)
-class Target:
+class Target(NamedTuple):
     """Where a diagnostic points, in both the positioned document and the editable file."""
 
     file: EditableFile

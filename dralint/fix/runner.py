@@ -15,8 +15,7 @@ import os
 import shutil
 import tempfile
 from collections import Counter
-from dataclasses import dataclass, field
-from typing import Iterable
+from typing import Iterable, NamedTuple
 
 from dralint.lint.catalog import load_catalog
 from dralint.diagnostics import Diagnostic, Replacement, Severity, Span
@@ -30,8 +29,7 @@ from dralint.yaml.loader import DataPath, Document, SourceText, iter_paths, load
 MAX_PASSES = 4
 
 
-@dataclass(frozen=True)
-class FixRecord:
+class FixRecord(NamedTuple):
     """A fix that was applied, or was not and why (``reason``)."""
 
     rule: str
@@ -41,16 +39,18 @@ class FixRecord:
     reason: str | None = None
 
 
-@dataclass
 class FileFix:
     """The outcome of fixing one file."""
 
-    path: str
-    original: bytes
-    fixed: bytes
-    applied: list[FixRecord] = field(default_factory=list)
-    rejected: list[FixRecord] = field(default_factory=list)
-    problem: str | None = None
+    __slots__ = ("path", "original", "fixed", "applied", "rejected", "problem")
+
+    def __init__(self, path: str, original: bytes, fixed: bytes) -> None:
+        self.path = path
+        self.original = original
+        self.fixed = fixed
+        self.applied: list[FixRecord] = []
+        self.rejected: list[FixRecord] = []
+        self.problem: str | None = None
 
     @property
     def changed(self) -> bool:
@@ -134,15 +134,17 @@ def _document_for(documents: list[Document], span: Span) -> Document | None:
     return found
 
 
-@dataclass
 class FixPass:
     """One application of fixes to a file: the edits, the new bytes, and what each fix did."""
 
-    edits: list[LineEdit]
-    fixed: bytes
-    applied: list[tuple[Diagnostic, str]]
-    skipped: list[Diagnostic]
-    failed: list[tuple[Diagnostic, str]]
+    __slots__ = ("edits", "fixed", "applied", "skipped", "failed")
+
+    def __init__(self, fixed: bytes) -> None:
+        self.edits: list[LineEdit] = []
+        self.fixed = fixed
+        self.applied: list[tuple[Diagnostic, str]] = []
+        self.skipped: list[Diagnostic] = []
+        self.failed: list[tuple[Diagnostic, str]] = []
 
 
 def apply_fixes(path: str, raw: bytes, diagnostics: Iterable[Diagnostic]) -> FixPass:
@@ -151,7 +153,7 @@ def apply_fixes(path: str, raw: bytes, diagnostics: Iterable[Diagnostic]) -> Fix
     documents = load(SourceText(path, file.text)).documents
     if len(documents) != len(file.documents):
         raise NotEditable(f"dralint sees {len(documents)} documents, ruamel.yaml {len(file.documents)}")
-    done = FixPass([], raw, [], [], [])
+    done = FixPass(raw)
     registry = fixers()
     for diag in sorted(diagnostics, key=lambda d: (priority(d.rule), d.span.line, d.span.column)):
         document = _document_for(documents, diag.span)

@@ -9,8 +9,7 @@ which drivers a DeviceClass can hand out. The shapes differ between versions (v1
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any, Iterator, NamedTuple
 
 from dralint.k8s.objects import KubeObject
 from dralint.yaml.plain import as_list
@@ -29,8 +28,7 @@ def claim_spec_path(obj: KubeObject) -> DataPath | None:
     return None
 
 
-@dataclass(frozen=True)
-class DeviceRequest:
+class DeviceRequest(NamedTuple):
     """One request (or ``request/subrequest``) and the DeviceClass it draws from."""
 
     name: str

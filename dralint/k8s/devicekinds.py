@@ -17,8 +17,7 @@ between kinds: the one to add to the class selector.
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, NamedTuple, Sequence
 
 if TYPE_CHECKING:  # read from an inventory built elsewhere, never built here
     from dralint.k8s.inventory import Device, Inventory
@@ -26,8 +25,7 @@ if TYPE_CHECKING:  # read from an inventory built elsewhere, never built here
 MODEL_ATTRIBUTES = ("productName", "model", "product")
 
 
-@dataclass(frozen=True, order=True)
-class DeviceKind:
+class DeviceKind(NamedTuple):
     """The grouping key: partition flag, model and (for whole devices) memory."""
 
     partition: bool
@@ -77,8 +75,7 @@ def profile(device: Device) -> str:
     return memory.raw if memory is not None else "?"
 
 
-@dataclass(frozen=True)
-class KindSummary:
+class KindSummary(NamedTuple):
     """Devices a class matches, grouped by kind (partitions of a model grouped together)."""
 
     groups: Mapping[DeviceKind, Sequence[Device]]

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 #: Reason the kubelet records on the container when the reference does not parse.
 KUBELET_REASON = "InvalidImageName"
@@ -39,8 +39,7 @@ _ALGORITHM = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*")
 _IDENTIFIER = re.compile(r"[a-f0-9]{64}")
 
 
-@dataclass(frozen=True)
-class ImageProblem:
+class ImageProblem(NamedTuple):
     """Why a reference does not parse, about the characters ``start:end`` of it."""
 
     start: int

@@ -12,11 +12,10 @@ list (``firstAvailable``) are resolved before the kubelet sees the chosen device
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True)
-class KubeletFeature:
+class KubeletFeature(NamedTuple):
     """A pod-visible DRA feature the kubelet must support."""
 
     key: str

@@ -19,8 +19,7 @@ cluster's Nodes are not known.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping, NamedTuple
 
 from dralint.yaml.plain import as_dict
 
@@ -30,8 +29,7 @@ SELECTOR_OPERATORS = frozenset({"In", "NotIn", "Exists", "DoesNotExist"})
 NODE_OPERATORS = SELECTOR_OPERATORS | {"Gt", "Lt"}
 
 
-@dataclass(frozen=True)
-class Requirement:
+class Requirement(NamedTuple):
     """One ``key operator values`` condition; unknown operators never match (fail closed)."""
 
     key: str
@@ -131,8 +129,7 @@ def map_selector_matches(selector: Any, labels: Mapping[str, Any], holds: Callab
     return all(holds(str(k)) or (k in labels and label_text(labels[k]) == label_text(v)) for k, v in selector.items())
 
 
-@dataclass(frozen=True)
-class NodeTerm:
+class NodeTerm(NamedTuple):
     """One required node-affinity term: its label requirements and ``metadata.name`` fields."""
 
     labels: tuple[Requirement, ...] = ()
@@ -162,8 +159,7 @@ def node_selector_terms(node_selector: Any) -> list[NodeTerm]:
     return out
 
 
-@dataclass(frozen=True)
-class NodeSelection:
+class NodeSelection(NamedTuple):
     """Which nodes something can run on: ``required`` ANDed with any one of ``terms``.
 
     ``terms`` empty means no affinity restriction. ``node_name`` pins to one node.
@@ -272,14 +268,16 @@ def satisfiable(requirements: Iterable[Requirement]) -> bool:
     return all(_key_satisfiable(reqs) for reqs in by_key.values())
 
 
-@dataclass
 class _KeyState:
-    allowed: set[str] | None = None
-    excluded: set[str] = field(default_factory=set)
-    must_exist: bool = False
-    must_not_exist: bool = False
-    lower: int | None = None
-    upper: int | None = None
+    __slots__ = ("allowed", "excluded", "must_exist", "must_not_exist", "lower", "upper")
+
+    def __init__(self) -> None:
+        self.allowed: set[str] | None = None
+        self.excluded: set[str] = set()
+        self.must_exist = False
+        self.must_not_exist = False
+        self.lower: int | None = None
+        self.upper: int | None = None
 
 
 def _key_satisfiable(reqs: list[Requirement]) -> bool:

@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from dralint.k8s.objects import CLUSTER_SCOPED_KINDS, KubeObject
 from dralint.yaml.plain import as_dict, type_name
 from dralint.yaml.loader import DataPath, Document
 
 
-@dataclass(frozen=True)
-class ShapeProblem:
+class ShapeProblem(NamedTuple):
     """A document or item that cannot become an object; ``kind`` names the rule's case."""
 
     kind: str  # not-mapping | missing-identity | no-identity

@@ -11,9 +11,8 @@ the pieces in a run; the checks in ``dralint.checks.extended`` judge how they fi
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, NamedTuple
 
 from dralint.k8s.claims import class_drivers
 from dralint.k8s.labels import NodeSelection, node_selector_terms, pod_node_selection
@@ -128,8 +127,7 @@ def mapped_class(ctx: ObjectIndex, resource: str) -> KubeObject | None:
     return winning_class(classes)[0] if classes else None
 
 
-@dataclass(frozen=True)
-class ExtendedRequest:
+class ExtendedRequest(NamedTuple):
     """One extended resource a container asks for, at its limits (or requests) entry."""
 
     resource: str
@@ -172,8 +170,7 @@ def positive(quantity: Any) -> bool:
 
 # --- device plugins and DRA drivers --------------------------------------------------------------
 
-@dataclass(frozen=True)
-class NodeAgent:
+class NodeAgent(NamedTuple):
     """A DaemonSet that advertises devices: a device plugin or a DRA kubelet plugin."""
 
     obj: KubeObject

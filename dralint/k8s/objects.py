@@ -8,7 +8,6 @@ and the common batch/ML CRDs) keeps its pods, so no check repeats that knowledge
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Protocol, TypeVar
 
 from dralint.diagnostics import Finding, ObjectRef, Related, Severity, Span
@@ -201,7 +200,6 @@ class KubeObject:
 CONTAINER_LISTS = ("initContainers", "containers", "ephemeralContainers")
 
 
-@dataclass
 class PodTemplate:
     """A pod spec inside some object, with how many pods it stands for.
 
@@ -210,26 +208,26 @@ class PodTemplate:
     containers.
     """
 
-    owner: KubeObject
-    spec: dict[str, Any]
-    path: DataPath
-    replicas: int | None = 1
-    role: str | None = None
-    container_fields: tuple[str, ...] = CONTAINER_LISTS
-    single_container_fields: tuple[str, ...] = ()
-    metadata_path: DataPath | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
-    #: How a report names this template: ``Deployment ns/name`` or ``... (worker)``.
-    label: str = field(init=False, repr=False, compare=False)
-    _containers: list[tuple[DataPath, dict[str, Any]]] | None = field(default=None, init=False, repr=False, compare=False)
+    __slots__ = ("owner", "spec", "path", "replicas", "role", "container_fields", "single_container_fields", "metadata_path",
+                 "extra", "label", "_containers", "__weakref__")
 
-    def __post_init__(self) -> None:
-        # Built with the template, not on first use: nearly every template gets a finding, each
-        # finding's message starts with the label, and a cached_property would cost more than
-        # building it. Its first lookup gives the instance a real __dict__, after which every
-        # other attribute read of the template takes a slower path (Python 3.11).
-        suffix = f" ({self.role})" if self.role else ""
-        self.label = self.owner.display + suffix
+    def __init__(self, owner: KubeObject, spec: dict[str, Any], path: DataPath, replicas: int | None = 1, role: str | None = None,
+                 container_fields: tuple[str, ...] = CONTAINER_LISTS, single_container_fields: tuple[str, ...] = (),
+                 metadata_path: DataPath | None = None, extra: dict[str, Any] | None = None) -> None:
+        self.owner = owner
+        self.spec = spec
+        self.path = path
+        self.replicas = replicas
+        self.role = role
+        self.container_fields = container_fields
+        self.single_container_fields = single_container_fields
+        self.metadata_path = metadata_path
+        self.extra = {} if extra is None else extra
+        #: How a report names this template: ``Deployment ns/name`` or ``... (worker)``. Built
+        #: with the template, not on first use: nearly every template gets a finding, and each
+        #: finding's message starts with the label.
+        self.label = owner.display + (f" ({role})" if role else "")
+        self._containers: list[tuple[DataPath, dict[str, Any]]] | None = None
 
     def memo(self, key: Any, factory: Callable[[], T]) -> T:
         """A value several checks derive from this template (its containers' security

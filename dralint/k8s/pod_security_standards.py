@@ -16,8 +16,7 @@ v1.37, not the documentation page, which lags it (image volumes, the newer sysct
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, NamedTuple
 
 from dralint.k8s.objects import PodTemplate
 from dralint.k8s.podsec import ContainerSecurity, containers, is_windows
@@ -76,8 +75,7 @@ def allowed_selinux_types(version: Version) -> frozenset[str]:
 
 # --- levels, versions and namespace labels ------------------------------------------------
 
-@dataclass(frozen=True)
-class LevelVersion:
+class LevelVersion(NamedTuple):
     """One mode's policy: a level and the policy version it is evaluated at."""
 
     level: str
@@ -91,8 +89,7 @@ class LevelVersion:
 PRIVILEGED = LevelVersion("privileged")
 
 
-@dataclass(frozen=True)
-class Policy:
+class Policy(NamedTuple):
     """What a namespace enforces, warns about and audits."""
 
     enforce: LevelVersion = PRIVILEGED
@@ -103,8 +100,7 @@ class Policy:
         return {"enforce": self.enforce, "warn": self.warn, "audit": self.audit}[name]
 
 
-@dataclass(frozen=True)
-class LabelProblem:
+class LabelProblem(NamedTuple):
     """A pod-security label the admission plugin cannot read, and what it uses instead."""
 
     label: str
@@ -160,8 +156,7 @@ def policy_from_labels(labels: dict[str, Any], defaults: Policy = Policy()) -> t
 
 # --- controls -----------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class Violation:
+class Violation(NamedTuple):
     """One field that breaks a control, with a short statement of what it sets."""
 
     path: DataPath
@@ -172,8 +167,7 @@ class Violation:
 Finder = Callable[[PodTemplate, Version], Iterator[Violation]]
 
 
-@dataclass(frozen=True)
-class Control:
+class Control(NamedTuple):
     """A control of the standard, named by its upstream check id and its published title."""
 
     check_id: str
@@ -181,7 +175,7 @@ class Control:
     level: str
     find: Finder
     since: Version = (1, 0)
-    replaces: tuple[str, ...] = field(default=())
+    replaces: tuple[str, ...] = ()
 
 
 def _member(value: Any, allowed: frozenset[str]) -> bool:

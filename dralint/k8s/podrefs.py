@@ -9,15 +9,13 @@ without its target, so it is listed as optional.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any, Iterator, NamedTuple
 
 from dralint.k8s.objects import PodTemplate
 from dralint.yaml.loader import DataPath
 
 
-@dataclass(frozen=True)
-class PodReference:
+class PodReference(NamedTuple):
     """``kind name`` named at ``path`` (the name's value) of a pod template; a reference to one
     ``key`` of a ConfigMap or Secret comes after the reference to the object itself."""
 

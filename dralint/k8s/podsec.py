@@ -10,8 +10,7 @@ it instead of guessing.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any, Iterator, NamedTuple
 
 from dralint.k8s.objects import PodTemplate
 from dralint.yaml.loader import DataPath
@@ -28,8 +27,7 @@ CONTAINER_ONLY_FIELDS = frozenset(
 _MERGED_STRUCTS = frozenset({"windowsOptions"})
 
 
-@dataclass(frozen=True)
-class Setting:
+class Setting(NamedTuple):
     """One effective value and the data path it came from (``None`` when nothing sets it)."""
 
     value: Any
@@ -49,34 +47,28 @@ class Setting:
 UNSET = Setting(None, None)
 
 
-@dataclass
 class ContainerSecurity:
     """A container of a pod template, with its effective security settings."""
 
-    template: PodTemplate
-    path: DataPath
-    container: dict[str, Any]
+    __slots__ = ("template", "path", "container", "name", "kind", "own", "pod", "own_path", "pod_path", "_settings",
+                 "__weakref__")
 
-    # Read by every security rule for every container, so found once when the record is made.
-    name: str = field(init=False, repr=False, compare=False)
-    kind: str = field(init=False, repr=False, compare=False)  # container, init container or ephemeral container, for messages
-    own: dict[str, Any] = field(init=False, repr=False, compare=False)
-    pod: dict[str, Any] = field(init=False, repr=False, compare=False)
-    own_path: DataPath = field(init=False, repr=False, compare=False)
-    pod_path: DataPath = field(init=False, repr=False, compare=False)
-    _settings: dict[tuple[str, str | None], Setting] = field(init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        self.name = str(self.container.get("name") or self.path[-1])
-        field_name = next((s for s in self.path if s in ("initContainers", "ephemeralContainers")), None)
+    def __init__(self, template: PodTemplate, path: DataPath, container: dict[str, Any]) -> None:
+        self.template = template
+        self.path = path
+        self.container = container
+        # Read by every security rule for every container, so found once when the record is made.
+        self.name = str(container.get("name") or path[-1])
+        field_name = next((s for s in path if s in ("initContainers", "ephemeralContainers")), None)
+        #: container, init container or ephemeral container, for messages
         self.kind = {"initContainers": "init container", "ephemeralContainers": "ephemeral container"}.get(field_name or "", "container")
-        own = self.container.get("securityContext")
-        self.own = own if isinstance(own, dict) else {}
-        pod = self.template.spec.get("securityContext")
-        self.pod = pod if isinstance(pod, dict) else {}
-        self.own_path = self.path + ("securityContext",)
-        self.pod_path = self.template.path + ("securityContext",)
-        self._settings = {}
+        own = container.get("securityContext")
+        self.own: dict[str, Any] = own if isinstance(own, dict) else {}
+        pod = template.spec.get("securityContext")
+        self.pod: dict[str, Any] = pod if isinstance(pod, dict) else {}
+        self.own_path = path + ("securityContext",)
+        self.pod_path = template.path + ("securityContext",)
+        self._settings: dict[tuple[str, str | None], Setting] = {}
 
     def get(self, name: str, sub: str | None = None) -> Setting:
         """The effective value of ``securityContext.<name>[.<sub>]`` for this container.
@@ -141,8 +133,7 @@ def containers(template: PodTemplate) -> Iterator[ContainerSecurity]:
     return iter(found)
 
 
-@dataclass(frozen=True)
-class RootVerdict:
+class RootVerdict(NamedTuple):
     """Whether a container may run as root, and the path of the setting that decides it."""
 
     may_run_as_root: bool

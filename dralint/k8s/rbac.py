@@ -8,8 +8,7 @@ of comparing strings themselves, so ``*`` and subresources are handled the same 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any, Iterator, NamedTuple
 
 from dralint.k8s.objects import KubeObject
 from dralint.yaml.loader import DataPath
@@ -22,8 +21,7 @@ def _strings(value: Any) -> tuple[str, ...]:
     return tuple(str(v) for v in value) if isinstance(value, list) else ()
 
 
-@dataclass(frozen=True)
-class PolicyRule:
+class PolicyRule(NamedTuple):
     """One entry of a role's ``rules`` list, with its data path."""
 
     path: DataPath

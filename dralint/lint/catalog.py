@@ -10,9 +10,8 @@ import functools
 import json
 import re
 import zlib
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import yaml
 
@@ -35,17 +34,15 @@ _REQUIRED = ("id", "name", "severity", "category", "summary", "rationale", "fix"
 PEER_TOOLS = ("kube-linter", "kube-score", "polaris", "checkov", "kubescape", "trivy")
 
 
-@dataclass(frozen=True)
-class Example:
+class Example(NamedTuple):
     """A manifest that shows a rule firing (bad) or not (good), with what it needs to run."""
 
     manifest: str
-    slices: str | None = None
-    options: dict[str, Any] = field(default_factory=dict)
+    slices: str | None
+    options: dict[str, Any]
 
 
-@dataclass(frozen=True)
-class Rule:
+class Rule(NamedTuple):
     """Everything users and reporters need to know about one rule."""
 
     id: str
@@ -96,7 +93,7 @@ def _examples(raw: Any, where: str) -> tuple[Example, ...]:
     out = []
     for item in raw:
         if isinstance(item, str):
-            out.append(Example(item))
+            out.append(Example(item, None, {}))
         elif isinstance(item, dict) and isinstance(item.get("manifest"), str):
             out.append(Example(item["manifest"], item.get("slices"), dict(item.get("options") or {})))
         else:

@@ -17,7 +17,6 @@ import dataclasses
 import os
 import re
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
@@ -52,17 +51,19 @@ def config_key(name: str) -> str:
 KEYS: dict[str, dataclasses.Field] = {config_key(f.name): f for f in dataclasses.fields(LintOptions)}
 
 
-@dataclass
 class LoadedConfig:
     """A config file's validated values (by LintOptions field name) and its problems."""
 
-    path: str | None = None
-    values: dict[str, Any] = field(default_factory=dict)
-    findings: list[Finding] = field(default_factory=list)
-    source: SourceText | None = None
-    locate: Locate | None = None
-    #: per-path-ignores globs as rebased to the current directory -> as written in the file.
-    written_patterns: dict[str, str] = field(default_factory=dict)
+    __slots__ = ("path", "values", "findings", "source", "locate", "written_patterns")
+
+    def __init__(self, path: str | None = None) -> None:
+        self.path = path
+        self.values: dict[str, Any] = {}
+        self.findings: list[Finding] = []
+        self.source: SourceText | None = None
+        self.locate: Locate | None = None
+        #: per-path-ignores globs as rebased to the current directory -> as written in the file.
+        self.written_patterns: dict[str, str] = {}
 
     def apply(self, options: LintOptions, keep: AbstractSet[str] = frozenset()) -> LintOptions:
         """Set every configured field on ``options`` except those in ``keep`` (set on the CLI)."""

@@ -16,7 +16,7 @@ control it:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from dralint.lint.catalog import load_catalog
 from dralint.lint.context import Context
@@ -33,8 +33,7 @@ KUBELET_PLUGIN_DIRS = (*DRA_PLUGIN_DIRS, DEVICE_PLUGIN_DIR)
 WAIVED_RULES = frozenset({"SEC001", "SEC002", "SEC003", "SEC008", "SEC011", "SEC012", "SEC026"})
 
 
-@dataclass(frozen=True)
-class DriverExemption:
+class DriverExemption(NamedTuple):
     """Why a pod template counts as a device driver, and the data path that shows it."""
 
     reason: str

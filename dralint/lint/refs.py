@@ -21,8 +21,7 @@ from __future__ import annotations
 
 import enum
 import re
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from dralint.lint.context import Context
 from dralint.diagnostics import Finding, Related
@@ -38,8 +37,7 @@ class Status(enum.Enum):
     NOT_IN_SCOPE = "not-in-scope"
 
 
-@dataclass(frozen=True)
-class Evidence:
+class Evidence(NamedTuple):
     """An object that suggests what the user meant, and why."""
 
     obj: KubeObject
@@ -52,8 +50,7 @@ class Evidence:
         return f"a {self.obj.kind} named {self.obj.name!r} exists{where}"
 
 
-@dataclass(frozen=True)
-class Resolution:
+class Resolution(NamedTuple):
     """Where a reference from one object to ``kind namespace/name`` leads."""
 
     kind: str
@@ -61,7 +58,7 @@ class Resolution:
     name: str
     status: Status
     target: KubeObject | None = None
-    evidence: tuple[Evidence, ...] = field(default=())
+    evidence: tuple[Evidence, ...] = ()
     creator: tuple[KubeObject, DataPath] | None = None  # found: made at run time by this object
 
     @property
@@ -156,16 +153,18 @@ def _created(ctx: Context) -> dict[tuple[str, str | None, str], tuple[KubeObject
     return ctx.memo(("refs", "created"), build)
 
 
-@dataclass
 class _Index:
     """Per-kind lookups that resolution needs for every unresolved reference."""
 
-    by_name: dict[str, list[KubeObject]]  # name -> objects of the kind, every namespace
-    by_namespace: dict[str | None, list[KubeObject]]
-    closed: bool
-    cache: dict[tuple, Resolution]
-    spellings: dict[str | None, dict[str, list[KubeObject]]]  # namespace -> deletion variant -> objects
-    lookups: dict[str | None, int] = field(default_factory=dict)  # namespace -> near() calls so far
+    __slots__ = ("by_name", "by_namespace", "closed", "cache", "spellings", "lookups")
+
+    def __init__(self, by_name: dict[str, list[KubeObject]], by_namespace: dict[str | None, list[KubeObject]], closed: bool) -> None:
+        self.by_name = by_name  # name -> objects of the kind, every namespace
+        self.by_namespace = by_namespace
+        self.closed = closed
+        self.cache: dict[tuple, Resolution] = {}
+        self.spellings: dict[str | None, dict[str, list[KubeObject]]] = {}  # namespace -> deletion variant -> objects
+        self.lookups: dict[str | None, int] = {}  # namespace -> near() calls so far
 
     def near(self, namespace: str | None, name: str) -> KubeObject | None:
         """The closest plausible typo-correction of ``name`` among the namespace's objects.
@@ -216,7 +215,7 @@ def _index(ctx: Context, kind: str) -> _Index:
         for obj in ctx.by_kind(kind):
             by_name.setdefault(obj.name, []).append(obj)
             by_namespace.setdefault(obj.namespace, []).append(obj)
-        return _Index(by_name, by_namespace, ctx.is_closed(kind), {}, {})
+        return _Index(by_name, by_namespace, ctx.is_closed(kind))
 
     return ctx.memo(("refs", "index", kind), build)
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 import importlib
 import json
 import zlib
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable
 
@@ -29,20 +28,19 @@ ObjectCheckFn = Callable[["KubeObject", "Context"], Iterable["Finding"]]
 ContextCheckFn = Callable[["Context"], Iterable["Finding"]]
 
 
-@dataclass(frozen=True)
 class Check:
     """A registered check: the function and the rules it may report."""
 
-    function: Callable
-    rules: tuple[str, ...]
-    kinds: frozenset[str] | None
-    per_object: bool
-    #: The rule a finding without one is reported under: the check's only rule, if it has one.
-    #: A field, not a property: the engine reads it for every check on every object.
-    default_rule: str | None = field(init=False, repr=False, compare=False)
+    __slots__ = ("function", "rules", "kinds", "per_object", "default_rule")
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "default_rule", self.rules[0] if len(self.rules) == 1 else None)
+    def __init__(self, function: Callable, rules: tuple[str, ...], kinds: frozenset[str] | None, per_object: bool) -> None:
+        self.function = function
+        self.rules = rules
+        self.kinds = kinds
+        self.per_object = per_object
+        #: The rule a finding without one is reported under: the check's only rule, if it has
+        #: one. A field, not a property: the engine reads it for every check on every object.
+        self.default_rule = rules[0] if len(rules) == 1 else None
 
     @property
     def name(self) -> str:

@@ -23,8 +23,7 @@ import dataclasses
 import datetime as dt
 import fnmatch
 import re
-from dataclasses import dataclass, field
-from typing import Callable, Iterable, Iterator
+from typing import Callable, Iterable, Iterator, NamedTuple
 
 from dralint.lint.catalog import Rule, load_catalog
 from dralint.lint.config import UNKNOWN_RULE
@@ -45,18 +44,25 @@ _ARGS_RE = re.compile(r"^\[(?P<ids>[^\]]*)\](?:\s+until=(?P<until>\S+))?(?:\s+(?
 UNUSED, EXPIRED, MALFORMED = "CFG003", "CFG004", "CFG005"
 
 
-@dataclass
 class Suppression:
-    """One written suppression: what it names, where it is written, and what it covers."""
+    """One written suppression: what it names, where it is written, and what it covers.
 
-    selectors: tuple[str, ...]
-    span: Span
-    covers: Callable[[Diagnostic], bool]
-    kind: str  # SARIF: inSource | external
-    form: str  # how a message names it: "comment", "annotation", ...
-    reason: str = ""
-    until: dt.date | None = None
-    used: set[str] = field(default_factory=set)
+    ``kind`` is SARIF's (inSource | external); ``form`` is how a message names it ("comment",
+    "annotation", ...); ``used`` collects the selectors that silenced a diagnostic.
+    """
+
+    __slots__ = ("selectors", "span", "covers", "kind", "form", "reason", "until", "used")
+
+    def __init__(self, selectors: tuple[str, ...], span: Span, covers: Callable[[Diagnostic], bool], kind: str, form: str,
+                 reason: str = "", until: dt.date | None = None) -> None:
+        self.selectors = selectors
+        self.span = span
+        self.covers = covers
+        self.kind = kind
+        self.form = form
+        self.reason = reason
+        self.until = until
+        self.used: set[str] = set()
 
     def selector_for(self, diag: Diagnostic, catalog: dict[str, Rule]) -> str | None:
         """The selector of this suppression that names ``diag``'s rule, if any."""
@@ -72,8 +78,7 @@ class Suppression:
         return (self.reason or f"suppressed by {self.form}") + until
 
 
-@dataclass
-class Outcome:
+class Outcome(NamedTuple):
     """What the suppression stage leaves: active diagnostics, suppressed ones, its own findings."""
 
     active: list[Diagnostic]

@@ -20,8 +20,7 @@ import re
 from array import array
 from collections import OrderedDict
 from itertools import accumulate, repeat
-from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, NamedTuple
 
 import yaml
 from yaml.events import (
@@ -51,8 +50,7 @@ PathKey = str | int
 DataPath = tuple[PathKey, ...]
 
 
-@dataclass(frozen=True)
-class YamlProblem:
+class YamlProblem(NamedTuple):
     """A problem found while reading YAML, before any object exists."""
 
     kind: str  # syntax | yaml-1.2 | tab | duplicate-key | complex-key | alias-bomb | depth | not-mapping
@@ -85,13 +83,15 @@ def _line_starts(text: str) -> array[int]:
     return starts
 
 
-@dataclass
 class SourceText:
     """The decoded text of one file plus a line index, shared by all its documents."""
 
-    path: str
-    text: str
-    _line_starts: array[int] | None = field(default=None, repr=False)
+    __slots__ = ("path", "text", "_line_starts")
+
+    def __init__(self, path: str, text: str) -> None:
+        self.path = path
+        self.text = text
+        self._line_starts: array[int] | None = None
 
     @property
     def line_starts(self) -> array[int]:
@@ -334,8 +334,7 @@ class _ThawedDocuments:
 THAWED = _ThawedDocuments(64)
 
 
-@dataclass
-class LoadResult:
+class LoadResult(NamedTuple):
     """The documents of one file and the problems met while reading it."""
 
     source: SourceText

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, NamedTuple
 
 import yaml
 
@@ -31,8 +30,7 @@ _ORIGIN_KEYS = ("config.kubernetes.io/origin", "alpha.config.kubernetes.io/trans
 _PATCH_TRANSFORMERS = frozenset({"PatchTransformer", "PatchStrategicMergeTransformer", "PatchJson6902Transformer"})
 
 
-@dataclass(frozen=True)
-class ChartSettings:
+class ChartSettings(NamedTuple):
     """How to render one chart: values files, ``--set`` pairs, release name and namespace."""
 
     values: tuple[str, ...] = ()
@@ -41,8 +39,7 @@ class ChartSettings:
     namespace: str | None = None
 
 
-@dataclass(frozen=True)
-class Origin:
+class Origin(NamedTuple):
     """Where one document of a render comes from.
 
     ``line`` and ``end_line`` (1-based, inclusive) delimit the document in the rendered text;
@@ -58,29 +55,36 @@ class Origin:
     part: int | None = None
 
 
-@dataclass(frozen=True)
 class RenderedSource(SourceFile):
     """A render's output (``path`` names the command, like ``<helm template chart>``) with the
-    origin of each document and the text of each file those origins name."""
+    origin of each document and the text of each file those origins name; ``generated`` is
+    False for a stream the user piped in, whose comments are theirs."""
 
-    origins: tuple[Origin, ...] = ()
-    files: tuple[SourceFile, ...] = ()
-    generated: bool = True  # False for a stream the user piped in, whose comments are theirs
+    __slots__ = ("origins", "files", "generated")
+
+    def __init__(self, path: str, text: str, origins: tuple[Origin, ...] = (), files: tuple[SourceFile, ...] = (),
+                 generated: bool = True) -> None:
+        super().__init__(path, text)
+        self.origins = origins
+        self.files = files
+        self.generated = generated
 
     def origin_at(self, line: int) -> Origin | None:
         """The origin of the document holding 1-based ``line``."""
         return next((o for o in self.origins if o.line <= line <= o.end_line), None)
 
 
-@dataclass(frozen=True)
 class RenderIssue(FileIssue):
     """A chart or overlay that was not rendered; ``text`` is its Chart.yaml or kustomization."""
 
-    text: str = ""
+    __slots__ = ("text",)
+
+    def __init__(self, path: str, kind: str, message: str, line: int = 1, column: int = 1, text: str = "") -> None:
+        super().__init__(path, kind, message, line, column)
+        self.text = text
 
 
-@dataclass(frozen=True)
-class RenderUnit:
+class RenderUnit(NamedTuple):
     """A chart or an overlay to render: ``tool`` is helm or kustomize, ``root`` its directory."""
 
     tool: str
@@ -94,13 +98,15 @@ class RenderUnit:
                     os.path.join(self.root, KUSTOMIZATION_FILES[0]))
 
 
-@dataclass
 class RenderPlan:
     """The charts and overlays among a run's files, and the files they own (real paths), which
     are linted through the render and never on their own."""
 
-    units: list[RenderUnit] = field(default_factory=list)
-    owned: set[str] = field(default_factory=set)
+    __slots__ = ("units", "owned")
+
+    def __init__(self) -> None:
+        self.units: list[RenderUnit] = []
+        self.owned: set[str] = set()
 
 
 # --- finding charts and overlays -----------------------------------------------------------------

@@ -11,7 +11,6 @@ import fnmatch
 import os
 import re
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Iterator
 
@@ -22,7 +21,6 @@ SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", ".venv", "venv"
 _HELM_RE = re.compile(r"\{\{-?\s")
 
 
-@dataclass(frozen=True)
 class FileIssue:
     """Why a file was not linted, or what it is instead of a manifest.
 
@@ -30,19 +28,24 @@ class FileIssue:
     helm, kustomization, chart, values.
     """
 
-    path: str
-    kind: str
-    message: str
-    line: int = 1
-    column: int = 1
+    __slots__ = ("path", "kind", "message", "line", "column")
+
+    def __init__(self, path: str, kind: str, message: str, line: int = 1, column: int = 1) -> None:
+        self.path = path
+        self.kind = kind
+        self.message = message
+        self.line = line
+        self.column = column
 
 
-@dataclass(frozen=True)
 class SourceFile:
     """A file's display path (as the user gave it) and its decoded text."""
 
-    path: str
-    text: str
+    __slots__ = ("path", "text")
+
+    def __init__(self, path: str, text: str) -> None:
+        self.path = path
+        self.text = text
 
 
 def _excluded(path: str, patterns: list[str]) -> bool:

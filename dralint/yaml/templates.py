@@ -9,13 +9,12 @@ caller falls back to the document's first line; a wrong line would be worse than
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 _KEY_RE = re.compile(r"""^(?P<indent>\s*)(?P<dashes>(?:-\s+)*)(?P<quote>["']?)(?P<key>[^\s"'#{}:][^"'#{}]*?)(?P=quote)\s*:(?:\s|$)""")
 
 
-@dataclass(frozen=True)
-class KeyLine:
+class KeyLine(NamedTuple):
     """A key's place in a file: 1-based line, 1-based column of the key, and the line's text."""
 
     line: int

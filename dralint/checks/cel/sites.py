@@ -9,8 +9,7 @@ the group with the selectors of the DeviceClass it names, class first.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from dralint.k8s.objects import KubeObject
 
@@ -20,8 +19,7 @@ SELECTOR_KINDS = frozenset({"DeviceClass", "ResourceClaim", "ResourceClaimTempla
 DataPath = tuple[Any, ...]
 
 
-@dataclass(frozen=True)
-class SelectorGroup:
+class SelectorGroup(NamedTuple):
     """Selectors evaluated together: the string expressions and the paths to each of them."""
 
     owner: DataPath                       # path of the class spec / request / subrequest

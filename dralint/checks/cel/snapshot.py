@@ -12,7 +12,6 @@ import difflib
 import re
 from collections import defaultdict
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 
 from dralint.k8s.cel import Device, Selection, check, matching_devices
 from dralint.k8s.cel.lints import STANDARD_DOMAINS, lookups
@@ -29,14 +28,16 @@ __all__ = ["Inventory", "inventory", "uses_snapshot"]
 _NO_SUCH_KEY = re.compile(r"no such key: ([A-Za-z_][A-Za-z0-9_]*)")
 
 
-@dataclass
 class Inventory:
     """Devices of the snapshot, and which names each domain publishes."""
 
-    devices: list[Device] = field(default_factory=list)
-    names: dict[tuple[str, str], set[str]] = field(default_factory=lambda: defaultdict(set))   # (kind, domain)
-    versions: set[tuple[str, str]] = field(default_factory=set)                                # (domain, name)
-    domains_by_driver: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
+    __slots__ = ("devices", "names", "versions", "domains_by_driver")
+
+    def __init__(self) -> None:
+        self.devices: list[Device] = []
+        self.names: dict[tuple[str, str], set[str]] = defaultdict(set)   # (kind, domain)
+        self.versions: set[tuple[str, str]] = set()                      # (domain, name)
+        self.domains_by_driver: dict[str, set[str]] = defaultdict(set)
 
     def add(self, device: Device) -> None:
         self.devices.append(device)

@@ -8,7 +8,6 @@ claims allocate the same physical GPUs again.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Iterator
 
 from dralint.lint.context import Context
@@ -19,14 +18,16 @@ from dralint.k8s.objects import KubeObject
 from dralint.lint.registry import context_check
 
 
-@dataclass
 class _Overlap:
     """DRA evidence that shares nodes with a device plugin."""
 
-    drivers: set[str]
-    source: KubeObject
-    nodes: set[str]
-    selection: NodeSelection | None
+    __slots__ = ("drivers", "source", "nodes", "selection")
+
+    def __init__(self, drivers: set[str], source: KubeObject, nodes: set[str], selection: NodeSelection | None) -> None:
+        self.drivers = drivers
+        self.source = source
+        self.nodes = nodes
+        self.selection = selection
 
 
 def _nodes(ctx: Context, selection: NodeSelection | None) -> set[str]:

@@ -15,8 +15,7 @@ finding, because the admission plugin knows nothing of it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Iterator
+from typing import Iterator, NamedTuple
 
 from dralint.diagnostics import Finding, Severity, Span
 from dralint.k8s.objects import POD_TEMPLATE_KINDS, KubeObject, PodTemplate, pod_templates
@@ -76,8 +75,7 @@ _FIXES: dict[str, str] = {
 TEMPLATE_KINDS = frozenset({"PodTemplate", "ReplicationController", "ReplicaSet", "Deployment", "StatefulSet", "DaemonSet", "Job", "CronJob"})
 
 
-@dataclass(frozen=True)
-class NamespacePolicy:
+class NamespacePolicy(NamedTuple):
     """A namespace's policy and where it came from, for messages."""
 
     policy: Policy
@@ -93,8 +91,7 @@ class NamespacePolicy:
         return f"{mode}={level} from --pss-level"
 
 
-@dataclass(frozen=True)
-class Verdict:
+class Verdict(NamedTuple):
     """One PSS finding and the SEC rules it speaks for at the same field."""
 
     finding: Finding

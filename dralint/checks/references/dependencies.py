@@ -9,7 +9,6 @@ near-identical name). References marked ``optional: true`` are skipped, as the k
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Iterator
 
 from dralint.diagnostics import Finding
@@ -56,7 +55,7 @@ def _weigh(resolution: Resolution) -> Resolution:
     """Drop "same name in another namespace" as evidence for kinds made out of band."""
     if resolution.kind not in OUT_OF_BAND_KINDS or not any(e.reason == "other-namespace" for e in resolution.evidence):
         return resolution
-    return replace(resolution, evidence=tuple(e for e in resolution.evidence if e.reason != "other-namespace"))
+    return resolution._replace(evidence=tuple(e for e in resolution.evidence if e.reason != "other-namespace"))
 
 
 def _key_finding(obj: KubeObject, ref: PodReference, resolution: Resolution) -> Finding | None:

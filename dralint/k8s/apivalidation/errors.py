@@ -9,8 +9,7 @@ path (to find the YAML position), whether the position is the key or the value, 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from dralint.k8s import objects
 
@@ -39,8 +38,7 @@ EXTENDED_RESOURCE = "API018"
 NAMESPACE_IGNORED = "API019"
 
 
-@dataclass(frozen=True)
-class ApiError:
+class ApiError(NamedTuple):
     """One thing the API server would reject (or silently drop) in an object.
 
     ``path`` is the data path inside the object (``("spec", "devices", "requests", 0)``); ``key``

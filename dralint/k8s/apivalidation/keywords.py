@@ -10,7 +10,6 @@ its type occurs (claims, templates, every served version) without a separate wal
 from __future__ import annotations
 
 import json
-from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 from dralint.k8s.apivalidation import errors as E
@@ -22,7 +21,7 @@ if TYPE_CHECKING:
 
 def _raise(issues: list[Issue]) -> None:
     if issues:
-        raise ValueError(json.dumps([asdict(i) for i in issues], default=str))
+        raise ValueError(json.dumps([i._asdict() for i in issues], default=str))
 
 
 def decode(message: str) -> list[Issue]:

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, NamedTuple
 
 from dralint.k8s.apivalidation import errors as E
 from dralint.k8s.apivalidation.formats import dns_label, dns_subdomain, is_extended_resource, label_key, label_value, semver
@@ -30,8 +29,7 @@ NODE_SELECTION_FIELDS = ("nodeName", "nodeSelector", "allNodes", "perDeviceNodeS
 DEVICE_NODE_FIELDS = ("nodeName", "nodeSelector", "allNodes")
 
 
-@dataclass(frozen=True)
-class Issue:
+class Issue(NamedTuple):
     """A finding relative to the checked instance.
 
     ``kind`` names a message builder in :mod:`dralint.k8s.apivalidation.errors` (``invalid``,
@@ -407,8 +405,7 @@ def skip_node_operations(operations: Any) -> list[Issue]:
     return []
 
 
-@dataclass(frozen=True)
-class _Policy:
+class _Policy(NamedTuple):
     """One capacity's request policy with its quantities parsed, and where it sits."""
 
     path: tuple[str | int, ...]

@@ -8,7 +8,7 @@ migration guide for the other groups. The GVK index of the bundled schema is the
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from dralint.k8s.apivalidation import errors as E
 from dralint.k8s.apivalidation.errors import ApiError
@@ -59,8 +59,7 @@ DRA_REWRITE_HINT = {
 }
 
 
-@dataclass(frozen=True)
-class VersionVerdict:
+class VersionVerdict(NamedTuple):
     """What dralint knows about an object's apiVersion/kind before validating its fields.
 
     ``definition`` is the schema definition to validate against (None: do not validate);

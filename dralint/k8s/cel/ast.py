@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = ["Node", "decode_checked_expr"]
@@ -26,26 +25,32 @@ _PRIMITIVES = {1: "bool", 2: "int", 3: "uint", 4: "double", 5: "string", 6: "byt
 _WELL_KNOWN = {1: "any", 2: "timestamp", 3: "duration"}
 
 
-@dataclass
 class Node:
-    """One expression node: ``kind`` is const, ident, select, call, list, struct or comprehension."""
+    """One expression node: ``kind`` is const, ident, select, call, list, struct or comprehension.
 
-    id: int
-    kind: str
-    offset: int = -1
-    type: str = "dyn"
-    value: object = None          # const value, ident name, select field, call function name
-    target: Node | None = None    # select operand or member-call receiver
-    args: list[Node] = field(default_factory=list)  # call args, list elements, struct values
-    test_only: bool = False       # select used by has()
-    iter_var: str = ""
-    iter_var2: str = ""
-    accu_var: str = ""
-    iter_range: Node | None = None
-    accu_init: Node | None = None
-    loop_condition: Node | None = None
-    loop_step: Node | None = None
-    result: Node | None = None
+    The decoder makes an empty node and fills in what the serialized node holds.
+    """
+
+    __slots__ = ("id", "kind", "offset", "type", "value", "target", "args", "test_only", "iter_var", "iter_var2",
+                 "accu_var", "iter_range", "accu_init", "loop_condition", "loop_step", "result")
+
+    def __init__(self, id: int, kind: str) -> None:
+        self.id = id
+        self.kind = kind
+        self.offset = -1
+        self.type = "dyn"
+        self.value: object = None                # const value, ident name, select field, call function name
+        self.target: Node | None = None          # select operand or member-call receiver
+        self.args: list[Node] = []               # call args, list elements, struct values
+        self.test_only = False                   # select used by has()
+        self.iter_var = ""
+        self.iter_var2 = ""
+        self.accu_var = ""
+        self.iter_range: Node | None = None
+        self.accu_init: Node | None = None
+        self.loop_condition: Node | None = None
+        self.loop_step: Node | None = None
+        self.result: Node | None = None
 
     def children(self) -> Iterator[Node]:
         """Direct sub-expressions in source order (receiver first)."""

@@ -38,7 +38,7 @@ warning, not a verdict.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from dralint.k8s.cel.ast import Node
 
@@ -48,8 +48,7 @@ MAX_COST = 1_000_000
 UNBOUNDED_SIZE = 1_000_000
 
 
-@dataclass(frozen=True)
-class Shape:
+class Shape(NamedTuple):
     """Maximum size of a value and of its items (list elements / map values) and map keys."""
 
     size: int = 0
@@ -57,8 +56,7 @@ class Shape:
     key: Shape | None = None
 
 
-@dataclass(frozen=True)
-class CostEstimate:
+class CostEstimate(NamedTuple):
     """Worst-case cost of one selector, and whether every size in it was bounded."""
 
     max_cost: int

@@ -17,7 +17,6 @@ the scheduler fails every selector on such a device with "attribute <name>: ..."
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any, Union
 
 from dralint.k8s.quantity import Quantity, QuantityError, parse_quantity
@@ -38,20 +37,24 @@ def split_qualified_name(name: str, driver: str) -> tuple[str, str]:
     return (domain, ident) if sep else (driver, name)
 
 
-@dataclass
 class Device:
     """One device as CEL sees it; ``name``/``pool`` are only for messages."""
 
-    driver: str
-    attributes: dict[str, dict[str, AttributeValue]] = field(default_factory=dict)
-    capacity: dict[str, dict[str, Quantity]] = field(default_factory=dict)
-    allow_multiple_allocations: bool = False
-    name: str = ""
-    pool: str = ""
-    problems: list[str] = field(default_factory=list)
-    # The evaluation input built from the fields above on first use; a Device is treated as
-    # immutable once evaluated.
-    cel_data: dict[str, Any] | None = field(default=None, init=False, repr=False, compare=False)
+    __slots__ = ("driver", "attributes", "capacity", "allow_multiple_allocations", "name", "pool", "problems", "cel_data")
+
+    def __init__(self, driver: str, attributes: dict[str, dict[str, AttributeValue]] | None = None,
+                 capacity: dict[str, dict[str, Quantity]] | None = None, allow_multiple_allocations: bool = False,
+                 name: str = "", pool: str = "", problems: list[str] | None = None) -> None:
+        self.driver = driver
+        self.attributes = {} if attributes is None else attributes
+        self.capacity = {} if capacity is None else capacity
+        self.allow_multiple_allocations = allow_multiple_allocations
+        self.name = name
+        self.pool = pool
+        self.problems = [] if problems is None else problems
+        # The evaluation input built from the fields above on first use; a Device is treated as
+        # immutable once evaluated.
+        self.cel_data: dict[str, Any] | None = None
 
     @property
     def label(self) -> str:

@@ -5,9 +5,8 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from types import ModuleType
-from typing import Any
+from typing import Any, NamedTuple
 
 from dralint.k8s.cel.ast import Node, decode_checked_expr
 from dralint.k8s.cel.capacity import QUANTITY, capacity_type_errors, is_capacity_value
@@ -38,8 +37,7 @@ _NUMERIC = {"int", "uint", "double"}
 _ORDERING = {"_<_", "_<=_", "_>_", "_>=_", "_==_", "_!=_"}
 
 
-@dataclass(frozen=True)
-class CelIssue:
+class CelIssue(NamedTuple):
     """One problem in an expression, at 0-based character offsets ``[start, end)``."""
 
     message: str
@@ -48,14 +46,14 @@ class CelIssue:
     kind: str = "compile"   # compile | capacity | result-type | length | cost
 
 
-@dataclass(frozen=True)
-class CheckResult:
+class CheckResult(NamedTuple):
     """What the API server would say about an expression, plus what dralint learnt on the way.
 
     ``errors`` are rejections at apply time; ``warnings`` are cost figures near the limit or an
     unbounded estimate; ``not_checked`` explains why the library could not check it (syntax or
     functions Kubernetes has and dralint does not), in which case ``errors`` holds only syntax
-    errors, which do not depend on declarations.
+    errors, which do not depend on declarations. ``ast`` is the checked tree (its nodes compare
+    by identity), when the library checked the expression.
     """
 
     expression: str
@@ -64,7 +62,7 @@ class CheckResult:
     not_checked: str | None = None
     result_type: str | None = None
     cost: CostEstimate | None = None
-    ast: Node | None = field(default=None, compare=False, repr=False)
+    ast: Node | None = None
 
     @property
     def ok(self) -> bool:
@@ -72,8 +70,7 @@ class CheckResult:
         return not self.errors and self.not_checked is None
 
 
-@dataclass(frozen=True)
-class EvalResult:
+class EvalResult(NamedTuple):
     """A selector's outcome on one device.
 
     ``value`` is the boolean result; ``error`` is a runtime error (the scheduler aborts the
@@ -90,8 +87,7 @@ class EvalResult:
         return self.value is True
 
 
-@dataclass(frozen=True)
-class MatchResult:
+class MatchResult(NamedTuple):
     """All selectors of a class or request on one device, in the scheduler's order."""
 
     matched: bool
@@ -202,8 +198,7 @@ def _failed(expression: str, text: str) -> CheckResult:
 
 
 # --- evaluation ------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class _Program:
+class _Program(NamedTuple):
     program: Any
     attribute_domains: frozenset[str]
     capacity_domains: frozenset[str]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from dralint.k8s.cel.ast import Node
 from dralint.k8s.cel.engine import check, evaluate
@@ -31,8 +31,7 @@ _COMPARISONS = {"_==_", "_!=_", "_<_", "_<=_", "_>_", "_>=_"}
 _ORDERING = {"_<_", "_<=_", "_>_", "_>=_"}
 
 
-@dataclass(frozen=True)
-class SelectorNote:
+class SelectorNote(NamedTuple):
     """One lint result: message, optional hint, and the 0-based span in the expression."""
 
     message: str
@@ -42,8 +41,7 @@ class SelectorNote:
     fails: bool = False   # the scheduler gets a runtime error (not just a wrong answer)
 
 
-@dataclass(frozen=True)
-class Lookup:
+class Lookup(NamedTuple):
     """``device.attributes[domain].name`` (or ``capacity``) with literal domain and name."""
 
     kind: str            # "attributes" | "capacity"

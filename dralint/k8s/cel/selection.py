@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from dralint.k8s.cel.ast import Node
 from dralint.k8s.cel.device import Device
@@ -19,8 +19,7 @@ from dralint.k8s.cel.engine import check, evaluate, matches
 __all__ = ["Selection", "Conjunct", "conjuncts", "matching_devices"]
 
 
-@dataclass(frozen=True)
-class Conjunct:
+class Conjunct(NamedTuple):
     """One top-level ``&&`` operand: its text and 0-based offsets in the whole expression."""
 
     text: str
@@ -28,18 +27,20 @@ class Conjunct:
     end: int
 
 
-@dataclass
 class Selection:
     """The outcome of a set of selectors over an inventory."""
 
-    matched: list[Device] = field(default_factory=list)
-    considered: int = 0
-    drivers: Counter[str] = field(default_factory=Counter)
-    errors: list[tuple[Device, int, str]] = field(default_factory=list)
-    rejected_by: Counter[int] = field(default_factory=Counter)
-    unsupported: str | None = None
-    # (selector index, conjunct) false on every considered device, when no device matched
-    excluded_by: tuple[int, Conjunct] | None = None
+    __slots__ = ("matched", "considered", "drivers", "errors", "rejected_by", "unsupported", "excluded_by")
+
+    def __init__(self) -> None:
+        self.matched: list[Device] = []
+        self.considered = 0
+        self.drivers: Counter[str] = Counter()
+        self.errors: list[tuple[Device, int, str]] = []
+        self.rejected_by: Counter[int] = Counter()
+        self.unsupported: str | None = None
+        # (selector index, conjunct) false on every considered device, when no device matched
+        self.excluded_by: tuple[int, Conjunct] | None = None
 
 
 def conjuncts(expression: str) -> list[Conjunct]:
