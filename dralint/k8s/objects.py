@@ -203,17 +203,17 @@ CONTAINER_LISTS = ("initContainers", "containers", "ephemeralContainers")
 class PodTemplate:
     """A pod spec inside some object, with how many pods it stands for.
 
-    ``replicas`` is None for a DaemonSet (one pod per selected node). ``container_paths``
-    lets kinds whose templates are not full pod specs (Argo Workflow steps) list their
-    containers.
+    ``replicas`` is None for a DaemonSet (one pod per selected node). ``container_fields``
+    and ``single_container_fields`` let kinds whose templates are not full pod specs (Argo
+    Workflow steps) say where their containers are.
     """
 
     __slots__ = ("owner", "spec", "path", "replicas", "role", "container_fields", "single_container_fields", "metadata_path",
-                 "extra", "label", "_containers", "__weakref__")
+                 "label", "_containers", "__weakref__")
 
     def __init__(self, owner: KubeObject, spec: dict[str, Any], path: DataPath, replicas: int | None = 1, role: str | None = None,
                  container_fields: tuple[str, ...] = CONTAINER_LISTS, single_container_fields: tuple[str, ...] = (),
-                 metadata_path: DataPath | None = None, extra: dict[str, Any] | None = None) -> None:
+                 metadata_path: DataPath | None = None) -> None:
         self.owner = owner
         self.spec = spec
         self.path = path
@@ -222,7 +222,6 @@ class PodTemplate:
         self.container_fields = container_fields
         self.single_container_fields = single_container_fields
         self.metadata_path = metadata_path
-        self.extra = {} if extra is None else extra
         #: How a report names this template: ``Deployment ns/name`` or ``... (worker)``. Built
         #: with the template, not on first use: nearly every template gets a finding, and each
         #: finding's message starts with the label.
