@@ -11,6 +11,7 @@ plain records so the lint layer can turn them into findings at the slice that ca
 
 from __future__ import annotations
 
+import marshal
 from collections import defaultdict
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -303,14 +304,21 @@ def _policy(raw: Mapping[str, Any]) -> RequestPolicy | None:
 _SELECTOR_READS = ("basic", "attributes", "capacity")
 
 
-def _selector_key(driver: str, data: Mapping[str, Any], texts: Mapping[str, str]) -> Hashable:
-    """``Device.selector_key`` from the device's fields and the ``repr`` of those that are
-    collections, which sharing them already wrote (``Inventory._device``).
+def _content_key(value: Any) -> bytes:
+    """Equal for values equal in content and in type, where Python's ``==`` is looser than YAML
+    (1, 1.0, True and "1" are four values to a selector): the value marshalled, in a third of
+    the time ``repr`` takes for a device's attributes. Format 2, the last without
+    back-references: later formats mark objects that happen to be referenced twice, so equal
+    values could give different bytes."""
+    return marshal.dumps(value, 2)
 
-    ``repr`` tells apart what Python calls equal but a selector does not (1, 1.0, True, "1");
-    two devices listing the same attributes in another order only miss a shared answer.
+
+def _selector_key(driver: str, data: Mapping[str, Any], keys: Mapping[str, bytes]) -> Hashable:
+    """``Device.selector_key`` from the device's fields and the ``_content_key`` of those that
+    are collections, which sharing them already computed (``Inventory._device``). Two devices
+    listing the same attributes in another order only miss a shared answer.
     """
-    return (driver, *[texts.get(name) or repr(data.get(name)) for name in _SELECTOR_READS],
+    return (driver, *[keys.get(name) or _content_key(data.get(name)) for name in _SELECTOR_READS],
             data.get("allowMultipleAllocations") is True)
 
 
@@ -353,7 +361,7 @@ class Inventory:
         self.problems: list[SnapshotProblem] = []
         self.devices: dict[DeviceId, Device] = {}
         self.class_sources: dict[str, Any] = {}
-        #: One object per distinct device field, by its repr (see ``_device``).
+        #: One object per distinct device field, by its ``_content_key`` (see ``_device``).
         self._shared: dict[Hashable, Any] = {}
 
     # ------------------------------------------------------------------ building
@@ -493,27 +501,27 @@ class Inventory:
         own copy of the same attributes and capacity was most of the memory of a large
         snapshot (a 10,000-node fleet held 80,000 copies of the same few mappings). So the
         device's fields, and what is derived from them, are shared between devices whose
-        fields are equal: keyed by ``repr``, which tells apart what Python calls equal but
-        YAML does not (1, 1.0, True, "1"). The inventory is read-only, so sharing is safe.
+        fields are equal in content and type (``_content_key``). The inventory is read-only, so
+        sharing is safe.
         """
         # v1beta1 nests the device properties under "basic" (a v1 device is read as it is).
         basic = raw.get("basic")
         merged = {**raw, **basic} if isinstance(basic, Mapping) else raw
         data: dict[str, Any] = {}
-        texts: dict[str, str] = {}
+        keys: dict[str, bytes] = {}
         for field_name, value in merged.items():
             if isinstance(value, (dict, list)):
-                text = texts[field_name] = repr(value)
-                value = self._shared.setdefault(("field", text), value)
+                key = keys[field_name] = _content_key(value)
+                value = self._shared.setdefault(("field", key), value)
             data[field_name] = value
-        attributes = self._shared.get(("attributes", sl.driver, texts.get("attributes")))
+        attributes = self._shared.get(("attributes", sl.driver, keys.get("attributes")))
         if attributes is None:
-            attributes = self._shared[("attributes", sl.driver, texts.get("attributes"))] = {
+            attributes = self._shared[("attributes", sl.driver, keys.get("attributes"))] = {
                 qualify(str(k), sl.driver): _attribute(v) for k, v in as_mapping(merged.get("attributes")).items()
             }
-        capacity = self._shared.get(("capacity", texts.get("capacity")))
+        capacity = self._shared.get(("capacity", keys.get("capacity")))
         if capacity is None:
-            capacity = self._shared[("capacity", texts.get("capacity"))] = _capacity(as_mapping(merged.get("capacity")))
+            capacity = self._shared[("capacity", keys.get("capacity"))] = _capacity(as_mapping(merged.get("capacity")))
         consumes = tuple(
             (
                 str(as_mapping(c).get("counterSet") or ""),
@@ -542,7 +550,7 @@ class Inventory:
             binding_conditions=bool(merged.get("bindingConditions")),
             binds_to_node=merged.get("bindsToNode") is True,
             selection=_selection(merged) if sl.selection.per_device else None,
-            selector_key=_selector_key(sl.driver, data, texts),
+            selector_key=_selector_key(sl.driver, data, keys),
         )
 
     def _problem(self, code: str, message: str, sl: Slice, path: Path) -> None:
