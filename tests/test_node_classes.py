@@ -124,6 +124,18 @@ def test_a_tainted_device_splits_the_class_for_every_pod():
     assert out.feasible == ["a"] and answer(out) == answer(place(reference, pod("quad"), [QUAD], replicas=2))
 
 
+def test_a_pod_that_fits_nowhere_gets_each_class_its_own_reason():
+    """Reasons are explained once per class: nodes of two classes, interleaved, keep theirs."""
+    objects = [gpus("a", tainted=(0, 1, 2)), gpus("b", model="A100"), gpus("c", tainted=(0, 1, 2)), gpus("d", model="A100")]
+    sim, reference = simulators(objects)
+    out = place(sim, pod("h100"), [H100])
+    assert out.feasible == [] and out.reasons == {
+        "device taint example.com/unhealthy:NoSchedule not tolerated": ["a", "c"],
+        "no device of class gpu matches request g": ["b", "d"],
+    }
+    assert answer(out) == answer(place(reference, pod("h100"), [H100]))
+
+
 def test_what_selectors_answer_splits_the_class():
     sim, reference = simulators([gpus("a", serial="GPU-a"), gpus("b", model="A100", serial="GPU-b")])
     demand = pod_demand("p", pod("h100"), "default", lambda kind, ns, name: H100, sim.inv, sim.ext)

@@ -404,9 +404,16 @@ class Simulator:
                 out.reasons[reason].append(names[i])
             else:
                 failed.append(i)
+        # A node's explained answer is its class's: asked once per class, in node order (so a
+        # Fatal error surfaces at the same node), not once per node of a fleet it fits nowhere on.
+        class_of = self._group.class_of
+        reasons: dict[int, str] = {}
         for i in failed:
-            _, reason = self._class_answer(demand, claims, i, True)
-            out.reasons[reason or "cannot allocate all claims"].append(names[i])
+            reason = reasons.get(class_of[i])
+            if reason is None:
+                _, answer = self._class_answer(demand, claims, i, True)
+                reason = reasons[class_of[i]] = answer or "cannot allocate all claims"
+            out.reasons[reason].append(names[i])
         return None
 
     def _walk(self, demand: PodDemand, claims: Sequence[Claim], start: int, stop: int) -> Iterator[tuple[int, tuple[bool, Any]]]:
