@@ -21,8 +21,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import CORPUS, YAML_TEST_SUITE
-from dralint.yaml import blockfast
-from dralint.yaml.loader import MAX_DEPTH, MAX_EXPANDED_NODES, LoadResult, SourceText, load
+from dralint.yaml import blockfast, loader
+from dralint.yaml.loader import MAX_DEPTH, LoadResult, SourceText, load
 from dralint.yaml.sources import SourceFile, decode
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -48,7 +48,7 @@ def assert_same(text: str) -> None:
 
 def taken(text: str) -> tuple[int, str | None]:
     """(offset where libyaml takes over, why) for ``text``; (len(text), None): all taken."""
-    return blockfast.read(text, lambda data, segment: None, max_depth=MAX_DEPTH, max_nodes=MAX_EXPANDED_NODES)
+    return blockfast.read(text, lambda data, segment: None, max_depth=MAX_DEPTH)
 
 
 def fully_taken(text: str) -> bool:
@@ -253,12 +253,14 @@ def test_strictness_candidates_are_left_to_libyaml():
     assert [p.kind for p in result.problems] == ["yaml-1.2"]
 
 
-def test_huge_documents_are_declined_below_the_alias_bomb_limit():
-    calls = []
-    text = "a: 1\nb: 2\nc: 3\n"
-    found = blockfast.read(text, lambda data, segment: calls.append(data), max_depth=MAX_DEPTH, max_nodes=6)
-    assert found == (0, "a document too large to count here")
-    assert not calls
+def test_a_document_of_more_nodes_than_aliases_may_add_is_read_here(monkeypatch):
+    """The alias limit counts only nodes aliases add (this reader declines aliases), so a
+    document written out in full, however large, stays with the fast reader."""
+    monkeypatch.setattr(loader, "MAX_EXPANDED_NODES", 5)
+    text = "items:\n" + "".join(f"- name: n{i}\n  size: {i}\n" for i in range(10))
+    assert fully_taken(text)
+    result = load(SourceText("t.yaml", text))
+    assert not result.problems and result.documents[0].data["items"][9] == {"name": "n9", "size": 9}
 
 
 # --- NaN and infinity: Document.finite ----------------------------------------------------------

@@ -275,6 +275,20 @@ def test_alias_bomb_is_reported_and_skipped_but_the_next_document_loads():
     assert [d.data for d in result.documents] == [{"ok": 1}]
 
 
+def test_only_nodes_that_aliases_add_count_toward_the_alias_bomb_limit(monkeypatch):
+    """Nodes written out are bounded by the file's size (a ``kubectl get -o yaml`` dump of a big
+    cluster is one document of millions); the limit is on the nodes aliases repeat."""
+    monkeypatch.setattr(loader, "MAX_EXPANDED_NODES", 5)
+    # The anchor sends the document to libyaml's path, where aliases are counted.
+    written = "items: &all\n" + "".join(f"- name: n{i}\n" for i in range(10))
+    result = parse(written)
+    assert not result.problems and len(result.documents[0].data["items"]) == 10
+    aliased = "a: &a [x, x]\nb: [*a, *a]\n"  # *a adds three nodes each time: six pass five
+    (problem,) = parse(aliased).problems
+    assert problem.kind == "alias-bomb" and "through aliases" in problem.message
+    assert (problem.line + 1, problem.column + 1) == at(aliased, "*a", 1)
+
+
 def test_recursive_alias_is_reported():
     text = "a: &loop\n  b: *loop\n"
     (problem,) = parse(text).problems

@@ -270,8 +270,7 @@ class _Literal:
             _put(self.frame, "\n".join(self.lines) + ("\n" if broken and not self.strip else ""))
 
 
-def _document(lines: list[str], first: int, end: tuple[int, int], max_depth: int, max_nodes: int,
-              positions: bool) -> Any:
+def _document(lines: list[str], first: int, end: tuple[int, int], max_depth: int, positions: bool) -> Any:
     """Read the lines of one document (``first`` is the file line of ``lines[0]``): its data
     or, with ``positions``, its positions tree; None when it has no content.
 
@@ -283,7 +282,6 @@ def _document(lines: list[str], first: int, end: tuple[int, int], max_depth: int
     """
     stack: list[list[Any]] = []
     root: Any = None
-    nodes = 0
 
     def close(line: int, col: int) -> None:
         nonlocal root
@@ -314,9 +312,6 @@ def _document(lines: list[str], first: int, end: tuple[int, int], max_depth: int
             item = (number, start, number, stop, style)
             if key is not None:  # "key: value": its ``mapping_entry``, whichever way it is filed
                 item = (number, key_start, item) if short_key else ((number, key_start, number, key_end, key_style), item)
-        nodes += len(dashes) + 3  # at most a node per dash, a mapping, a key and a value
-        if nodes >= max_nodes:
-            raise Declined("a document too large to count here")
         top = stack[-1] if stack else None
         if top is not None and top[_PENDING] is not None and (col > top[_COL] or (col == top[_COL] and dashes and top[_IS_MAP])):
             opens, with_key, indentless = dashes, True, col == top[_COL]  # the block an open slot waits for
@@ -414,14 +409,15 @@ def _lines(text: str, start: int, stop: int) -> list[str]:
     return lines
 
 
-def read(text: str, add: Callable[[Any, Segment], None], *, max_depth: int, max_nodes: int) -> tuple[int, str | None]:
+def read(text: str, add: Callable[[Any, Segment], None], *, max_depth: int) -> tuple[int, str | None]:
     """Read the documents of ``text`` from the start, handing the data and ``Segment`` of each
     to ``add``, until one is declined. Returns (offset where libyaml must take over, why), or
     (len(text), None) when every document was read.
 
     Documents are split at "---" lines; a declined document is read again by libyaml from its
-    "---", where libyaml itself starts a fresh document. ``max_depth`` and ``max_nodes`` are the
-    loader's limits: a document that may reach one is declined, so the loader reports it.
+    "---", where libyaml itself starts a fresh document. ``max_depth`` is the loader's limit: a
+    document that may reach it is declined, so the loader reports it. The loader's other limit,
+    on nodes made through aliases, cannot be reached here: aliases are declined.
     Positions are not built here (see ``Segment``): most documents never need them.
     """
     why = eligible(text)
@@ -437,7 +433,7 @@ def read(text: str, add: Callable[[Any, Segment], None], *, max_depth: int, max_
         next_line = line + text.count("\n", start, stop)
         segment = Segment(start, stop, line, (next_line, 0) if stop < len(text) else eof)
         try:
-            document = _document(_lines(text, start, stop), line, segment.end, max_depth - 8, max_nodes, False)
+            document = _document(_lines(text, start, stop), line, segment.end, max_depth - 8, False)
             if document is None and text.startswith("---", start):
                 raise Declined("an empty document")
         except Declined as declined:
@@ -450,7 +446,7 @@ def read(text: str, add: Callable[[Any, Segment], None], *, max_depth: int, max_
 
 def positions(text: str, segment: Segment) -> Pos:
     """The positions tree of the document ``read`` took from ``segment`` of ``text``."""
-    document = _document(_lines(text, segment.start, segment.stop), segment.line, segment.end, sys.maxsize, sys.maxsize, True)
+    document = _document(_lines(text, segment.start, segment.stop), segment.line, segment.end, sys.maxsize, True)
     if document is None:
         raise RuntimeError(f"the text of a document changed after it was read ({segment})")
     return document

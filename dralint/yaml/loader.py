@@ -41,7 +41,10 @@ from dralint.yaml.positions import Pos, entry_key_pos, mapping_entry
 from dralint.yaml.scalars import key_text, non_finite, resolve_plain, resolve_tagged
 from dralint.yaml.strict import may_need_check, strict_problems
 
-#: Nodes a document may expand to through aliases before it counts as an alias bomb.
+#: Nodes aliases may add to a document before it counts as an alias bomb. Only those count: the
+#: nodes written out are bounded by the file's size (a ``kubectl get -o yaml`` dump of a large
+#: cluster is one document of millions), the ones aliases repeat are not. Kubernetes' YAML
+#: decoder (go-yaml) likewise limits only the share of nodes decoded through aliases.
 MAX_EXPANDED_NODES = 1_000_000
 #: Nesting levels a document may have; Kubernetes objects rarely pass 30.
 MAX_DEPTH = 256
@@ -378,6 +381,8 @@ class _Builder:
         self.root: Any = None
         self.root_pos: Pos = (0, 0, 0, 1, None)
         self.done = False
+        #: Nodes the document's aliases added so far, each counted with everything under it.
+        self.aliased = 0
         #: Set when the document has a shape whose YAML 1.2 rules libyaml does not check: a
         #: multi-line quoted scalar or flow collection inside a block collection, or a block
         #: scalar that starts with an empty line (see dralint.yaml.strict).
@@ -398,13 +403,9 @@ class _Builder:
         """Attach a finished node to its parent (or make it the root)."""
         if not self.stack:
             self.root, self.root_pos, self.done = value, pos, True
-            if size > MAX_EXPANDED_NODES:
-                self._bomb(pos, size)
             return
         frame = self.stack[-1]
         frame.size += size
-        if frame.size > MAX_EXPANDED_NODES:
-            self._bomb(pos, frame.size)
         container = frame.container
         if isinstance(container, list):
             container.append(value)
@@ -442,7 +443,7 @@ class _Builder:
         container[key] = value
         frame.positions[key] = mapping_entry(key, key_pos, pos)  # type: ignore[arg-type]
 
-    def _bomb(self, pos: Pos, size: int) -> None:
+    def _bomb(self, pos: Pos) -> None:
         self._problem(
             "alias-bomb",
             f"this document expands to more than {MAX_EXPANDED_NODES:,} nodes through aliases "
@@ -513,6 +514,9 @@ class _Builder:
                 self._problem("syntax", f"found undefined alias *{ev.anchor}", pos)
                 raise _Abort()
             value, size, anchored = self.anchors[ev.anchor]
+            self.aliased += max(size, 1)
+            if self.aliased > MAX_EXPANDED_NODES:
+                self._bomb(pos)
             if anchored is not None and len(anchored) > 5:
                 pos = pos[:5] + anchored[5:]
             self._add(value, pos, max(size, 1), not isinstance(value, (dict, list)))
@@ -684,7 +688,7 @@ def load(source: SourceText, sink: Callable[[Document], None] | None = None) -> 
     base = 0
     if not prefiltered:  # finite: the fast reader declines a document with NaN or an infinity
         base, _ = blockfast.read(text, lambda data, segment: out.add(Document(source, out.count, data, segment, True)),
-                                 max_depth=MAX_DEPTH, max_nodes=MAX_EXPANDED_NODES)
+                                 max_depth=MAX_DEPTH)
         if base == len(text):
             return LoadResult(source, documents, problems)
     odd_breaks = "\x85" in text or "\u2028" in text or "\u2029" in text or ("\r" in text and blockfast.LONE_CR.search(text) is not None)
