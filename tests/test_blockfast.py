@@ -95,6 +95,19 @@ def test_indentation_and_line_breaks_read_the_same(docs, newline, indent):
     assert_same(text)
 
 
+sentences = st.lists(st.sampled_from(["gpu", "a", "device.driver", "==", "'x'", "&&", ">=", "0", "-", "true", "1"]),
+                     min_size=1, max_size=12).map(" ".join)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.dictionaries(keys, st.recursive(st.one_of(scalars, sentences), lambda c: st.one_of(
+    st.lists(c, max_size=3), st.dictionaries(keys, c, max_size=3)), max_leaves=8), min_size=1, max_size=4), min_size=1, max_size=2),
+    st.integers(min_value=8, max_value=40))
+def test_strings_folded_over_lines_read_the_same(docs, width):
+    """Dumpers fold long strings at a space (PyYAML like Go's encoder, at ``width``)."""
+    assert_same(yaml.dump_all(docs, Dumper=yaml.CSafeDumper, width=width))
+
+
 def test_the_readers_take_what_machines_write():
     manifest = {
         "apiVersion": "resource.k8s.io/v1",
@@ -170,6 +183,13 @@ TAKEN = {
     "plain scalars with indicators inside": "a: b:c\nd: e#f\ng: h - i\nj: k, l\nm: -n\no: '-'\n",
     "values on the next line": "a:\n  b\nc:\n  'd'\ne:\n  [1]\nf:\n  |\n    g\nh:\n-\n  i\n",
     "no final line break": "a: 1\nb: |\n  x",
+    # Go's YAML encoder (kubectl -o yaml) folds strings longer than 80 columns at a space.
+    "plain scalars over several lines": ("expression: device.driver == 'gpu.example.com' && device.attributes['gpu.example.com'].model\n"
+                                         "  != 'none'\nb:\n  c: one two\n    three\n      four\n  d: 1\n"),
+    "plain scalars over lines in sequences": "- one two\n  three\n- - a\n    b\n---\nk:\n- x y\n  z\nz: 1\n",
+    "plain scalars over lines that resolve": "a: 1\n  2\nb: true\n  false\nc: 1e99\n  9\nd: x\n  - y\n",
+    "plain scalars over lines, then a comment": "a: b  \n   c  \n  # c\nd: e\r\nf: g\r\n  h\r\n",
+    "plain scalars over lines after a key on its own": "a:\n  b:\n    x\n     y\n",
 }
 
 
@@ -190,7 +210,13 @@ DECLINED = {
     "block scalar starting with an empty line": ("a: |\n\n  x\n", "starts with an empty line"),
     "line of spaces in a block scalar": ("a: |\n  x\n     \n  y\n", "line of spaces"),
     "empty block scalar": ("a: |\nb: 1\n", "empty block scalar"),
-    "multi-line plain scalar": ("a: b\n  c\n", "indentation"),
+    "blank line in a plain scalar": ("a: b\n  c\n\n  d\n", "indentation"),
+    "comment before a plain scalar goes on": ("a: b # c\n  d\n", "indentation"),
+    "key in a line of a plain scalar": ("a: b\n  c: d\n", "plain scalar that libyaml may read otherwise"),
+    "comment in a line of a plain scalar": ("a: b\n  c #d\n", "plain scalar that libyaml may read otherwise"),
+    "plain scalar going on less indented than its mapping": ("- name: a b\n  c\n", "mapping line without a key"),
+    "plain scalar going on after its mapping closed": ("a:\n  b:\n    x\n y\n", "indentation"),
+    "quoted scalar going on": ("a: 'q'\n  b\n", "indentation"),
     "multi-line quoted scalar": ("a: 'b\n  c'\n", "outside the subset"),
     "escapes": ("a: \"b\\n\"\n", "outside the subset"),
     "nested flow": ("a: {b: [1]}\n", "outside the subset"),
@@ -214,7 +240,6 @@ DECLINED = {
     "mapping after a sequence": ("- a\nb: 1\n", "sequence line without '-'"),
     "content after the root": ("a: 1\n- b\n", "mapping line without a key"),
     "wrong indentation": ("a:\n    b: 1\n  c: 2\n", "indentation"),
-    "sequence under a sequence line": ("- a\n  - b\n", "indentation"),
     "long key": ("k" * 1100 + ": 1\n", "longer than libyaml's limit"),
     "deep nesting": ("".join(f"{' ' * i}k:\n" for i in range(MAX_DEPTH)) + f"{' ' * MAX_DEPTH}k: 1\n", "deep nesting"),
     "directive": ("%YAML 1.1\n---\na: 1\n", "outside the subset"),

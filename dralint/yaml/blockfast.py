@@ -9,17 +9,19 @@ device), so each distinct line is parsed once (``_LINES``) and later occurrences
 lookup.
 
 Taken: block mappings and sequences (indentless ones too), plain and quoted scalars on one line
-(no escapes), one-line flow collections of scalars, literal block scalars (``|``, ``|-``),
-comments, CRLF, ``---``. The reader must give exactly what ``dralint.yaml.loader`` builds from
-libyaml's events: the same data (scalars resolved with the same ``resolve_plain``), the same
-positions tree, the same problems (none: a document that would have any is declined). Whatever
-it is not sure about it declines, and the loader reads that document, and every later one in
-the file, with libyaml. Declined: anchors, aliases, tags, folded and ``|+`` block scalars,
-multi-line plain or quoted scalars, escapes, nested flow collections, tabs, odd line breaks and
+(no escapes), plain scalars going on over more indented lines (Go's encoder, behind
+``kubectl -o yaml``, folds long strings that way), one-line flow collections of scalars, literal
+block scalars (``|``, ``|-``), comments, CRLF, ``---``. The reader must give exactly what
+``dralint.yaml.loader`` builds from libyaml's events: the same data (scalars resolved with the
+same ``resolve_plain``), the same positions tree, the same problems (none: a document that would
+have any is declined). Whatever it is not sure about it declines, and the loader reads that
+document, and every later one in the file, with libyaml. Declined: anchors, aliases, tags,
+folded and ``|+`` block scalars, multi-line quoted scalars, plain ones with a blank line or with
+``: `` or `` #`` in a later line, escapes, nested flow collections, tabs, odd line breaks and
 characters libyaml refuses, directives, ``...``, ``---`` with content, duplicate, merge and
 complex keys, NaN and infinite numbers, empty documents, scalar roots, and anything indented in
-a way the reader does not model. Files where the YAML 1.2 strictness pass would look for problems
-(``strict.may_need_check``) are left to libyaml whole by the loader.
+a way the reader does not model. Files where the YAML 1.2 strictness pass would look for
+problems (``strict.may_need_check``) are left to libyaml whole by the loader.
 """
 
 from __future__ import annotations
@@ -270,6 +272,70 @@ class _Literal:
             _put(self.frame, "\n".join(self.lines) + ("\n" if broken and not self.strip else ""))
 
 
+def _continue_plain(lines: list[str], index: int, first: int, stack: list[list[Any]], positions: bool) -> int:
+    """How many lines from ``lines[index]`` on go on with the plain scalar the line before
+    ended, now folded into it; 0 when that line does not go on with one.
+
+    Go's YAML encoder, which ``kubectl -o yaml`` uses, folds strings longer than 80 columns at
+    a space: a CEL expression or a description then goes on, more indented, on the next lines.
+    libyaml joins such lines with single spaces while they are more indented than the
+    collection the scalar is in. What it might read otherwise is declined: a ': ' or ' #' in a
+    line (an error or a comment for libyaml), a blank line inside (a line break), a comment on
+    the scalar's first line.
+    """
+    if index == 0 or not stack:
+        return 0
+    frame = stack[-1]
+    container = frame[_CONTAINER]
+    if not container:
+        return 0
+    last = container[next(reversed(container))] if frame[_IS_MAP] else container[-1]
+    if positions:  # a mapping holds entries, whose last part is the value's position
+        last = last[-1] if frame[_IS_MAP] else last
+        collection = len(last) != 5  # a collection's position has its children
+    else:
+        collection = isinstance(last, (dict, list))
+    if collection:  # lines were closed before the decline: the scalar's collection is gone
+        return 0
+    before = lines[index - 1].removesuffix("\r")
+    try:
+        parsed = _parse_line(before)
+    except Declined:
+        return 0
+    if not parsed:
+        return 0
+    *_, kind, _, start, stop, style = parsed
+    if kind != _SCALAR or style != "" or before[stop:].strip(" "):  # not plain, or a comment after it
+        return 0
+    limit = frame[_COL] + 1
+    words = [before[start:stop]]
+    end_line = end_column = 0
+    for number, text in enumerate(lines[index:], index + first):
+        text = text.removesuffix("\r")
+        stripped = text.lstrip(" ")
+        word = stripped.rstrip(" ")
+        if not word or word[0] == "#" or len(text) - len(stripped) < limit:
+            break
+        if ": " in word or word[-1] == ":" or " #" in word:
+            raise Declined("a line of a plain scalar that libyaml may read otherwise")
+        words.append(word)
+        end_line, end_column = number, len(text) - len(stripped) + len(word)
+    if len(words) == 1:
+        return 0
+    value = resolve_plain(" ".join(words))
+    if non_finite(value):
+        raise Declined("a NaN or infinite number")
+    line = index - 1 + first
+    if positions:
+        value = (line, start, end_line, end_column, "")
+    if frame[_IS_MAP]:
+        key = next(reversed(container))
+        container[key] = (*container[key][:-1], value) if positions else value
+    else:
+        container[-1] = value
+    return len(words) - 1
+
+
 def _document(lines: list[str], first: int, end: tuple[int, int], max_depth: int, positions: bool) -> Any:
     """Read the lines of one document (``first`` is the file line of ``lines[0]``): its data
     or, with ``positions``, its positions tree; None when it has no content.
@@ -293,79 +359,89 @@ def _document(lines: list[str], first: int, end: tuple[int, int], max_depth: int
             root = item
 
     literal: _Literal | None = None
-    for number, text in enumerate(lines, first):
+    rows = enumerate(lines, first)
+    for number, text in rows:
         if literal is not None:
             if literal.take(text[:-1] if text.endswith("\r") else text, number):
                 continue
             literal.finish((number, 0), True, positions)
             literal = None
-        parsed = _LINES.get(text)
-        if parsed is None:
-            if len(_LINES) >= _CACHE_LIMIT:
-                _LINES.clear()
-            parsed = _LINES[text] = _parse_line(text[:-1] if text.endswith("\r") else text)
-        if not parsed:
-            continue
-        col, dashes, key, key_start, key_end, key_style, short_key, colon_end, kind, value, start, stop, style = parsed
-        item = value  # what a scalar puts in its collection
-        if positions and kind == _SCALAR:
-            item = (number, start, number, stop, style)
-            if key is not None:  # "key: value": its ``mapping_entry``, whichever way it is filed
-                item = (number, key_start, item) if short_key else ((number, key_start, number, key_end, key_style), item)
-        top = stack[-1] if stack else None
-        if top is not None and top[_PENDING] is not None and (col > top[_COL] or (col == top[_COL] and dashes and top[_IS_MAP])):
-            opens, with_key, indentless = dashes, True, col == top[_COL]  # the block an open slot waits for
-        else:
-            if top is not None:
-                if top[_PENDING] is not None:
-                    _put_empty(top, positions)
-                while stack and (stack[-1][_COL] > col or (stack[-1][_INDENTLESS] and stack[-1][_COL] == col and not dashes)):
-                    close(number, col)
-                top = stack[-1] if stack else None
-            indentless = False
-            if top is None:
-                if root is not None:
-                    raise Declined("content after the document's root")
-                opens, with_key = dashes, True
-            elif top[_COL] != col:
-                raise Declined("indentation the reader does not model")
-            elif top[_IS_MAP]:
-                if dashes or key is None:
-                    raise Declined("a mapping line without a key")
-                if key in top[_CONTAINER]:
-                    raise Declined("a duplicate key")
-                if kind == _SCALAR:  # the usual line, "key: value", in one step
-                    top[_CONTAINER][key] = item
-                    continue
-                top[_KEY], top[_PENDING] = key, (number, colon_end)
-                if positions:
-                    top[_KEY_HEAD] = _entry_head(number, key_start, key_end, key_style, short_key)
-                opens, with_key = (), False
-            else:
-                if not dashes:
-                    raise Declined("a sequence line without '-'")
-                top[_PENDING] = (number, col + 1)
-                opens, with_key = dashes[1:], True
-        if len(stack) + len(opens) + 1 >= max_depth:
-            raise Declined("deep nesting")
-        for dash in opens:
-            stack.append([False, dash, [], number, dash, indentless, None, None, (number, dash + 1)])
-            indentless = False
-        if with_key and key is not None:
-            if kind == _SCALAR:  # a mapping that starts with "key: value" (often "- name: x"), in one step
-                stack.append([True, key_start, {key: item}, number, key_start, False, key, None, None])
+        try:
+            parsed = _LINES.get(text)
+            if parsed is None:
+                if len(_LINES) >= _CACHE_LIMIT:
+                    _LINES.clear()
+                parsed = _LINES[text] = _parse_line(text[:-1] if text.endswith("\r") else text)
+            if not parsed:
                 continue
-            stack.append([True, key_start, {}, number, key_start, False, key,
-                          _entry_head(number, key_start, key_end, key_style, short_key) if positions else None, (number, colon_end)])
-        if kind:
-            if not stack:
-                raise Declined("a scalar or flow root")
-            if kind == _SCALAR:
-                _put(stack[-1], item)
-            elif kind == _LITERAL:
-                literal = _Literal(stack[-1], number, start, value)
+            col, dashes, key, key_start, key_end, key_style, short_key, colon_end, kind, value, start, stop, style = parsed
+            item = value  # what a scalar puts in its collection
+            if positions and kind == _SCALAR:
+                item = (number, start, number, stop, style)
+                if key is not None:  # "key: value": its ``mapping_entry``, whichever way it is filed
+                    item = (number, key_start, item) if short_key else ((number, key_start, number, key_end, key_style), item)
+            top = stack[-1] if stack else None
+            if top is not None and top[_PENDING] is not None and (col > top[_COL] or (col == top[_COL] and dashes and top[_IS_MAP])):
+                opens, with_key, indentless = dashes, True, col == top[_COL]  # the block an open slot waits for
             else:
-                _put(stack[-1], _flow_value(kind, value, number, start, stop, positions))
+                if top is not None:
+                    if top[_PENDING] is not None:
+                        _put_empty(top, positions)
+                    while stack and (stack[-1][_COL] > col or (stack[-1][_INDENTLESS] and stack[-1][_COL] == col and not dashes)):
+                        close(number, col)
+                    top = stack[-1] if stack else None
+                indentless = False
+                if top is None:
+                    if root is not None:
+                        raise Declined("content after the document's root")
+                    opens, with_key = dashes, True
+                elif top[_COL] != col:
+                    raise Declined("indentation the reader does not model")
+                elif top[_IS_MAP]:
+                    if dashes or key is None:
+                        raise Declined("a mapping line without a key")
+                    if key in top[_CONTAINER]:
+                        raise Declined("a duplicate key")
+                    if kind == _SCALAR:  # the usual line, "key: value", in one step
+                        top[_CONTAINER][key] = item
+                        continue
+                    top[_KEY], top[_PENDING] = key, (number, colon_end)
+                    if positions:
+                        top[_KEY_HEAD] = _entry_head(number, key_start, key_end, key_style, short_key)
+                    opens, with_key = (), False
+                else:
+                    if not dashes:
+                        raise Declined("a sequence line without '-'")
+                    top[_PENDING] = (number, col + 1)
+                    opens, with_key = dashes[1:], True
+            if len(stack) + len(opens) + 1 >= max_depth:
+                raise Declined("deep nesting")
+            for dash in opens:
+                stack.append([False, dash, [], number, dash, indentless, None, None, (number, dash + 1)])
+                indentless = False
+            if with_key and key is not None:
+                if kind == _SCALAR:  # a mapping that starts with "key: value" (often "- name: x"), in one step
+                    stack.append([True, key_start, {key: item}, number, key_start, False, key, None, None])
+                    continue
+                stack.append([True, key_start, {}, number, key_start, False, key,
+                              _entry_head(number, key_start, key_end, key_style, short_key) if positions else None, (number, colon_end)])
+            if kind:
+                if not stack:
+                    raise Declined("a scalar or flow root")
+                if kind == _SCALAR:
+                    _put(stack[-1], item)
+                elif kind == _LITERAL:
+                    literal = _Literal(stack[-1], number, start, value)
+                else:
+                    _put(stack[-1], _flow_value(kind, value, number, start, stop, positions))
+        except Declined:
+            # Every line that goes on with a plain scalar is declined above (it is deeper than
+            # the collection the scalar is in), before anything changed.
+            taken = _continue_plain(lines, number - first, first, stack, positions)
+            if not taken:
+                raise
+            for _ in range(taken - 1):
+                next(rows)
     if literal is not None:
         line, width = literal.last
         broken = line < first + len(lines) - 1
