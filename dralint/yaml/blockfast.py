@@ -310,8 +310,8 @@ def _continue_plain(lines: list[str], index: int, first: int, stack: list[list[A
     limit = frame[_COL] + 1
     words = [before[start:stop]]
     end_line = end_column = 0
-    for number, text in enumerate(lines[index:], index + first):
-        text = text.removesuffix("\r")
+    for at in range(index, len(lines)):  # not a slice: a dump's List is one document of a million lines
+        text = lines[at].removesuffix("\r")
         stripped = text.lstrip(" ")
         word = stripped.rstrip(" ")
         if not word or word[0] == "#" or len(text) - len(stripped) < limit:
@@ -319,7 +319,7 @@ def _continue_plain(lines: list[str], index: int, first: int, stack: list[list[A
         if ": " in word or word[-1] == ":" or " #" in word:
             raise Declined("a line of a plain scalar that libyaml may read otherwise")
         words.append(word)
-        end_line, end_column = number, len(text) - len(stripped) + len(word)
+        end_line, end_column = at + first, len(text) - len(stripped) + len(word)
     if len(words) == 1:
         return 0
     value = resolve_plain(" ".join(words))
