@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 import pytest
+import yaml
 from click.testing import CliRunner
 
 from dralint.cli.main import main
@@ -46,6 +47,24 @@ def test_simulate_names_extended_resource_requests_in_user_terms():
     result = invoke("simulate", "--slices", str(migration / "cluster-state.yaml"), str(migration / "fixed"))
     assert "extended resources / nvidia.com/gpu of container 'server': gpu.nvidia.com/gpu-dra-1/gpu-0" in result.output
     assert "container-0-request" not in result.output and "<extended-resources>" not in result.output
+
+
+def test_simulate_reads_a_kubectl_list_snapshot_of_more_nodes_than_aliases_may_add(tmp_path, monkeypatch):
+    """``kubectl get -o yaml`` writes one List document, which for a fleet holds millions of YAML
+    nodes; YAML006 counts only the nodes aliases add (its limit lowered here to 100)."""
+    from dralint.k8s.allocator.examples import load_example
+    from dralint.yaml import loader
+
+    monkeypatch.setattr(loader, "MAX_EXPANDED_NODES", 100)
+    objects = load_example("h100-mig")
+    documents, listed = tmp_path / "documents.yaml", tmp_path / "list.yaml"
+    documents.write_text(yaml.safe_dump_all(objects))
+    listed.write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": objects}))
+    results = [invoke("simulate", "--format", "json", "--slices", str(path), str(ROOT / "examples" / "scheduling"))
+               for path in (documents, listed)]
+    assert [r.exit_code for r in results] == [1, 1] and "YAML006" not in results[1].output
+    by_document, by_list = (json.loads(r.output)["templates"] for r in results)
+    assert by_list == by_document and any(t["placed"] for t in by_list)
 
 
 def test_fix_of_a_missing_path_is_a_usage_error_naming_it_once():
