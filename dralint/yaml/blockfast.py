@@ -289,7 +289,8 @@ def _continue_plain(lines: list[str], index: int, first: int, stack: list[list[A
     container = frame[_CONTAINER]
     if not container:
         return 0
-    last = container[next(reversed(container))] if frame[_IS_MAP] else container[-1]
+    slot = next(reversed(container)) if frame[_IS_MAP] else -1  # where the scalar went
+    last = container[slot]
     if positions:  # a mapping holds entries, whose last part is the value's position
         last = last[-1] if frame[_IS_MAP] else last
         collection = len(last) != 5  # a collection's position has its children
@@ -328,11 +329,9 @@ def _continue_plain(lines: list[str], index: int, first: int, stack: list[list[A
     line = index - 1 + first
     if positions:
         value = (line, start, end_line, end_column, "")
-    if frame[_IS_MAP]:
-        key = next(reversed(container))
-        container[key] = (*container[key][:-1], value) if positions else value
-    else:
-        container[-1] = value
+        if frame[_IS_MAP]:
+            value = (*container[slot][:-1], value)
+    container[slot] = value
     return len(words) - 1
 
 
