@@ -12,6 +12,8 @@ from click.testing import CliRunner
 
 from dralint.cli.main import main
 from dralint.cli.simulate import as_text
+from dralint.k8s.allocator.examples import load_example
+from dralint.yaml import loader
 
 ROOT = Path(__file__).resolve().parent.parent
 OLD_CLASS = "apiVersion: resource.k8s.io/v1beta1\nkind: DeviceClass\nmetadata:\n  name: gpu\n"
@@ -52,9 +54,6 @@ def test_simulate_names_extended_resource_requests_in_user_terms():
 def test_simulate_reads_a_kubectl_list_snapshot_of_more_nodes_than_aliases_may_add(tmp_path, monkeypatch):
     """``kubectl get -o yaml`` writes one List document, which for a fleet holds millions of YAML
     nodes; YAML006 counts only the nodes aliases add (its limit lowered here to 100)."""
-    from dralint.k8s.allocator.examples import load_example
-    from dralint.yaml import loader
-
     monkeypatch.setattr(loader, "MAX_EXPANDED_NODES", 100)
     objects = load_example("h100-mig")
     documents, listed = tmp_path / "documents.yaml", tmp_path / "list.yaml"
