@@ -362,3 +362,123 @@ def test_positions_are_read_on_demand_and_survive_freezing_and_workers():
     first = documents[0]
     span = first.locate(("data", "k"))
     assert (span.line, span.column) == (8, text.splitlines()[7].index("|") + 1)
+
+
+# --- a List read item by item ------------------------------------------------------------------
+
+
+def cut_into_items(result: LoadResult) -> list:
+    """``view`` of ``result`` with each List cut into its items by hand, from the whole tree:
+    what ``load(lists=True)`` must give."""
+    out = []
+    for document in result.documents:
+        data = document.data
+        if isinstance(data, dict) and str(data.get("kind")).endswith("List") and isinstance(data.get("items"), list) and data["items"]:
+            children = document._walk(("items",))[0][5]
+            out.extend((document.index, number, repr(item), repr(pos)) for number, (item, pos) in enumerate(zip(data["items"], children)))
+        else:
+            out.append((document.index, None, repr(data), repr(document._walk(())[0])))
+    return out
+
+
+def item_segments(text: str) -> list[blockfast.Segment]:
+    """The segments of the items the fast reader takes one by one."""
+    segments: list[blockfast.Segment] = []
+    blockfast.read(text, lambda data, segment: None, max_depth=MAX_DEPTH, add_items=lambda items: segments.extend(s for _, s in items))
+    return segments
+
+
+def assert_items_same(text: str) -> None:
+    whole = events_only(text)
+    expected = cut_into_items(whole)
+    for result in (load(SourceText("t.yaml", text), lists=True), _events_only_lists(text)):
+        assert [(d.index, d.item, repr(d.data), repr(d._walk(())[0])) for d in result.documents] == expected
+        assert result.problems == whole.problems
+
+
+def _events_only_lists(text: str) -> LoadResult:
+    """libyaml's events path alone, Lists cut after they are built."""
+    with mock.patch.object(blockfast, "read", return_value=(0, "off")):
+        return load(SourceText("t.yaml", text), lists=True)
+
+
+class IndentedSequences(yaml.SafeDumper):
+    """Writes ``items:`` with its '-' indented under the key, as some tools do."""
+
+    def increase_indent(self, flow: bool = False, indentless: bool = False) -> None:
+        return super().increase_indent(flow, False)
+
+
+def a_list(items: list, kind: str = "List") -> dict:
+    return {"apiVersion": "v1", "items": items, "kind": kind, "metadata": {"resourceVersion": ""}}
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(values, min_size=1, max_size=5), st.sampled_from([yaml.SafeDumper, IndentedSequences]),
+       st.integers(min_value=8, max_value=80), st.lists(st.tuples(st.integers(min_value=0), st.sampled_from(["", "# c", "  # c", "    #"])), max_size=4))
+def test_a_list_reads_item_by_item_the_same(items, dumper, width, inserted):
+    """Items of any shape, indented or not, strings folded, blank and comment lines anywhere."""
+    lines = yaml.dump(a_list(items), Dumper=dumper, width=width).split("\n")
+    for at, extra in inserted:
+        lines.insert(at % len(lines), extra)
+    assert_items_same("\n".join(lines))
+
+
+TAKEN_LISTS = {
+    "kubectl": "apiVersion: v1\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: a\n- apiVersion: v1\n  kind: ConfigMap\n"
+               "  metadata:\n    name: b\nkind: List\nmetadata:\n  resourceVersion: \"\"\n",
+    "indented items last": "---\nkind: PodList\napiVersion: v1\nitems:\n  - kind: Pod\n    metadata: {name: a}\n  -\n    kind: Pod\n",
+    "literal at an item's end": "kind: List\nitems:\n  - data:\n      s: |\n        x\n  - data:\n      s: |-\n        y\n\nmetadata: {}\n",
+    "folded at an item's end": "kind: List\nitems:\n- a: one two\n    three\n- b: four\nmetadata: {}\n",
+    "comments between items": "kind: List\nitems:\n# first\n- a: 1\n# second\n\n- a: 2\n  # inside\n",
+    "empty value at an item's end": "kind: List\nitems:\n- a:\n- b:\n  c:\nx: 1\n",
+    "items of any type": "kind: List\nitems:\n- one\n- - two\n- {three: 3}\n- |\n  four\n",
+    "two Lists": "kind: List\nitems:\n- a: 1\n---\nkind: List\nitems:\n- b: 2\n- c: 3\n",
+}
+
+
+@pytest.mark.parametrize("text", TAKEN_LISTS.values(), ids=TAKEN_LISTS.keys())
+def test_lists_are_taken_item_by_item_and_read_the_same(text):
+    assert taken(text) == (len(text), None)
+    assert item_segments(text)
+    assert_items_same(text)
+
+
+READ_WHOLE = {
+    "not a List": "kind: Thing\nitems:\n- a: 1\n",
+    "no kind": "items:\n- a: 1\n",
+    "items empty": "kind: List\nitems: []\n",
+    "items not a list": "kind: List\nitems:\n  a: 1\n",
+    "items indented under a key that is not the root's": "spec:\n  kind: List\nitems:\n- a: 1\nkind: Thing\n",
+    "an indented line after the items": "kind: List\nitems:\n  - a: 1\n  b: 2\n",
+}
+
+
+@pytest.mark.parametrize("text", READ_WHOLE.values(), ids=READ_WHOLE.keys())
+def test_other_documents_with_items_are_read_whole(text):
+    assert item_segments(text) == []
+    assert_items_same(text)
+
+
+def test_a_list_with_an_item_the_reader_declines_goes_to_libyaml_whole():
+    text = "kind: List\nitems:\n- a: 1\n- b: &x 2\n- c: 3\n"
+    assert taken(text)[0] == 0
+    received = []
+    load(SourceText("t.yaml", text), received.append, lists=True)
+    assert [(d.index, d.item, d.data) for d in received] == [(0, 0, {"a": 1}), (0, 1, {"b": 2}), (0, 2, {"c": 3})]
+    assert_items_same(text)
+
+
+def test_the_items_of_a_list_come_frozen_and_keep_their_place():
+    """Each item is frozen as soon as it is read: the List is never held whole."""
+    text = TAKEN_LISTS["kubectl"] + "---\nkind: List\nitems:\n- x: 1\n"
+    source = SourceText("t.yaml", text)
+    received = []
+    load(source, lambda d: received.append((d._frozen is not None, d.index, d.item)), lists=True)
+    assert received == [(True, 0, 0), (True, 0, 1), (True, 1, 0)]
+    documents = load(source, lists=True).documents
+    sent = pickle.loads(pickle.dumps(documents[1]))  # as --jobs workers send it
+    sent.attach(source)
+    assert (sent.index, sent.item, sent.data["metadata"]) == (0, 1, {"name": "b"})
+    span = sent.locate(("metadata", "name"))
+    assert (span.line, span.column, span.end_column) == (10, 11, 12)

@@ -63,21 +63,23 @@ def _missing_identity(doc: Document, data: dict[str, Any], base: DataPath, missi
 
 
 def objects_from(doc: Document, origin: str) -> tuple[list[KubeObject], list[ShapeProblem]]:
-    """The objects one document holds (a List holds several) and what kept others out."""
+    """The objects one document holds (a List holds several, unless its items were read as
+    documents of their own, see ``Document.item``) and what kept others out."""
     objects: list[KubeObject] = []
     problems: list[ShapeProblem] = []
     if doc.data is None:
         return objects, problems
-    candidates: list[tuple[Any, DataPath]] = [(doc.data, ())]
-    if isinstance(doc.data, dict) and _is_list(doc.data):
+    # (data, path in the document, number in a List's items)
+    candidates: list[tuple[Any, DataPath, int | None]] = [(doc.data, (), doc.item)]
+    if doc.item is None and isinstance(doc.data, dict) and _is_list(doc.data):
         items = doc.data["items"]
         if not isinstance(items, list):
             problems.append(ShapeProblem("not-mapping", doc, ("items",), f"items of a {doc.data['kind']} must be a list of objects, not {type_name(items)}"))
             return objects, problems
-        candidates = [(item, ("items", i)) for i, item in enumerate(items)]
-    for data, base in candidates:
+        candidates = [(item, ("items", i), i) for i, item in enumerate(items)]
+    for data, base, item in candidates:
         if not isinstance(data, dict):
-            what = "the document" if not base else f"item {base[-1]} of the list"
+            what = "the document" if item is None else f"item {item} of the list"
             problems.append(ShapeProblem("not-mapping", doc, base, f"{what} is {type_name(data)}, not a mapping; a Kubernetes object is a mapping with apiVersion and kind"))
             continue
         wrong_types = _identity_types(doc, data, base)

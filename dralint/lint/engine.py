@@ -275,7 +275,8 @@ def _holds_no_manifest(result: LoadResult, objects: list[KubeObject], problems: 
     """
     if objects or any(p.kind not in _READABLE_PROBLEMS for p in result.problems):
         return False
-    return not any(isinstance(p.document.data, dict) and ("apiVersion" in p.document.data or "kind" in p.document.data) for p in problems)
+    return not any(p.document.item is not None or (isinstance(p.document.data, dict) and ("apiVersion" in p.document.data or "kind" in p.document.data))
+                   for p in problems)
 
 
 class _FileObjects:
@@ -292,7 +293,7 @@ class _FileObjects:
         objects, problems = objects_from(doc, self.origin)
         self.objects.extend(objects)
         self.problems.extend(problems)
-        self.documents += 1
+        self.documents += not doc.item  # a List read item by item counts once
         doc.freeze()
 
 
@@ -311,7 +312,7 @@ class _Parsed:
 
 def _parse(source: SourceText, origin: str, collect: _Collector, report: bool) -> _Parsed:
     found = _FileObjects(origin)
-    result = load(source, found.take)
+    result = load(source, found.take, lists=True)
     if report and _holds_no_manifest(result, found.objects, found.problems):
         return _Parsed([], [], found.documents, True)
     if report:
@@ -545,11 +546,11 @@ def _run(
 def _from_renders(diagnostics: list[Diagnostic], scanned: _Loaded) -> tuple[list[Diagnostic], list[FileResult]]:
     """Findings in renders moved to the files the user edits, and per-file figures for those
     files: each counts the rendered objects whose documents came from it."""
-    documents: dict[str, dict[int, Document]] = {}
+    documents: dict[str, list[Document]] = {}
     for obj in scanned.objects:
         if obj.path in scanned.renders:
-            documents.setdefault(obj.path, {})[id(obj.doc)] = obj.doc  # a List's items share one
-    remapper = Remapper(scanned.renders, {path: list(docs.values()) for path, docs in documents.items()})
+            documents.setdefault(obj.path, []).append(obj.doc)  # one each: a List's items are documents of their own
+    remapper = Remapper(scanned.renders, documents)
     moved = [remapper.diagnostic(d) if d.span.path in scanned.renders else d for d in diagnostics]
     by_path: dict[str, FileResult] = {}
     for result in scanned.files:

@@ -268,14 +268,14 @@ def apply(result: RunResult, options: LintOptions, today: dt.date,
     catalog = load_catalog()
     findings: list[Finding] = []
     suppressions: list[Suppression] = []
-    documents: dict[str, dict[int, Document]] = {}
+    documents: dict[str, list[Document]] = {}
     for obj in result.context.objects:
-        documents.setdefault(obj.path, {})[id(obj.doc)] = obj.doc
+        documents.setdefault(obj.path, []).append(obj.doc)  # one each: a List's items are documents of their own
     for source in result.sources.values():
         render = result.renders.get(source.path)
         if render is not None and render.generated:
             continue  # its comments are the templates' own, read from the templates
-        suppressions.extend(comment_suppressions(source, findings, documents.get(source.path, {}).values()))
+        suppressions.extend(comment_suppressions(source, findings, documents.get(source.path, ())))
     # Only files that spell the annotation can hold one; the others' objects are not expanded.
     annotated = {source.path for source in result.sources.values() if IGNORE_ANNOTATION in source.text}
     suppressions.extend(annotation_suppressions(

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 import sys
-from typing import Any, Callable, NamedTuple
+from typing import Any, Callable, Iterator, NamedTuple
 
 from dralint.yaml.positions import Pos, mapping_entry
 from dralint.yaml.scalars import key_text, non_finite, resolve_plain
@@ -444,7 +444,9 @@ def _document(lines: list[str], first: int, end: tuple[int, int], max_depth: int
     if literal is not None:
         line, width = literal.last
         broken = line < first + len(lines) - 1
-        literal.finish(end if broken else (line, width), broken, positions)
+        # libyaml ends a broken scalar at the start of the line after it: column 0 of ``end``'s
+        # line (a List item's ``end`` is the next item's '-', which may be indented).
+        literal.finish((end[0], 0) if broken else (line, width), broken, positions)
     if stack and stack[-1][_PENDING] is not None:
         _put_empty(stack[-1], positions)
     while stack:
@@ -463,6 +465,9 @@ class Segment(NamedTuple):
     stop: int  # offset after its last line
     line: int  # file line of ``start``
     end: tuple[int, int]  # libyaml's mark after the document: the next "---" or the end of the file
+    #: The lines are one item of a List ("- ..."), read as a document of its own (see
+    #: ``_list_items``); ``end`` is then where libyaml ends the item: the next item's '-'.
+    item: bool = False
 
 
 def eligible(text: str) -> str | None:
@@ -484,10 +489,17 @@ def _lines(text: str, start: int, stop: int) -> list[str]:
     return lines
 
 
-def read(text: str, add: Callable[[Any, Segment], None], *, max_depth: int) -> tuple[int, str | None]:
+def read(text: str, add: Callable[[Any, Segment], None], *, max_depth: int,
+         add_items: Callable[[Iterator[tuple[Any, Segment]]], None] | None = None) -> tuple[int, str | None]:
     """Read the documents of ``text`` from the start, handing the data and ``Segment`` of each
     to ``add``, until one is declined. Returns (offset where libyaml must take over, why), or
     (len(text), None) when every document was read.
+
+    With ``add_items``, a ``kind: List`` document (what ``kubectl get -o yaml`` writes) goes to
+    it instead, as an iterator over its items' data and segments, read one at a time: a
+    snapshot of a large cluster is one such document, and reading it whole would hold every
+    object at once. The iterator raises ``Declined`` at an item the reader does not take;
+    ``add_items`` lets that through, and the whole document goes to libyaml as any other.
 
     Documents are split at "---" lines; a declined document is read again by libyaml from its
     "---", where libyaml itself starts a fresh document. ``max_depth`` is the loader's limit: a
@@ -508,20 +520,88 @@ def read(text: str, add: Callable[[Any, Segment], None], *, max_depth: int) -> t
         next_line = line + text.count("\n", start, stop)
         segment = Segment(start, stop, line, (next_line, 0) if stop < len(text) else eof)
         try:
-            document = _document(_lines(text, start, stop), line, segment.end, max_depth - 8, False)
-            if document is None and text.startswith("---", start):
-                raise Declined("an empty document")
+            if add_items is not None and (items := _list_items(text, segment, max_depth - 9)) is not None:
+                add_items(items)
+            else:
+                document = _document(_lines(text, start, stop), line, segment.end, max_depth - 8, False)
+                if document is None and text.startswith("---", start):
+                    raise Declined("an empty document")
+                if document is not None:  # only comments before the first "---": no document
+                    add(document, segment)
         except Declined as declined:
             return start, str(declined)
-        if document is not None:  # only comments before the first "---": no document
-            add(document, segment)
         line = next_line
     return len(text), None
 
 
 def positions(text: str, segment: Segment) -> Pos:
-    """The positions tree of the document ``read`` took from ``segment`` of ``text``."""
+    """The positions tree of the document (or List item) ``read`` took from ``segment`` of ``text``."""
     document = _document(_lines(text, segment.start, segment.stop), segment.line, segment.end, sys.maxsize, True)
     if document is None:
         raise RuntimeError(f"the text of a document changed after it was read ({segment})")
-    return document
+    return document[5][0] if segment.item else document
+
+
+#: The ``items:`` key of a List at the root of a document, its value on the lines below.
+_ITEMS_KEY = re.compile(r"(?m)^items: *\r?$")
+#: The first content line (not blank, not a comment) from where the search starts.
+_CONTENT = re.compile(r"(?m)^ *[^ #\r\n]")
+#: Per column of a List's items: the '-' starting each, and the first content line after
+#: them (less indented, or as indented without a '-').
+_ITEM_LINES: dict[int, tuple[re.Pattern[str], re.Pattern[str]]] = {}
+
+
+def _item_lines(column: int) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    found = _ITEM_LINES.get(column)
+    if found is None:
+        dash = rf" {{{column}}}-(?:[ \r]|$)"
+        found = _ITEM_LINES[column] = (re.compile(f"(?m)^{dash}"), re.compile(rf"(?m)^(?!{dash}) {{0,{column}}}[^ #\r\n]"))
+    return found
+
+
+def _list_items(text: str, segment: Segment, max_depth: int) -> Iterator[tuple[Any, Segment]] | None:
+    """The items of a ``kind: List`` document, read one by one, with a ``Segment`` each; None
+    when the document is not a List whose items this can cut apart (it is then read whole).
+
+    An item is the lines from its '-' to the next item's. Read alone, as a sequence of one,
+    it gives what the whole document gives: a line inside an item never depends on the lines
+    of another, and the item's collections end where they would in the whole (``end``: the
+    next item's '-', or the first line after the items). The rest of the document (apiVersion,
+    kind, metadata) is read apart first, to make sure it is a List.
+    """
+    start, stop = segment.start, segment.stop
+    key = _ITEMS_KEY.search(text, start, stop)
+    content = None if key is None else _CONTENT.search(text, key.end(), stop)
+    if key is None or content is None:
+        return None
+    offset = content.start()
+    column = content.end() - 1 - offset
+    dash, after = _item_lines(column)
+    if dash.match(text, offset) is None:
+        return None
+    closing = after.search(text, offset, stop)
+    if closing is not None and text[closing.start()] == " ":  # an indented line ends the items: read whole
+        return None
+    region_stop = stop if closing is None else closing.start()
+    header = _document(_lines(text, start, key.end()) + text[region_stop:stop].split("\n"), segment.line, segment.end,
+                       max_depth + 1, False)
+    kind = header.get("kind") if isinstance(header, dict) else None
+    if not (isinstance(kind, str) and kind.endswith("List") and header["items"] is None):
+        return None
+    starts = [m.start() for m in dash.finditer(text, offset, region_stop)]
+    closed = (segment.line + text.count("\n", start, region_stop), 0) if closing is not None else segment.end
+    return _read_items(text, segment.line + text.count("\n", start, offset), starts + [region_stop], column, closed, max_depth)
+
+
+def _read_items(text: str, line: int, bounds: list[int], column: int, closed: tuple[int, int],
+                max_depth: int) -> Iterator[tuple[Any, Segment]]:
+    """The data and segment of each item of ``_list_items``: ``bounds`` holds the offset of
+    each item's '-' and the offset after the last item; ``line`` is the first item's file line,
+    ``column`` their '-' column, ``closed`` libyaml's mark after the last one."""
+    last = len(bounds) - 2
+    for index in range(last + 1):
+        item_start, item_stop = bounds[index], bounds[index + 1]
+        next_line = line + text.count("\n", item_start, item_stop)
+        item = Segment(item_start, item_stop, line, closed if index == last else (next_line, column), True)
+        yield _document(_lines(text, item_start, item_stop), line, item.end, max_depth, False)[0], item
+        line = next_line

@@ -19,6 +19,7 @@ import pickle
 import re
 from array import array
 from collections import OrderedDict
+from functools import partial
 from itertools import accumulate, repeat
 from typing import Any, Callable, Iterator, NamedTuple
 
@@ -143,14 +144,19 @@ class Document:
     ``finite`` is True when the reader resolved no scalar to NaN or an infinity, which JSON
     cannot carry: the API validation searches every object for one unless it is known to hold
     none.
+
+    ``item`` is set when the document is one item of a ``kind: List`` read as a document of its
+    own (``load``'s ``lists``): its number in ``items``. Data and positions are then the item's,
+    and ``index`` is the List's.
     """
 
-    __slots__ = ("source", "index", "finite", "_data", "_root", "_frozen", "_derived", "_expanded")
+    __slots__ = ("source", "index", "finite", "item", "_data", "_root", "_frozen", "_derived", "_expanded")
 
-    def __init__(self, source: SourceText, index: int, data: Any, root: Pos, finite: bool = False):
+    def __init__(self, source: SourceText, index: int, data: Any, root: Pos, finite: bool = False, item: int | None = None):
         self.source = source
         self.index = index
         self.finite = finite
+        self.item = item
         self._data = data
         self._root = root
         self._frozen: bytes | None = None
@@ -182,7 +188,7 @@ class Document:
                 # Data alone (strings mostly) marshals smaller than it pickles, and expands in
                 # three quarters of the time; a positions tree, all small numbers, pickles a
                 # quarter smaller.
-                self._frozen = marshal.dumps((self._data, root.start, root.stop, root.line, *root.end))
+                self._frozen = marshal.dumps((self._data, root.start, root.stop, root.line, *root.end, root.item))
             else:
                 self._frozen = pickle.dumps((self._data, root), 5)
         self._data, self._root, self._derived, self._expanded = None, (), None, False
@@ -196,8 +202,8 @@ class Document:
         if len(payload) == 2:
             self._data, self._root = payload
         else:
-            self._data, start, stop, line, end_line, end_column = payload
-            self._root = blockfast.Segment(start, stop, line, (end_line, end_column))
+            self._data, start, stop, line, end_line, end_column, item = payload
+            self._root = blockfast.Segment(start, stop, line, (end_line, end_column), item)
         self._expanded = True
         THAWED.add(self)
 
@@ -205,7 +211,7 @@ class Document:
         """Worker processes send documents frozen and without their file's text (the parent
         has it): the receiving side attaches the source again with ``attach``."""
         self.freeze()
-        return (_frozen_document, (self.source.path, self.index, self._frozen, self.finite))
+        return (_frozen_document, (self.source.path, self.index, self._frozen, self.finite, self.item))
 
     def attach(self, source: SourceText) -> None:
         self.source = source
@@ -302,9 +308,9 @@ class Document:
         return Span(self.source.path, line + 1, col + 1, end_line + 1, end_col + 2)
 
 
-def _frozen_document(path: str, index: int, frozen: bytes, finite: bool) -> Document:
+def _frozen_document(path: str, index: int, frozen: bytes, finite: bool, item: int | None) -> Document:
     """A document as a worker sent it (see ``Document.__reduce__``)."""
-    document = Document(SourceText(path, ""), index, None, (), finite)
+    document = Document(SourceText(path, ""), index, None, (), finite, item)
     document._frozen, document._expanded = frozen, False
     return document
 
@@ -662,12 +668,18 @@ class _Relocate:
         return YamlProblem(problem.kind, problem.message, line, column, end_line, end_column, related)
 
 
-def load(source: SourceText, sink: Callable[[Document], None] | None = None) -> LoadResult:
+def load(source: SourceText, sink: Callable[[Document], None] | None = None, *, lists: bool = False) -> LoadResult:
     """Parse every document of ``source``; keep going after a broken document when possible.
 
     With a ``sink``, each document goes to it as soon as it is built and the result's list
     stays empty, so a caller can check and drop documents while a large file is still being
     read.
+
+    With ``lists``, each item of a ``kind: List`` document is a document of its own (see
+    ``Document.item``): ``kubectl get -o yaml`` writes a whole cluster as one List, and a run
+    that checks objects one by one then holds one expanded object, not the whole List. The
+    fast reader reads such a List item by item, and freezes each as soon as it is read; a
+    List read by libyaml is built whole and then cut.
 
     The fast reader (``dralint.yaml.blockfast``) takes the documents it can from the start of
     the file; libyaml parses the rest, from the first document the reader declines. A file the
@@ -682,13 +694,13 @@ def load(source: SourceText, sink: Callable[[Document], None] | None = None) -> 
     """
     problems: list[YamlProblem] = []
     documents: list[Document] = []
-    out = _Documents(documents.append if sink is None else sink)
+    out = _Documents(documents.append if sink is None else sink, lists)
     text = source.text
     prefiltered = may_need_check(text)
     base = 0
     if not prefiltered:  # finite: the fast reader declines a document with NaN or an infinity
         base, _ = blockfast.read(text, lambda data, segment: out.add(Document(source, out.count, data, segment, True)),
-                                 max_depth=MAX_DEPTH)
+                                 max_depth=MAX_DEPTH, add_items=partial(out.add_items, source) if lists else None)
         if base == len(text):
             return LoadResult(source, documents, problems)
     odd_breaks = "\x85" in text or "\u2028" in text or "\u2029" in text or ("\r" in text and blockfast.LONE_CR.search(text) is not None)
@@ -716,13 +728,42 @@ def load(source: SourceText, sink: Callable[[Document], None] | None = None) -> 
 class _Documents:
     """Where finished documents go, and how many went (a document's index in its file)."""
 
-    def __init__(self, sink: Callable[[Document], None]):
+    def __init__(self, sink: Callable[[Document], None], lists: bool):
         self.sink = sink
+        self.lists = lists  # send a List's items as documents (see ``load``)
         self.count = 0
 
     def add(self, document: Document) -> None:
+        items = _cut_list(document) if self.lists else None
         self.count += 1
-        self.sink(document)
+        if items is None:
+            self.sink(document)
+        for item in items or ():
+            self.sink(item)
+
+    def add_items(self, source: SourceText, items: Iterator[tuple[Any, blockfast.Segment]]) -> None:
+        """The items of a List from the fast reader, each frozen as soon as it is read; none
+        goes on before the reader has taken them all (it may decline one, and libyaml then
+        reads the whole List again)."""
+        read = []
+        for number, (data, segment) in enumerate(items):
+            document = Document(source, self.count, data, segment, True, number)
+            document.freeze()
+            read.append(document)
+        self.count += 1
+        for document in read:
+            self.sink(document)
+
+
+def _cut_list(document: Document) -> list[Document] | None:
+    """The items of a ``kind: List`` document as documents (see ``Document.item``), or None."""
+    data = document.data
+    if not (isinstance(data, dict) and isinstance(data.get("kind"), str) and data["kind"].endswith("List")
+            and isinstance(data.get("items"), list) and data["items"]):
+        return None
+    entry = document._walk(("items",))[0]
+    return [Document(document.source, document.index, item, pos, document.finite, number)
+            for number, (item, pos) in enumerate(zip(data["items"], entry[5]))]
 
 
 def _parse_segment(

@@ -44,7 +44,7 @@ class Dump:
 
 def load_dump(text: str, path: str = "<stdin>") -> Dump:
     """Parse a dump; raises :class:`DumpError` with the first problem when it cannot be read."""
-    result = load(SourceText(path, text))
+    result = load(SourceText(path, text), lists=True)
     if result.problems:
         problem = result.problems[0]
         raise DumpError(f"{path}:{problem.line + 1}:{problem.column + 1}: {problem.message}")
