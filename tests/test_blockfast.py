@@ -460,13 +460,30 @@ def test_other_documents_with_items_are_read_whole(text):
     assert_items_same(text)
 
 
-def test_a_list_with_an_item_the_reader_declines_goes_to_libyaml_whole():
-    text = "kind: List\nitems:\n- a: 1\n- b: &x 2\n- c: 3\n"
-    assert taken(text)[0] == 0
-    received = []
-    load(SourceText("t.yaml", text), received.append, lists=True)
-    assert [(d.index, d.item, d.data) for d in received] == [(0, 0, {"a": 1}), (0, 1, {"b": 2}), (0, 2, {"c": 3})]
+LIBYAML_LISTS = {
+    "an anchor the reader declines": "kind: List\nitems:\n- a: 1\n- b: &x 2\n- c: 3\n",
+    "an alias across items": "kind: List\nitems:\n- a: &x {k: [1, 2]}\n- b: *x\n  c: *x\n",
+    "after a document the reader took": "a: 1\n---\nkind: List\nitems:\n- b: &x 1\n- c: *x\nmetadata: {}\n",
+    "odd line breaks": "kind: List\nitems:\n- a: 1\n- b: x\x85  y\n- c: 3\n",
+    "a key repeated": "kind: List\nitems:\n- a: 1\nitems:\n- b: &x 2\n",
+    "an anchored items": "kind: List\nitems: &i\n- a: 1\nother: *i\n",
+    "no List": "kind: Thing\nitems:\n- a: &x 1\n- b: *x\n",
+    "in a flow": "kind: List\nitems: [{a: 1}, {b: &x 2}]\n",
+}
+
+
+@pytest.mark.parametrize("text", LIBYAML_LISTS.values(), ids=LIBYAML_LISTS.keys())
+def test_lists_libyaml_reads_are_cut_the_same(text):
+    assert taken(text)[0] < len(text)
     assert_items_same(text)
+
+
+def test_a_list_libyaml_reads_comes_item_by_item_and_frozen():
+    """libyaml's List is not held whole either: each item is pickled once it is built."""
+    text = "kind: List\nitems:\n- a: 1\n- b: &x 2\n- c: *x\n"
+    received = []
+    load(SourceText("t.yaml", text), lambda d: received.append((d._frozen is not None, d.index, d.item, d.data)), lists=True)
+    assert received == [(True, 0, 0, {"a": 1}), (True, 0, 1, {"b": 2}), (True, 0, 2, {"c": 2})]
 
 
 def test_the_items_of_a_list_come_frozen_and_keep_their_place():

@@ -376,11 +376,40 @@ class _Frame:
 _NO_KEY = object()
 
 
+class _Spill:
+    """The items of a List libyaml is reading, each pickled as a frozen document as soon as it
+    is built (see ``load``'s ``lists``), so that the List is never held whole.
+
+    Whether the document is a List is known only at its end (kubectl writes ``kind`` after
+    ``items``): until then any root ``items`` sequence spills, and a document that turns out
+    to be no List gets its items back (``restore``).
+    """
+
+    def __init__(self, where: _Relocate):
+        self.where = where
+        #: Position tables already moved to file positions (see ``_Relocate.tree``).
+        self.moved: set[int] = set()
+        self.frame: _Frame | None = None  # the sequence whose items spill
+        self.items: list[bytes] = []
+
+    def take(self, value: Any, pos: Pos) -> None:
+        where = self.where
+        self.items.append(pickle.dumps((value, pos if where.identity else where.tree(pos, self.moved)), 5))
+
+    def restore(self) -> None:
+        assert self.frame is not None
+        for value, pos in map(pickle.loads, self.items):
+            self.frame.container.append(value)
+            self.frame.positions.append(pos)
+        self.items = []
+
+
 class _Builder:
     """Turns one document's events into data plus a position table."""
 
-    def __init__(self, problems: list[YamlProblem]):
+    def __init__(self, problems: list[YamlProblem], spill: _Spill | None = None):
         self.problems = problems
+        self.spill = spill
         self.anchors: dict[str, tuple[Any, int, Pos | None]] = {}
         self.incomplete: set[str] = set()
         self.stack: list[_Frame] = []
@@ -414,8 +443,11 @@ class _Builder:
         frame.size += size
         container = frame.container
         if isinstance(container, list):
-            container.append(value)
-            frame.positions.append(pos)
+            if self.spill is not None and frame is self.spill.frame:
+                self.spill.take(value, pos)
+            else:
+                container.append(value)
+                frame.positions.append(pos)
             return
         if frame.key is _NO_KEY:
             if not node_is_key_ok:
@@ -493,7 +525,11 @@ class _Builder:
             if ev.anchor:
                 self.incomplete.add(ev.anchor)
                 self.anchors[ev.anchor] = (container, 0, None)
-            self.stack.append(_Frame(container, positions, ev.anchor, ev.start_mark, bool(ev.flow_style)))
+            frame = _Frame(container, positions, ev.anchor, ev.start_mark, bool(ev.flow_style))
+            if (self.spill is not None and len(self.stack) == 1 and self.stack[0].key == "items" and not ev.anchor
+                    and cls is SequenceStartEvent and self.spill.frame is None):
+                self.spill.frame = frame  # the root's items: perhaps a List's (see ``_Spill``)
+            self.stack.append(frame)
         elif cls is MappingEndEvent or cls is SequenceEndEvent:
             frame = self.stack.pop()
             if frame.merges:
@@ -733,12 +769,25 @@ class _Documents:
         self.lists = lists  # send a List's items as documents (see ``load``)
         self.count = 0
 
-    def add(self, document: Document) -> None:
+    def add(self, document: Document, spill: _Spill | None = None) -> None:
+        if spill is not None and spill.items:
+            if _is_list(document.data) and document.data["items"] is spill.frame.container:  # type: ignore[union-attr]
+                self._add_frozen(document, spill.items)
+                return
+            spill.restore()
         items = _cut_list(document) if self.lists else None
         self.count += 1
         if items is None:
             self.sink(document)
         for item in items or ():
+            self.sink(item)
+
+    def _add_frozen(self, document: Document, items: list[bytes]) -> None:
+        """A List's items, pickled by a ``_Spill``, as frozen documents."""
+        self.count += 1
+        for number, frozen in enumerate(items):
+            item = Document(document.source, document.index, None, (), document.finite, number)
+            item._frozen, item._expanded = frozen, False
             self.sink(item)
 
     def add_items(self, source: SourceText, items: Iterator[tuple[Any, blockfast.Segment]]) -> None:
@@ -755,11 +804,15 @@ class _Documents:
             self.sink(document)
 
 
+def _is_list(data: Any) -> bool:
+    """A ``kind: List`` (or ``PodList`` and the like) with a sequence of items."""
+    return isinstance(data, dict) and isinstance(data.get("kind"), str) and data["kind"].endswith("List") and isinstance(data.get("items"), list)
+
+
 def _cut_list(document: Document) -> list[Document] | None:
     """The items of a ``kind: List`` document as documents (see ``Document.item``), or None."""
     data = document.data
-    if not (isinstance(data, dict) and isinstance(data.get("kind"), str) and data["kind"].endswith("List")
-            and isinstance(data.get("items"), list) and data["items"]):
+    if not (_is_list(data) and data["items"]):
         return None
     entry = document._walk(("items",))[0]
     return [Document(document.source, document.index, item, pos, document.finite, number)
@@ -791,12 +844,12 @@ def _parse_segment(
         while (ev := next_event()) is not None:
             cls = type(ev)
             if cls is DocumentStartEvent:
-                builder, skipping = _Builder(builder_problems), False
+                builder, skipping = _Builder(builder_problems, _Spill(where) if documents.lists else None), False
             elif cls is DocumentEndEvent:
                 if builder is not None:
                     needs_strict = needs_strict or builder.needs_strict
                     if builder.done and not skipping:
-                        documents.add(_finish(source, builder, where, documents.count))
+                        documents.add(_finish(source, builder, where, documents.count), builder.spill)
                 builder = None
             elif builder is not None and not skipping:
                 try:
@@ -824,7 +877,7 @@ def _parse_segment(
 
 def _finish(source: SourceText, builder: _Builder, where: _Relocate, index: int) -> Document:
     """Make a Document, moving positions from libyaml's coordinates to file positions."""
-    root = builder.root_pos if where.identity else where.tree(builder.root_pos, set())
+    root = builder.root_pos if where.identity else where.tree(builder.root_pos, set() if builder.spill is None else builder.spill.moved)
     return Document(source, index, builder.root, root, not builder.non_finite)
 
 
