@@ -433,6 +433,7 @@ TAKEN_LISTS = {
     "comments between items": "kind: List\nitems:\n# first\n- a: 1\n# second\n\n- a: 2\n  # inside\n",
     "empty value at an item's end": "kind: List\nitems:\n- a:\n- b:\n  c:\nx: 1\n",
     "items of any type": "kind: List\nitems:\n- one\n- - two\n- {three: 3}\n- |\n  four\n",
+    "a comment after items": "kind: List\nitems:  # all of them\r\n- a: 1\r\n- b: 2\r\n",
     "two Lists": "kind: List\nitems:\n- a: 1\n---\nkind: List\nitems:\n- b: 2\n- c: 3\n",
 }
 

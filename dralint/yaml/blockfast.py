@@ -542,20 +542,22 @@ def positions(text: str, segment: Segment) -> Pos:
     return document[5][0] if segment.item else document
 
 
-#: The ``items:`` key of a List at the root of a document, its value on the lines below.
-_ITEMS_KEY = re.compile(r"(?m)^items: *\r?$")
-#: The first content line (not blank, not a comment) from where the search starts.
-_CONTENT = re.compile(r"(?m)^ *[^ #\r\n]")
+#: A List's ``items:`` line at the root of a document: the items are on the lines below.
+_ITEMS_KEY = re.compile(r"items: *(?: #.*)?\r?$", re.M)
+#: The first content line (not blank, not a comment) after the search's start, from its line
+#: break. The patterns here start with a line break, not with "^": the regular expression
+#: engine then searches for the break at C speed instead of trying a match at every character.
+_CONTENT = re.compile(r"\n *[^ #\r\n]")
 #: Per column of a List's items: the '-' starting each, and the first content line after
-#: them (less indented, or as indented without a '-').
+#: them (less indented, or as indented without a '-'), both from the line break before them.
 _ITEM_LINES: dict[int, tuple[re.Pattern[str], re.Pattern[str]]] = {}
 
 
 def _item_lines(column: int) -> tuple[re.Pattern[str], re.Pattern[str]]:
     found = _ITEM_LINES.get(column)
     if found is None:
-        dash = rf" {{{column}}}-(?:[ \r]|$)"
-        found = _ITEM_LINES[column] = (re.compile(f"(?m)^{dash}"), re.compile(rf"(?m)^(?!{dash}) {{0,{column}}}[^ #\r\n]"))
+        dash = rf"\n {{{column}}}-(?:[ \r\n]|\Z)"
+        found = _ITEM_LINES[column] = (re.compile(dash), re.compile(rf"\n(?!{dash[2:]})(?= {{0,{column}}}[^ #\r\n])"))
     return found
 
 
@@ -570,25 +572,31 @@ def _list_items(text: str, segment: Segment, max_depth: int) -> Iterator[tuple[A
     kind, metadata) is read apart first, to make sure it is a List.
     """
     start, stop = segment.start, segment.stop
-    key = _ITEMS_KEY.search(text, start, stop)
+    if start == 0 and text.startswith("items:"):
+        at = 0
+    else:  # a plain search: it costs every other document next to nothing
+        at = text.find("\nitems:", max(start - 1, 0), stop) + 1
+        if not at:
+            return None
+    key = _ITEMS_KEY.match(text, at, stop)
     content = None if key is None else _CONTENT.search(text, key.end(), stop)
     if key is None or content is None:
         return None
-    offset = content.start()
+    offset = content.start() + 1
     column = content.end() - 1 - offset
     dash, after = _item_lines(column)
-    if dash.match(text, offset) is None:
+    if dash.match(text, offset - 1) is None:
         return None
-    closing = after.search(text, offset, stop)
-    if closing is not None and text[closing.start()] == " ":  # an indented line ends the items: read whole
+    closing = after.search(text, offset - 1, stop)
+    region_stop = stop if closing is None else closing.start() + 1
+    if text.startswith(" ", region_stop, stop):  # an indented line ends the items: read whole
         return None
-    region_stop = stop if closing is None else closing.start()
     header = _document(_lines(text, start, key.end()) + text[region_stop:stop].split("\n"), segment.line, segment.end,
                        max_depth + 1, False)
     kind = header.get("kind") if isinstance(header, dict) else None
     if not (isinstance(kind, str) and kind.endswith("List") and header["items"] is None):
         return None
-    starts = [m.start() for m in dash.finditer(text, offset, region_stop)]
+    starts = [m.start() + 1 for m in dash.finditer(text, offset - 1, region_stop)]
     closed = (segment.line + text.count("\n", start, region_stop), 0) if closing is not None else segment.end
     return _read_items(text, segment.line + text.count("\n", start, offset), starts + [region_stop], column, closed, max_depth)
 

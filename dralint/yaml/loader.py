@@ -806,7 +806,7 @@ class _Documents:
 
 def _is_list(data: Any) -> bool:
     """A ``kind: List`` (or ``PodList`` and the like) with a sequence of items."""
-    return isinstance(data, dict) and isinstance(data.get("kind"), str) and data["kind"].endswith("List") and isinstance(data.get("items"), list)
+    return isinstance(data, dict) and isinstance(data.get("items"), list) and isinstance(data.get("kind"), str) and data["kind"].endswith("List")
 
 
 def _cut_list(document: Document) -> list[Document] | None:
