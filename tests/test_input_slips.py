@@ -74,6 +74,10 @@ def test_non_finite_numbers_in_cluster_state_do_not_crash_a_check(lint_manifest,
     ("apiVersion: v1\nkind: 7\nmetadata: {name: a}\n", "kind must be a string, not an integer", 2, 1),
     ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: b}\n---\n42\n", "the document is an integer, not a mapping", 5, 1),
     ("apiVersion: v1\nkind: List\nitems: [true]\n", "item 0 of the list is a boolean, not a mapping", 3, 9),
+    # Items read one by one (block style) say the same, and a List of items without identity is still reported.
+    ("apiVersion: v1\nkind: List\nitems:\n- {}\n- true\n", "item 1 of the list is a boolean, not a mapping", 5, 3),
+    ("apiVersion: v1\nkind: List\nitems:\n- data: {a: 1}\n", "1 document(s) in this file have no apiVersion and no kind", 4, 3),
+    ("kind: List\nitems:\n- apiVersion: v1\n  metadata: {name: a}\n", "the object has no kind", 3, 3),
 ])
 def test_shape_messages_say_what_is_wrong(lint_manifest, manifest, message, line, column):
     result = lint_manifest(manifest)

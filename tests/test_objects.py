@@ -9,9 +9,9 @@ from dralint.k8s.objects import field_path, pod_templates
 from dralint.yaml.loader import SourceText, load
 
 
-def objects(text: str):
+def objects(text: str, lists: bool = False):
     out = []
-    for doc in load(SourceText("m.yaml", text)).documents:
+    for doc in load(SourceText("m.yaml", text), lists=lists).documents:
         out.extend(objects_from(doc, "scan")[0])
     return out
 
@@ -22,10 +22,12 @@ def test_namespace_defaults_and_cluster_scope():
     assert (dc.group, dc.version) == ("resource.k8s.io", "v1")
 
 
-def test_list_items_become_objects_with_positions():
+@pytest.mark.parametrize("lists", [False, True], ids=["one document", "items as documents"])
+def test_list_items_become_objects_with_positions(lists):
     text = "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: a}\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: b\n"
-    first, second = objects(text)
+    first, second = objects(text, lists)
     assert (first.name, second.name) == ("a", "b")
+    assert (second.doc.index, second.doc.item, second.base) == ((0, 1, ()) if lists else (0, None, ("items", 1)))
     span = second.span(("metadata", "name"))
     assert (span.line, span.column) == (10, 11)
     assert second.span(("metadata", "name"), key=True).column == 5
@@ -105,8 +107,8 @@ def test_running_containers_are_kept_per_template():
 
 
 def test_items_of_one_list_keep_their_own_pod_templates():
-    """A List's items share one document, and so the place their templates are kept: each
-    item must still get its own, whichever is asked first."""
+    """A List's items read as one document share it, and so the place their templates are
+    kept: each item must still get its own, whichever is asked first."""
     text = ("apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Pod\n  metadata: {name: a}\n  spec: {containers: [{name: ca}]}\n"
             "- apiVersion: v1\n  kind: Pod\n  metadata: {name: b}\n  spec: {containers: [{name: cb}]}\n")
     first, second = objects(text)
