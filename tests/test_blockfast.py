@@ -455,6 +455,16 @@ READ_WHOLE = {
 }
 
 
+@pytest.mark.skipif(not REAL_FILES, reason="no corpus, examples or test data")
+def test_the_lists_of_real_files_are_read_item_by_item():
+    """Real Lists (kubectl output in the corpus) take the item-by-item path, and read the same."""
+    lists = [t for t in map(_text, REAL_FILES) if t is not None and "\nkind: List" in t and "\nitems:" in t]
+    assert lists
+    for text in lists:
+        assert item_segments(text), text[:200]
+        assert_items_same(text)
+
+
 @pytest.mark.parametrize("text", READ_WHOLE.values(), ids=READ_WHOLE.keys())
 def test_other_documents_with_items_are_read_whole(text):
     assert item_segments(text) == []

@@ -713,9 +713,9 @@ def load(source: SourceText, sink: Callable[[Document], None] | None = None, *, 
 
     With ``lists``, each item of a ``kind: List`` document is a document of its own (see
     ``Document.item``): ``kubectl get -o yaml`` writes a whole cluster as one List, and a run
-    that checks objects one by one then holds one expanded object, not the whole List. The
-    fast reader reads such a List item by item, and freezes each as soon as it is read; a
-    List read by libyaml is built whole and then cut.
+    that checks objects one by one then holds one expanded object, not the whole List. Both
+    readers freeze each item as soon as it is read (the fast reader item by item, libyaml's
+    builder through ``_Spill``); a List the fast reader reads whole is cut after it is read.
 
     The fast reader (``dralint.yaml.blockfast``) takes the documents it can from the start of
     the file; libyaml parses the rest, from the first document the reader declines. A file the
