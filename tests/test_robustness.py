@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 import dralint.yaml.sources
 from dralint.cli.main import main
 from dralint.yaml.sources import MAX_FILE_BYTES, SourceFile, decode
-from dralint.yaml.loader import MAX_DEPTH, SourceText, load
+from dralint.yaml.loader import MAX_DEPTH, MAX_DOCUMENT_CHARS, SourceText, load
 from dralint.yaml.strict import strict_problems
 
 GOOD = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  namespace: team-a\n"
@@ -99,6 +99,23 @@ def test_file_over_the_size_limit(tmp_path, good):
     report, elapsed = lint_json(bad, good)
     diag = only(report, bad)
     assert diag["rule"] == "YAML008" and "limit" in diag["message"]
+    assert_rest_linted(report, good)
+    assert elapsed < SECONDS
+
+
+def test_document_over_the_size_limit(tmp_path, good):
+    """A document no Kubernetes object could be (17 MiB of one ConfigMap) is skipped unread;
+    the documents around it are linted."""
+    bad = tmp_path / "dump.yaml"
+    large = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: huge, namespace: team-a}\ndata:\n  blob: " + "x" * MAX_DOCUMENT_CHARS + "\n"
+    text = GOOD + "---\n" + large + "---\n" + GOOD.replace("settings", "other")
+    bad.write_text(text)
+    report, elapsed = lint_json(bad, good)
+    diag = only(report, bad)
+    assert diag["rule"] == "YAML008" and "skipped unread" in diag["message"]
+    assert where(diag) == at(text, "---")
+    (entry,) = [f for f in report["files"] if f["path"] == str(bad)]
+    assert entry["objects"] == 2
     assert_rest_linted(report, good)
     assert elapsed < SECONDS
 

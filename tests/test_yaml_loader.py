@@ -628,3 +628,32 @@ def test_the_line_index_is_where_each_line_break_ends_whatever_the_slices(text, 
     finally:
         loader._INDEX_SLICE = saved
     assert starts == [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"]
+
+
+# --- documents too large to read ----------------------------------------------------------------
+
+LARGE_LIST = "kind: List\nitems:\n" + "".join(f"- {{name: n{i}}}\n" for i in range(30))
+LARGE_ITEM = "kind: List\nitems:\n- x: [" + ", ".join(map(str, range(80))) + "]\n- y: 1\n"
+NOT_A_LIST = "kind: Thing\nitems:\n" + "".join(f"- {{name: n{i}}}\n" for i in range(30))
+
+
+@pytest.mark.parametrize("reader", ["fast reader first", "libyaml"])
+@pytest.mark.parametrize("large, read", [
+    ("big:\n" + "".join(f"- {i}\n" for i in range(100)), []),
+    (LARGE_ITEM, []),
+    (NOT_A_LIST, []),
+    (LARGE_LIST, [{"name": f"n{i}"} for i in range(30)]),
+])
+def test_a_document_over_the_size_limit_is_skipped_unread_and_the_rest_is_read(monkeypatch, reader, large, read):
+    """Unless it is a List whose items (and the rest) are each within the limit: those are read one at a time."""
+    monkeypatch.setattr(loader, "MAX_DOCUMENT_CHARS", 200)
+    if reader == "libyaml":
+        monkeypatch.setattr(loader.blockfast, "read", lambda *args, **kwargs: (0, "off"))
+    text = "a: 1\n---\n" + large + "---\nz: 2\n"
+    result = load(SourceText("t.yaml", text), lists=True)
+    assert [(d.index, d.data) for d in result.documents] == [(0, {"a": 1}), *((1, item) for item in read), (2, {"z": 2})]
+    skipped = [(p.kind, p.line, p.column, p.end_column) for p in result.problems]
+    assert skipped == ([] if read else [("too-large", 1, 0, 3)])
+    if not read:
+        assert "0.0 MiB, more than the 0 MiB a document or List item may have" in result.problems[0].message
+

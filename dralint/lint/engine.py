@@ -229,6 +229,7 @@ _YAML_HINTS = {
     "alias-bomb": "expand the aliases by hand or remove the recursive reference",
     "depth": "flatten the document; no Kubernetes object needs this depth",
     "complex-key": "use a plain string as the key",
+    "too-large": "split the document into the objects it holds, or leave the file out of the run",
 }
 
 

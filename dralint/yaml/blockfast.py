@@ -490,10 +490,10 @@ def _lines(text: str, start: int, stop: int) -> list[str]:
 
 
 def read(text: str, add: Callable[[Any, Segment], None], *, max_depth: int,
-         add_items: Callable[[Iterator[tuple[Any, Segment]]], None] | None = None) -> tuple[int, str | None]:
+         add_items: Callable[[Iterator[tuple[Any, Segment]]], None] | None = None, until: int | None = None) -> tuple[int, str | None]:
     """Read the documents of ``text`` from the start, handing the data and ``Segment`` of each
-    to ``add``, until one is declined. Returns (offset where libyaml must take over, why), or
-    (len(text), None) when every document was read.
+    to ``add``, until one is declined or the document at ``until`` is reached. Returns (offset
+    where libyaml must take over, why), or (len(text), None) when every document was read.
 
     With ``add_items``, a ``kind: List`` document (what ``kubectl get -o yaml`` writes) goes to
     it instead, as an iterator over its items' data and segments, read one at a time: a
@@ -510,13 +510,12 @@ def read(text: str, add: Callable[[Any, Segment], None], *, max_depth: int,
     why = eligible(text)
     if why is not None:
         return 0, why
-    starts = [m.start() for m in DOCUMENT_START.finditer(text)]
-    if not starts or starts[0] != 0:
-        starts.insert(0, 0)
-    ends = starts[1:] + [len(text)]
+    starts, ends = document_bounds(text)
     eof = (text.count("\n") + (1 if text and not text.endswith("\n") else 0), 0)
     line = 0
     for start, stop in zip(starts, ends):
+        if start == until:
+            return start, "the loader reads the rest"
         next_line = line + text.count("\n", start, stop)
         segment = Segment(start, stop, line, (next_line, 0) if stop < len(text) else eof)
         try:
@@ -532,6 +531,14 @@ def read(text: str, add: Callable[[Any, Segment], None], *, max_depth: int,
             return start, str(declined)
         line = next_line
     return len(text), None
+
+
+def document_bounds(text: str) -> tuple[list[int], list[int]]:
+    """Where each document of ``text`` starts and stops: at "---" lines, and at the start and end."""
+    starts = [m.start() for m in DOCUMENT_START.finditer(text)]
+    if not starts or starts[0] != 0:
+        starts.insert(0, 0)
+    return starts, starts[1:] + [len(text)]
 
 
 def positions(text: str, segment: Segment) -> Pos:
@@ -561,17 +568,19 @@ def _item_lines(column: int) -> tuple[re.Pattern[str], re.Pattern[str]]:
     return found
 
 
-def _list_items(text: str, segment: Segment, max_depth: int) -> Iterator[tuple[Any, Segment]] | None:
-    """The items of a ``kind: List`` document, read one by one, with a ``Segment`` each; None
-    when the document is not a List whose items this can cut apart (it is then read whole).
+class ListLayout(NamedTuple):
+    """Where the parts of a document that may be a List lie, found in its text alone."""
 
-    An item is the lines from its '-' to the next item's. Read alone, as a sequence of one,
-    it gives what the whole document gives: a line inside an item never depends on the lines
-    of another, and the item's collections end where they would in the whole (``end``: the
-    next item's '-', or the first line after the items). The rest of the document (apiVersion,
-    kind, metadata) is read apart first, to make sure it is a List.
-    """
-    start, stop = segment.start, segment.stop
+    key_end: int  # offset after the root ``items:`` line's text
+    items: list[int]  # offset of each item's '-'
+    stop: int  # offset after the last item: the first line after the items, or the document's end
+    column: int  # of the items' '-'
+    closed: bool  # a line of the document follows the items
+
+
+def list_layout(text: str, start: int, stop: int) -> ListLayout | None:
+    """The layout of the document from ``start`` to ``stop`` if it has a root ``items:`` with
+    block items below it; None otherwise. Says nothing about ``kind``."""
     if start == 0 and text.startswith("items:"):
         at = 0
     else:  # a plain search: it costs every other document next to nothing
@@ -589,16 +598,34 @@ def _list_items(text: str, segment: Segment, max_depth: int) -> Iterator[tuple[A
         return None
     closing = after.search(text, offset - 1, stop)
     region_stop = stop if closing is None else closing.start() + 1
-    if text.startswith(" ", region_stop, stop):  # an indented line ends the items: read whole
+    if text.startswith(" ", region_stop, stop):  # an indented line ends the items: no List layout
         return None
-    header = _document(_lines(text, start, key.end()) + text[region_stop:stop].split("\n"), segment.line, segment.end,
+    starts = [m.start() + 1 for m in dash.finditer(text, offset - 1, region_stop)]
+    return ListLayout(key.end(), starts, region_stop, column, closing is not None)
+
+
+def _list_items(text: str, segment: Segment, max_depth: int) -> Iterator[tuple[Any, Segment]] | None:
+    """The items of a ``kind: List`` document, read one by one, with a ``Segment`` each; None
+    when the document is not a List whose items this can cut apart (it is then read whole).
+
+    An item is the lines from its '-' to the next item's. Read alone, as a sequence of one,
+    it gives what the whole document gives: a line inside an item never depends on the lines
+    of another, and the item's collections end where they would in the whole (``end``: the
+    next item's '-', or the first line after the items). The rest of the document (apiVersion,
+    kind, metadata) is read apart first, to make sure it is a List.
+    """
+    start, stop = segment.start, segment.stop
+    layout = list_layout(text, start, stop)
+    if layout is None:
+        return None
+    header = _document(_lines(text, start, layout.key_end) + text[layout.stop:stop].split("\n"), segment.line, segment.end,
                        max_depth + 1, False)
     kind = header.get("kind") if isinstance(header, dict) else None
     if not (isinstance(kind, str) and kind.endswith("List") and header["items"] is None):
         return None
-    starts = [m.start() + 1 for m in dash.finditer(text, offset - 1, region_stop)]
-    closed = (segment.line + text.count("\n", start, region_stop), 0) if closing is not None else segment.end
-    return _read_items(text, segment.line + text.count("\n", start, offset), starts + [region_stop], column, closed, max_depth)
+    closed = (segment.line + text.count("\n", start, layout.stop), 0) if layout.closed else segment.end
+    return _read_items(text, segment.line + text.count("\n", start, layout.items[0]), layout.items + [layout.stop], layout.column,
+                       closed, max_depth)
 
 
 def _read_items(text: str, line: int, bounds: list[int], column: int, closed: tuple[int, int],

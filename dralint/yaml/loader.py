@@ -49,6 +49,14 @@ from dralint.yaml.strict import may_need_check, strict_problems
 MAX_EXPANDED_NODES = 1_000_000
 #: Nesting levels a document may have; Kubernetes objects rarely pass 30.
 MAX_DEPTH = 256
+#: Characters a document, or an item of a List, may have before it is skipped unread. No
+#: Kubernetes object comes near it: the API server refuses request bodies over 3 MiB
+#: (k8s.io/apiserver, MaxRequestBodyBytes). Reading a document takes about 20 times its size
+#: in memory, so this bounds a run's memory whatever a file holds. A List larger than this is
+#: read, since its items are read one at a time.
+MAX_DOCUMENT_CHARS = 16 * 1024 * 1024
+#: A root ``kind:`` line naming a List, found in the text of a large document before it is read.
+_LIST_KIND = re.compile(r"""(?m)^kind: *(["']?)\w*List\1 *(?: #.*)?\r?$""")
 
 PathKey = str | int
 DataPath = tuple[PathKey, ...]
@@ -733,15 +741,24 @@ def load(source: SourceText, sink: Callable[[Document], None] | None = None, *, 
     out = _Documents(documents.append if sink is None else sink, lists)
     text = source.text
     prefiltered = may_need_check(text)
+    too_large = _too_large(text)
     base = 0
     if not prefiltered:  # finite: the fast reader declines a document with NaN or an infinity
         base, _ = blockfast.read(text, lambda data, segment: out.add(Document(source, out.count, data, segment, True)),
-                                 max_depth=MAX_DEPTH, add_items=partial(out.add_items, source) if lists else None)
+                                 max_depth=MAX_DEPTH, add_items=partial(out.add_items, source) if lists else None,
+                                 until=next(iter(too_large), None))
         if base == len(text):
             return LoadResult(source, documents, problems)
     odd_breaks = "\x85" in text or "\u2028" in text or "\u2029" in text or ("\r" in text and blockfast.LONE_CR.search(text) is not None)
     end = len(text)
     while True:
+        while base in too_large:  # skipped unread, counted as a document; libyaml reads on
+            problems.append(_too_large_problem(source, base, too_large[base]))
+            out.count += 1
+            base, end = too_large[base], len(text)
+        if base >= len(text):
+            break
+        end = min([end, *(start for start in too_large if start > base)])
         error, needs_strict = _parse_segment(source, base, end, out, problems, odd_breaks)
         if prefiltered or needs_strict:
             stop = None if error is None else source.offset(error, 0) - base
@@ -759,6 +776,32 @@ def load(source: SourceText, sink: Callable[[Document], None] | None = None, *, 
         base = restart
         end = _next_document_start(text, base + 1) or len(text)
     return LoadResult(source, documents, problems)
+
+
+def _too_large(text: str) -> dict[int, int]:
+    """Start and stop of each document of ``text`` too large to read (see ``MAX_DOCUMENT_CHARS``),
+    in order; a List counts as large only when its rest or one of its items is."""
+    if len(text) <= MAX_DOCUMENT_CHARS:
+        return {}
+    return {start: stop for start, stop in zip(*blockfast.document_bounds(text))
+            if stop - start > MAX_DOCUMENT_CHARS and not _list_of_small_items(text, start, stop)}
+
+
+def _list_of_small_items(text: str, start: int, stop: int) -> bool:
+    layout = blockfast.list_layout(text, start, stop)
+    if layout is None:
+        return False
+    bounds = [*layout.items, layout.stop]
+    rest = text[start : layout.key_end] + "\n" + text[layout.stop : stop]
+    return (len(rest) <= MAX_DOCUMENT_CHARS and max(b - a for a, b in zip(bounds, bounds[1:])) <= MAX_DOCUMENT_CHARS
+            and _LIST_KIND.search(rest) is not None)
+
+
+def _too_large_problem(source: SourceText, start: int, stop: int) -> YamlProblem:
+    line, _ = source.line_col(start)
+    return YamlProblem("too-large", f"this document is {(stop - start) / 2**20:.1f} MiB, more than the {MAX_DOCUMENT_CHARS // 2**20} MiB "
+                       "a document or List item may have (the API server accepts objects of up to 3 MiB); it was skipped unread",
+                       line, 0, line, len(source.line_text(line + 1)))
 
 
 class _Documents:
