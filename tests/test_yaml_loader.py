@@ -655,5 +655,7 @@ def test_a_document_over_the_size_limit_is_skipped_unread_and_the_rest_is_read(m
     skipped = [(p.kind, p.line, p.column, p.end_column) for p in result.problems]
     assert skipped == ([] if read else [("too-large", 1, 0, 3)])
     if not read:
-        assert "0.0 MiB, more than the 0 MiB a document or List item may have" in result.problems[0].message
+        assert result.problems[0].message.endswith("; a document or List item may have 0 MiB (the API server accepts "
+                                                   "objects of up to 3 MiB), so it was skipped unread")
+        assert ("a List with an item over the limit" in result.problems[0].message) == (large == LARGE_ITEM)
 

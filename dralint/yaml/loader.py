@@ -787,20 +787,25 @@ def _too_large(text: str) -> dict[int, int]:
             if stop - start > MAX_DOCUMENT_CHARS and not _list_of_small_items(text, start, stop)}
 
 
-def _list_of_small_items(text: str, start: int, stop: int) -> bool:
+def _list_layout(text: str, start: int, stop: int) -> blockfast.ListLayout | None:
+    """The layout of the document from ``start`` to ``stop`` if its text reads as a List."""
     layout = blockfast.list_layout(text, start, stop)
-    if layout is None:
-        return False
-    bounds = [*layout.items, layout.stop]
-    rest = text[start : layout.key_end] + "\n" + text[layout.stop : stop]
-    return (len(rest) <= MAX_DOCUMENT_CHARS and max(b - a for a, b in zip(bounds, bounds[1:])) <= MAX_DOCUMENT_CHARS
-            and _LIST_KIND.search(rest) is not None)
+    if layout is None or (layout.key_end - start) + (stop - layout.stop) > MAX_DOCUMENT_CHARS:
+        return None
+    return layout if _LIST_KIND.search(text[start : layout.key_end] + "\n" + text[layout.stop : stop]) else None
+
+
+def _list_of_small_items(text: str, start: int, stop: int) -> bool:
+    layout = _list_layout(text, start, stop)
+    bounds = [] if layout is None else [*layout.items, layout.stop]
+    return bool(bounds) and max(b - a for a, b in zip(bounds, bounds[1:])) <= MAX_DOCUMENT_CHARS
 
 
 def _too_large_problem(source: SourceText, start: int, stop: int) -> YamlProblem:
     line, _ = source.line_col(start)
-    return YamlProblem("too-large", f"this document is {(stop - start) / 2**20:.1f} MiB, more than the {MAX_DOCUMENT_CHARS // 2**20} MiB "
-                       "a document or List item may have (the API server accepts objects of up to 3 MiB); it was skipped unread",
+    what = "" if _list_layout(source.text, start, stop) is None else ", a List with an item over the limit"
+    return YamlProblem("too-large", f"this document is {(stop - start) / 2**20:.1f} MiB{what}; a document or List item may have "
+                       f"{MAX_DOCUMENT_CHARS // 2**20} MiB (the API server accepts objects of up to 3 MiB), so it was skipped unread",
                        line, 0, line, len(source.line_text(line + 1)))
 
 
