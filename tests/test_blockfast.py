@@ -28,10 +28,10 @@ from dralint.yaml.sources import SourceFile, decode
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def events_only(text: str) -> LoadResult:
+def events_only(text: str, lists: bool = False) -> LoadResult:
     """The loader with the fast reader declining every file: libyaml's events path alone."""
     with mock.patch.object(blockfast, "read", return_value=(0, "off")):
-        return load(SourceText("t.yaml", text))
+        return load(SourceText("t.yaml", text), lists=lists)
 
 
 def view(result: LoadResult) -> tuple[list, list]:
@@ -391,15 +391,9 @@ def item_segments(text: str) -> list[blockfast.Segment]:
 def assert_items_same(text: str) -> None:
     whole = events_only(text)
     expected = cut_into_items(whole)
-    for result in (load(SourceText("t.yaml", text), lists=True), _events_only_lists(text)):
+    for result in (load(SourceText("t.yaml", text), lists=True), events_only(text, lists=True)):
         assert [(d.index, d.item, repr(d.data), repr(d._walk(())[0])) for d in result.documents] == expected
         assert result.problems == whole.problems
-
-
-def _events_only_lists(text: str) -> LoadResult:
-    """libyaml's events path alone, Lists cut after they are built."""
-    with mock.patch.object(blockfast, "read", return_value=(0, "off")):
-        return load(SourceText("t.yaml", text), lists=True)
 
 
 class IndentedSequences(yaml.SafeDumper):

@@ -563,8 +563,8 @@ _ITEM_LINES: dict[int, tuple[re.Pattern[str], re.Pattern[str]]] = {}
 def _item_lines(column: int) -> tuple[re.Pattern[str], re.Pattern[str]]:
     found = _ITEM_LINES.get(column)
     if found is None:
-        dash = rf"\n {{{column}}}-(?:[ \r\n]|\Z)"
-        found = _ITEM_LINES[column] = (re.compile(dash), re.compile(rf"\n(?!{dash[2:]})(?= {{0,{column}}}[^ #\r\n])"))
+        item = rf" {{{column}}}-(?:[ \r\n]|\Z)"  # an item's line after its line break
+        found = _ITEM_LINES[column] = (re.compile("\n" + item), re.compile(rf"\n(?!{item})(?= {{0,{column}}}[^ #\r\n])"))
     return found
 
 
@@ -575,7 +575,6 @@ class ListLayout(NamedTuple):
     items: list[int]  # offset of each item's '-'
     stop: int  # offset after the last item: the first line after the items, or the document's end
     column: int  # of the items' '-'
-    closed: bool  # a line of the document follows the items
 
 
 def list_layout(text: str, start: int, stop: int) -> ListLayout | None:
@@ -601,7 +600,7 @@ def list_layout(text: str, start: int, stop: int) -> ListLayout | None:
     if text.startswith(" ", region_stop, stop):  # an indented line ends the items: no List layout
         return None
     starts = [m.start() + 1 for m in dash.finditer(text, offset - 1, region_stop)]
-    return ListLayout(key.end(), starts, region_stop, column, closing is not None)
+    return ListLayout(key.end(), starts, region_stop, column)
 
 
 def _list_items(text: str, segment: Segment, max_depth: int) -> Iterator[tuple[Any, Segment]] | None:
@@ -623,7 +622,7 @@ def _list_items(text: str, segment: Segment, max_depth: int) -> Iterator[tuple[A
     kind = header.get("kind") if isinstance(header, dict) else None
     if not (isinstance(kind, str) and kind.endswith("List") and header["items"] is None):
         return None
-    closed = (segment.line + text.count("\n", start, layout.stop), 0) if layout.closed else segment.end
+    closed = (segment.line + text.count("\n", start, layout.stop), 0) if layout.stop < stop else segment.end
     return _read_items(text, segment.line + text.count("\n", start, layout.items[0]), layout.items + [layout.stop], layout.column,
                        closed, max_depth)
 

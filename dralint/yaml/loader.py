@@ -753,9 +753,10 @@ def load(source: SourceText, sink: Callable[[Document], None] | None = None, *, 
     end = len(text)
     while True:
         while base in too_large:  # skipped unread, counted as a document; libyaml reads on
-            problems.append(_too_large_problem(source, base, too_large[base]))
+            skipped = too_large[base]
+            problems.append(_too_large_problem(source, base, *skipped))
             out.count += 1
-            base, end = too_large[base], len(text)
+            base, end = skipped[0], len(text)
         if base >= len(text):
             break
         end = min([end, *(start for start in too_large if start > base)])
@@ -778,32 +779,35 @@ def load(source: SourceText, sink: Callable[[Document], None] | None = None, *, 
     return LoadResult(source, documents, problems)
 
 
-def _too_large(text: str) -> dict[int, int]:
-    """Start and stop of each document of ``text`` too large to read (see ``MAX_DOCUMENT_CHARS``),
-    in order; a List counts as large only when its rest or one of its items is."""
+def _too_large(text: str) -> dict[int, tuple[int, bool]]:
+    """Each document of ``text`` too large to read (see ``MAX_DOCUMENT_CHARS``), in order: its
+    start, and its stop with whether it is a List (one with an item, or a rest, over the limit)."""
     if len(text) <= MAX_DOCUMENT_CHARS:
         return {}
-    return {start: stop for start, stop in zip(*blockfast.document_bounds(text))
-            if stop - start > MAX_DOCUMENT_CHARS and not _list_of_small_items(text, start, stop)}
+    out = {}
+    for start, stop in zip(*blockfast.document_bounds(text)):
+        if stop - start <= MAX_DOCUMENT_CHARS:
+            continue
+        layout = _list_layout(text, start, stop)
+        if layout is None:
+            out[start] = (stop, False)
+        elif max(b - a for a, b in zip(layout.items, [*layout.items[1:], layout.stop])) > MAX_DOCUMENT_CHARS:
+            out[start] = (stop, True)
+    return out
 
 
 def _list_layout(text: str, start: int, stop: int) -> blockfast.ListLayout | None:
-    """The layout of the document from ``start`` to ``stop`` if its text reads as a List."""
+    """The layout of the document from ``start`` to ``stop`` if its text reads as a List whose
+    part outside the items is within the limit."""
     layout = blockfast.list_layout(text, start, stop)
     if layout is None or (layout.key_end - start) + (stop - layout.stop) > MAX_DOCUMENT_CHARS:
         return None
     return layout if _LIST_KIND.search(text[start : layout.key_end] + "\n" + text[layout.stop : stop]) else None
 
 
-def _list_of_small_items(text: str, start: int, stop: int) -> bool:
-    layout = _list_layout(text, start, stop)
-    bounds = [] if layout is None else [*layout.items, layout.stop]
-    return bool(bounds) and max(b - a for a, b in zip(bounds, bounds[1:])) <= MAX_DOCUMENT_CHARS
-
-
-def _too_large_problem(source: SourceText, start: int, stop: int) -> YamlProblem:
+def _too_large_problem(source: SourceText, start: int, stop: int, is_list: bool) -> YamlProblem:
     line, _ = source.line_col(start)
-    what = "" if _list_layout(source.text, start, stop) is None else ", a List with an item over the limit"
+    what = ", a List with an item over the limit" if is_list else ""
     return YamlProblem("too-large", f"this document is {(stop - start) / 2**20:.1f} MiB{what}; a document or List item may have "
                        f"{MAX_DOCUMENT_CHARS // 2**20} MiB (the API server accepts objects of up to 3 MiB), so it was skipped unread",
                        line, 0, line, len(source.line_text(line + 1)))
@@ -834,8 +838,8 @@ class _Documents:
         """A List's items, pickled by a ``_Spill``, as frozen documents."""
         self.count += 1
         for number, frozen in enumerate(items):
-            item = Document(document.source, document.index, None, (), document.finite, number)
-            item._frozen, item._expanded = frozen, False
+            item = _frozen_document(document.path, document.index, frozen, document.finite, number)
+            item.attach(document.source)
             self.sink(item)
 
     def add_items(self, source: SourceText, items: Iterator[tuple[Any, blockfast.Segment]]) -> None:
