@@ -42,8 +42,9 @@ _OUTSIDE = re.compile("[\x00-\x09\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\ud800-\u
 #: A CR that is not part of a CRLF: libyaml breaks a line there, editors and reports do not.
 LONE_CR = re.compile("\r(?!\n)")
 #: Where documents start: "---" at the start of a line (the loader also resumes there after a
-#: syntax error).
-DOCUMENT_START = re.compile(r"(?m)^---(?=[ \t\r\n]|$)")
+#: syntax error), found from the line break before it (see ``next_document_start``).
+_DOCUMENT_START = re.compile(r"\n---(?=[ \t\r\n]|\Z)")
+_FIRST_DOCUMENT_START = re.compile(r"---(?=[ \t\r\n]|\Z)")
 #: What may follow "---" on its line in a document the reader takes: nothing but a comment.
 _MARKER_LINE = re.compile(r"--- *(?: #.*)?")
 
@@ -535,10 +536,21 @@ def read(text: str, add: Callable[[Any, Segment], None], *, max_depth: int,
 
 def document_bounds(text: str) -> tuple[list[int], list[int]]:
     """Where each document of ``text`` starts and stops: at "---" lines, and at the start and end."""
-    starts = [m.start() for m in DOCUMENT_START.finditer(text)]
-    if not starts or starts[0] != 0:
-        starts.insert(0, 0)
+    starts = [0, *(m.start() + 1 for m in _DOCUMENT_START.finditer(text))]
     return starts, starts[1:] + [len(text)]
+
+
+def next_document_start(text: str, offset: int) -> int | None:
+    """Offset of the first "---" line that starts at or after ``offset``.
+
+    The pattern starts with the line break before the marker: the regular expression engine
+    searches for that at C speed, where "^" in MULTILINE mode is tried at every character (ten
+    times the time, over a file of 20 MiB).
+    """
+    if offset == 0 and _FIRST_DOCUMENT_START.match(text):
+        return 0
+    found = _DOCUMENT_START.search(text, max(offset - 1, 0))
+    return found.start() + 1 if found else None
 
 
 def positions(text: str, segment: Segment) -> Pos:

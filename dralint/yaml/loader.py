@@ -647,12 +647,6 @@ def _after_end_marker(source: SourceText, error: yaml.MarkedYAMLError, line: int
     return None
 
 
-def _next_document_start(text: str, offset: int) -> int | None:
-    """Offset of the first "---" marker line that starts at or after ``offset``."""
-    match = blockfast.DOCUMENT_START.search(text, offset)
-    return match.start() if match else None
-
-
 #: The line breaks libyaml counts: LF, CRLF, and a lone CR, NEL, LS or PS.
 _LIBYAML_BREAKS = re.compile("\r\n|[\n\r\x85\u2028\u2029]")
 
@@ -769,13 +763,13 @@ def load(source: SourceText, sink: Callable[[Document], None] | None = None, *, 
         if error is None:
             restart = end if end < len(text) else None
         else:
-            restart = _next_document_start(text, source.offset(error, 0))
+            restart = blockfast.next_document_start(text, source.offset(error, 0))
             if restart is not None and restart <= base:  # the error is on the "---" line itself
-                restart = _next_document_start(text, base + 1)
+                restart = blockfast.next_document_start(text, base + 1)
         if restart is None:
             break
         base = restart
-        end = _next_document_start(text, base + 1) or len(text)
+        end = blockfast.next_document_start(text, base + 1) or len(text)
     return LoadResult(source, documents, problems)
 
 
