@@ -14,7 +14,7 @@ from collections import Counter
 from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
 from operator import attrgetter
-from typing import Any, BinaryIO, Callable, Iterable, Iterator, Protocol
+from typing import Any, BinaryIO, Callable, Iterable, Iterator, NamedTuple, Protocol, cast
 
 from dralint.k8s.allocator.examples import PREFIX as EXAMPLE_PREFIX, example_sources
 from dralint.lint.catalog import DRA_CATEGORIES, Rule, load_catalog
@@ -31,7 +31,7 @@ from dralint.lint.rendering import Remapper, as_stream, render_units
 from dralint.lint.score import score
 from dralint.yaml.render import RenderedSource, RenderIssue, plan
 from dralint.yaml.sources import FileIssue, SourceFile, discover, not_a_manifest, read
-from dralint.yaml.loader import THAWED, Document, LoadResult, SourceText, YamlProblem, load
+from dralint.yaml.loader import THAWED, Document, Piece, SourceText, YamlProblem, load, load_piece, numbered_right, pieces
 
 
 class Progress(Protocol):
@@ -268,21 +268,22 @@ class _Loaded:
 _READABLE_PROBLEMS = frozenset({"duplicate-key", "complex-key"})
 
 
-def _holds_no_manifest(result: LoadResult, objects: list[KubeObject], problems: list[ShapeProblem]) -> bool:
+def _holds_no_manifest(yaml_problems: list[YamlProblem], objects: list[KubeObject], problems: list[ShapeProblem]) -> bool:
     """True for YAML that parses and has no Kubernetes document: skipped quietly.
 
     A document counts as Kubernetes when it has an object or names apiVersion or kind; a file
     the parser could not read through may have held one, so it is still reported.
     """
-    if objects or any(p.kind not in _READABLE_PROBLEMS for p in result.problems):
+    if objects or any(p.kind not in _READABLE_PROBLEMS for p in yaml_problems):
         return False
     return not any(p.document.item is not None or (isinstance(p.document.data, dict) and ("apiVersion" in p.document.data or "kind" in p.document.data))
                    for p in problems)
 
 
 class _FileObjects:
-    """Collects the objects of one file as its documents are parsed, and freezes each
-    document once its objects are known: checks run later, object by object (see Document)."""
+    """Collects the objects of one file (or of a piece of it) as its documents are parsed,
+    and freezes each document once its objects are known: checks run later, object by object
+    (see Document)."""
 
     def __init__(self, origin: str):
         self.origin = origin
@@ -296,6 +297,11 @@ class _FileObjects:
         self.problems.extend(problems)
         self.documents += not doc.item  # a List read item by item counts once
         doc.freeze()
+
+    def extend(self, other: _FileObjects) -> None:
+        self.objects.extend(other.objects)
+        self.problems.extend(other.problems)
+        self.documents += other.documents
 
 
 @dataclass
@@ -314,17 +320,59 @@ class _Parsed:
 def _parse(source: SourceText, origin: str, collect: _Collector, report: bool) -> _Parsed:
     found = _FileObjects(origin)
     result = load(source, found.take, lists=True)
-    if report and _holds_no_manifest(result, found.objects, found.problems):
+    return _kept(source, found, result.problems, collect, report)
+
+
+def _kept(source: SourceText, found: _FileObjects, yaml_problems: list[YamlProblem], collect: _Collector, report: bool) -> _Parsed:
+    """What the run keeps of a file read into ``found``, and what it reports about the file."""
+    if report and _holds_no_manifest(yaml_problems, found.objects, found.problems):
         return _Parsed([], [], found.documents, True)
     if report:
-        for problem in result.problems:
+        for problem in yaml_problems:
             _yaml_problem(problem, source, collect)
         _report_shapes(found.problems, collect)
     return _Parsed(found.objects, to_rows(collect.diagnostics), found.documents, False)
 
 
+class _PieceRead(NamedTuple):
+    """One piece of a large file (see ``loader.pieces``), read in a worker."""
+
+    found: _FileObjects
+    #: ``load_piece``'s: documents read, or None when the fast reader declined the piece.
+    documents: int | None
+
+
+def _parse_piece(source: SourceText, piece: Piece, origin: str) -> _PieceRead:
+    found = _FileObjects(origin)
+    return _PieceRead(found, load_piece(source, piece, found.take))
+
+
+def _join_pieces(source: SourceText, cut: list[Piece], read: list[_PieceRead], origin: str, collect: _Collector,
+                 report: bool) -> _Parsed:
+    """A file read piece by piece, as ``_parse`` would have read it whole; when the fast reader
+    declined a piece (libyaml must read the file from there on), the file is read whole here,
+    and what the pieces read is dropped."""
+    counts = [part.documents for part in read]
+    if any(count is None for count in counts) or not numbered_right(cut, cast(list[int], counts)):
+        return _parse(source, origin, collect.empty(), report)
+    found = _FileObjects(origin)
+    for part in read:
+        found.extend(part.found)
+    return _kept(source, found, [], collect.empty(), report)
+
+
 #: Below this much text, parsing in worker processes costs more than it saves.
 _PARALLEL_BYTES = 1 << 20
+#: Pieces per worker a large file is cut into (see ``loader.pieces``): enough to keep the
+#: workers evenly loaded to the end; none smaller than ``_PARALLEL_BYTES``.
+_PIECES_PER_WORKER = 4
+
+
+def _pieces(source: SourceText, workers: int) -> list[Piece] | None:
+    """The pieces ``source`` is parsed in by ``workers`` processes, or None to parse it whole."""
+    if workers <= 1:
+        return None
+    return pieces(source, max(_PARALLEL_BYTES, len(source.text) // (workers * _PIECES_PER_WORKER), 1))
 
 
 def _register_sources(work: list[SourceFile | FileIssue], loaded: _Loaded, report: bool) -> tuple[list[SourceText], dict[int, FileIssue]]:
@@ -357,10 +405,19 @@ def _load_sources(items: Iterable[SourceFile | FileIssue], origin: str, collect:
     work = list(items)
     parse, skips = _register_sources(work, loaded, report)
     big = sum(len(source.text) for source in parse) >= _PARALLEL_BYTES
-    parse_one: Callable[[int], _Parsed] = lambda i: _parse(parse[i], origin, collect.empty(), report)
     workers = jobs if big else 1
-    with closing(ordered_map(parse_one, len(parse), workers, chunk_size(len(parse), workers))) as parsed:
+    cuts = [_pieces(source, workers) for source in parse]
+    tasks = [(source, piece) for source, cut in zip(parse, cuts) for piece in cut or (None,)]
+
+    def parse_one(index: int) -> _Parsed | _PieceRead:
+        source, piece = tasks[index]
+        return _parse(source, origin, collect.empty(), report) if piece is None else _parse_piece(source, piece, origin)
+
+    # A piece is a large task: handed over one at a time, as many as the workers can share.
+    chunk = 1 if any(cuts) else chunk_size(len(tasks), workers)
+    with closing(ordered_map(parse_one, len(tasks), workers, chunk)) as parsed:
         done = documents = 0
+        cut_of = iter(cuts)
         for index, item in enumerate(work):
             if progress is not None and index:
                 progress(index, documents)
@@ -376,13 +433,17 @@ def _load_sources(items: Iterable[SourceFile | FileIssue], origin: str, collect:
                     collect.engine("not-a-manifest", skip.message, _issue_span(skip))
                     loaded.files.append(FileResult(item.path))
                 continue
-            result = next(parsed)
+            source = loaded.sources[item.path]
+            cut = next(cut_of)
+            if cut is None:
+                result = cast(_Parsed, next(parsed))
+            else:
+                result = _join_pieces(source, cut, [cast(_PieceRead, next(parsed)) for _ in cut], origin, collect, report)
             documents += result.documents
             if result.no_manifest:
                 # CI workflows, .pre-commit-config.yaml, empty files: counted (--verbose), not reported.
                 loaded.skipped.append(item.path)
                 continue
-            source = loaded.sources[item.path]
             for obj in result.objects:
                 obj.doc.attach(source)  # a worker's copy arrives without the file's text
             collect.diagnostics.extend(from_rows(result.diagnostics))
@@ -515,8 +576,8 @@ def _run(
     collect = _Collector(options, catalog)
     jobs = options.jobs or available_cpus()
     scanned = _load_sources(scan, "scan", collect, report=True, jobs=jobs, progress=progress)
-    extra = _load_sources(context, "context", collect, report=False)
-    snapshot = _load_sources(cluster, "cluster", collect, report=True)
+    extra = _load_sources(context, "context", collect, report=False, jobs=jobs)
+    snapshot = _load_sources(cluster, "cluster", collect, report=True, jobs=jobs)
     ctx = Context(scanned.objects + extra.objects + snapshot.objects, options)
     wanted = set(collect.enabled)
     checks = [check for check in all_checks({obj.kind for obj in scanned.objects}) if wanted.intersection(check.rules)]

@@ -467,7 +467,7 @@ class Segment(NamedTuple):
     line: int  # file line of ``start``
     end: tuple[int, int]  # libyaml's mark after the document: the next "---" or the end of the file
     #: The lines are one item of a List ("- ..."), read as a document of its own (see
-    #: ``_list_items``); ``end`` is then where libyaml ends the item: the next item's '-'.
+    #: ``list_items``); ``end`` is then where libyaml ends the item: the next item's '-'.
     item: bool = False
 
 
@@ -511,17 +511,25 @@ def read(text: str, add: Callable[[Any, Segment], None], *, max_depth: int,
     why = eligible(text)
     if why is not None:
         return 0, why
-    starts, ends = document_bounds(text)
-    eof = (text.count("\n") + (1 if text and not text.endswith("\n") else 0), 0)
-    line = 0
-    for start, stop in zip(starts, ends):
+    starts, stops = document_bounds(text)
+    return read_documents(text, starts, stops, 0, add, max_depth=max_depth, add_items=add_items, until=until)
+
+
+def read_documents(text: str, starts: list[int], stops: list[int], line: int, add: Callable[[Any, Segment], None], *,
+                   max_depth: int, add_items: Callable[[Iterator[tuple[Any, Segment]]], None] | None = None,
+                   until: int | None = None) -> tuple[int, str | None]:
+    """``read`` over the documents with these bounds, a stretch of ``text`` (``eligible``)
+    whose first line is file line ``line``: the loader reads the stretches of a large file in
+    several processes (``dralint.yaml.loader.pieces``). Returns (offset where the reader
+    stopped, why), or (the stretch's end, None) when every document was read."""
+    for start, stop in zip(starts, stops):
         if start == until:
             return start, "the loader reads the rest"
         next_line = line + text.count("\n", start, stop)
-        segment = Segment(start, stop, line, (next_line, 0) if stop < len(text) else eof)
+        segment = Segment(start, stop, line, _document_end(text, stop, next_line))
         try:
-            if add_items is not None and (items := _list_items(text, segment, max_depth - 9)) is not None:
-                add_items(items)
+            if add_items is not None and (items := list_items(text, segment, max_depth - 9)) is not None:
+                add_items(read_items(text, items, max_depth - 9))
             else:
                 document = _document(_lines(text, start, stop), line, segment.end, max_depth - 8, False)
                 if document is None and text.startswith("---", start):
@@ -531,7 +539,76 @@ def read(text: str, add: Callable[[Any, Segment], None], *, max_depth: int,
         except Declined as declined:
             return start, str(declined)
         line = next_line
-    return len(text), None
+    return stops[-1] if stops else len(text), None
+
+
+def _document_end(text: str, stop: int, next_line: int) -> tuple[int, int]:
+    """libyaml's mark after the document that stops at ``stop``, whose next line is
+    ``next_line``: past the last line of the text, a line of its own only when the text does
+    not end with a line break."""
+    return (next_line, 0) if stop < len(text) else (next_line + (1 if text and not text.endswith("\n") else 0), 0)
+
+
+class DocumentRun(NamedTuple):
+    """Documents of a file that a worker reads on its own (see ``stretches``)."""
+
+    starts: list[int]
+    stops: list[int]
+    line: int  # file line of the first
+    document: int  # the number of the first in the file, as ``read`` counts documents
+
+
+class ItemRun(NamedTuple):
+    """A run of one List's items that a worker reads on its own (see ``stretches``)."""
+
+    items: ListItems
+    first: int  # the number of its first item in the List
+    document: int  # the List's number among the file's documents
+
+
+#: A line with content, from the line break before it: in the text before a file's first
+#: "---", such a line makes a document (``read`` hands over none for comments alone).
+_CONTENT_LINE = re.compile(r"(?:\A|\n) *[^ #\r\n]")
+
+
+def stretches(text: str, size: int, max_depth: int) -> list[DocumentRun | ItemRun] | None:
+    """``text`` cut at document boundaries into stretches of about ``size`` characters, and each
+    List longer than that at item boundaries, for workers to read apart with
+    ``read_documents`` and ``read_items``; None when the text is not ``eligible`` or the header
+    of such a List is declined.
+
+    Reading the stretches gives what ``read`` gives, up to where ``read`` would stop: a
+    document, or a List item, is read from its own lines alone. Each stretch's ``document``
+    assumes every document before it is read; the caller checks that against what was read.
+    """
+    if eligible(text) is not None:
+        return None
+    starts, stops = document_bounds(text)
+    no_prelude = 1 if not text.startswith("---") and _CONTENT_LINE.search(text, 0, stops[0]) is None else 0
+    out: list[DocumentRun | ItemRun] = []
+    first = line = first_line = 0  # the documents being gathered: the first's number and line
+
+    def gather(last: int) -> None:
+        if last > first:
+            out.append(DocumentRun(starts[first:last], stops[first:last], first_line, max(first - no_prelude, 0)))
+
+    for number, (start, stop) in enumerate(zip(starts, stops)):
+        next_line = line + text.count("\n", start, stop)
+        items = None
+        if stop - start > size:
+            try:
+                items = list_items(text, Segment(start, stop, line, _document_end(text, stop, next_line)), max_depth - 9)
+            except Declined:
+                return None
+        if items is not None:  # the documents before it, then its items in runs
+            gather(number)
+            out.extend(ItemRun(run, item, number - no_prelude) for item, run in split_items(text, items, -(-(stop - start) // size)))
+            first, first_line = number + 1, next_line
+        elif number == len(starts) - 1 or stop - starts[first] >= size:
+            gather(number + 1)
+            first, first_line = number + 1, next_line
+        line = next_line
+    return out
 
 
 def document_bounds(text: str) -> tuple[list[int], list[int]]:
@@ -615,15 +692,24 @@ def list_layout(text: str, start: int, stop: int) -> ListLayout | None:
     return ListLayout(key.end(), starts, region_stop, column)
 
 
-def _list_items(text: str, segment: Segment, max_depth: int) -> Iterator[tuple[Any, Segment]] | None:
-    """The items of a ``kind: List`` document, read one by one, with a ``Segment`` each; None
-    when the document is not a List whose items this can cut apart (it is then read whole).
+class ListItems(NamedTuple):
+    """Items of a List, or a run of them, as the reader cuts them apart."""
+
+    bounds: list[int]  # offset of each item's '-', then the offset after the last item
+    line: int  # file line of the first item
+    column: int  # of the items' '-'
+    closed: tuple[int, int]  # libyaml's mark after the last item: the next item's '-', or past the items
+
+
+def list_items(text: str, segment: Segment, max_depth: int) -> ListItems | None:
+    """The items of the ``kind: List`` document at ``segment``; None when the document is not a
+    List whose items this can cut apart (it is then read whole).
 
     An item is the lines from its '-' to the next item's. Read alone, as a sequence of one,
     it gives what the whole document gives: a line inside an item never depends on the lines
-    of another, and the item's collections end where they would in the whole (``end``: the
+    of another, and the item's collections end where they would in the whole (``closed``: the
     next item's '-', or the first line after the items). The rest of the document (apiVersion,
-    kind, metadata) is read apart first, to make sure it is a List.
+    kind, metadata) is read apart here, to make sure it is a List.
     """
     start, stop = segment.start, segment.stop
     layout = list_layout(text, start, stop)
@@ -635,19 +721,34 @@ def _list_items(text: str, segment: Segment, max_depth: int) -> Iterator[tuple[A
     if not (isinstance(kind, str) and kind.endswith("List") and header["items"] is None):
         return None
     closed = (segment.line + text.count("\n", start, layout.stop), 0) if layout.stop < stop else segment.end
-    return _read_items(text, segment.line + text.count("\n", start, layout.items[0]), layout.items + [layout.stop], layout.column,
-                       closed, max_depth)
+    return ListItems(layout.items + [layout.stop], segment.line + text.count("\n", start, layout.items[0]), layout.column, closed)
 
 
-def _read_items(text: str, line: int, bounds: list[int], column: int, closed: tuple[int, int],
-                max_depth: int) -> Iterator[tuple[Any, Segment]]:
-    """The data and segment of each item of ``_list_items``: ``bounds`` holds the offset of
-    each item's '-' and the offset after the last item; ``line`` is the first item's file line,
-    ``column`` their '-' column, ``closed`` libyaml's mark after the last one."""
+def split_items(text: str, items: ListItems, parts: int) -> list[tuple[int, ListItems]]:
+    """``items`` cut into up to ``parts`` runs of about equal text, each with the number of its
+    first item: ``read_items`` of the runs gives what ``read_items`` of the whole does."""
+    bounds = items.bounds
+    count = len(bounds) - 1
+    size = (bounds[-1] - bounds[0]) / parts
+    runs: list[tuple[int, ListItems]] = []
+    first, line = 0, items.line
+    for index in range(1, count + 1):
+        if index < count and bounds[index] - bounds[first] < size:
+            continue
+        next_line = line + text.count("\n", bounds[first], bounds[index])
+        closed = items.closed if index == count else (next_line, items.column)
+        runs.append((first, ListItems(bounds[first : index + 1], line, items.column, closed)))
+        first, line = index, next_line
+    return runs
+
+
+def read_items(text: str, items: ListItems, max_depth: int) -> Iterator[tuple[Any, Segment]]:
+    """The data and segment of each of ``items``, read one at a time."""
+    bounds, line, column = items.bounds, items.line, items.column
     last = len(bounds) - 2
     for index in range(last + 1):
         item_start, item_stop = bounds[index], bounds[index + 1]
         next_line = line + text.count("\n", item_start, item_stop)
-        item = Segment(item_start, item_stop, line, closed if index == last else (next_line, column), True)
+        item = Segment(item_start, item_stop, line, items.closed if index == last else (next_line, column), True)
         yield _document(_lines(text, item_start, item_stop), line, item.end, max_depth, False)[0], item
         line = next_line

@@ -773,6 +773,57 @@ def load(source: SourceText, sink: Callable[[Document], None] | None = None, *, 
     return LoadResult(source, documents, problems)
 
 
+Piece = blockfast.DocumentRun | blockfast.ItemRun
+
+
+def pieces(source: SourceText, size: int) -> list[Piece] | None:
+    """``source`` cut into pieces of about ``size`` characters that ``load_piece`` reads apart
+    (in worker processes: a 200 MiB ``kubectl get -A -o yaml`` dump is one file, often one
+    List); None when the file is not larger than that, or when libyaml may have to read some
+    of it (``load`` then reads it whole).
+
+    Read piece by piece with ``lists``, a file gives the documents ``load`` gives, so long as
+    the fast reader takes every piece (``load_piece`` says when it does not).
+    """
+    text = source.text
+    if len(text) <= size or may_need_check(text) or _too_large(text):
+        return None
+    found = blockfast.stretches(text, size, MAX_DEPTH)
+    return found if found is not None and len(found) > 1 else None
+
+
+def load_piece(source: SourceText, piece: Piece, sink: Callable[[Document], None]) -> int | None:
+    """Read ``piece`` of ``source`` (see ``pieces``), handing each document, or List item, to
+    ``sink`` as ``load(..., lists=True)`` would; return how many documents it read (a List
+    counts in the piece with its first item), or None when the fast reader declined part of
+    it, having handed over some or none: ``load`` must then read the whole file."""
+    out = _Documents(sink, lists=True)
+    out.count = piece.document
+    if isinstance(piece, blockfast.ItemRun):
+        try:
+            out.add_items(source, blockfast.read_items(source.text, piece.items, MAX_DEPTH - 9), piece.first)
+        except blockfast.Declined:
+            return None
+        return 1 if piece.first == 0 else 0
+    stopped, _ = blockfast.read_documents(source.text, piece.starts, piece.stops, piece.line,
+                                          lambda data, segment: out.add(Document(source, out.count, data, segment, True)),
+                                          max_depth=MAX_DEPTH, add_items=partial(out.add_items, source))
+    return out.count - piece.document if stopped == piece.stops[-1] else None
+
+
+def numbered_right(pieces: list[Piece], counts: list[int]) -> bool:
+    """Whether each piece's documents got the numbers ``load`` gives them: the planner numbers
+    a piece by the documents before it, and each piece read (``counts``) tells how many there
+    were."""
+    following = 0  # the number of the next document
+    for piece, count in zip(pieces, counts):
+        within_list = isinstance(piece, blockfast.ItemRun) and piece.first > 0
+        if piece.document != (following - 1 if within_list else following):
+            return False
+        following += count
+    return True
+
+
 def _too_large(text: str) -> dict[int, tuple[int, bool]]:
     """Each document of ``text`` too large to read (see ``MAX_DOCUMENT_CHARS``), in order: its
     start, and its stop with whether it is a List (one with an item, or a rest, over the limit)."""
@@ -836,12 +887,12 @@ class _Documents:
             item.attach(document.source)
             self.sink(item)
 
-    def add_items(self, source: SourceText, items: Iterator[tuple[Any, blockfast.Segment]]) -> None:
-        """The items of a List from the fast reader, each frozen as soon as it is read; none
-        goes on before the reader has taken them all (it may decline one, and libyaml then
-        reads the whole List again)."""
+    def add_items(self, source: SourceText, items: Iterator[tuple[Any, blockfast.Segment]], first: int = 0) -> None:
+        """The items of a List from the fast reader (numbered from ``first``), each frozen as
+        soon as it is read; none goes on before the reader has taken them all (it may decline
+        one, and libyaml then reads the whole List again)."""
         read = []
-        for number, (data, segment) in enumerate(items):
+        for number, (data, segment) in enumerate(items, first):
             document = Document(source, self.count, data, segment, True, number)
             document.freeze()
             read.append(document)
