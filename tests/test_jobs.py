@@ -52,8 +52,9 @@ def _report(paths: list[str], jobs: int, fmt: str = "json") -> str:
 
 @pytest.fixture
 def parallel_everything(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Make even a small run use workers for both stages, with many small slices."""
+    """Make even a small run use workers for both stages, files cut into pieces, with many small slices."""
     monkeypatch.setattr(engine, "_PARALLEL_BYTES", 0)
+    monkeypatch.setattr(engine, "_PIECE_LINES", 0)
     monkeypatch.setattr(engine, "_SLICE", 7)
 
 

@@ -20,6 +20,7 @@ from dralint.lint.options import LintOptions
 from dralint.reporters import chunked_reporter
 from dralint.yaml import blockfast
 from dralint.yaml.loader import Document, SourceText, load, load_piece, numbered_right, pieces
+from dralint.yaml.strict import may_need_check
 
 
 def whole(text: str) -> list[tuple]:
@@ -127,13 +128,38 @@ def test_a_misnumbered_piece_is_noticed():
     assert not numbered_right(found, [0, *counts[1:]])  # the first read no document
 
 
-@pytest.mark.parametrize("text", [
-    "%YAML 1.1\n---\na: 1\n---\nb: 2\n",  # the YAML 1.2 pass must look at it
-    "---\na: 1\n---\nb:\tx\n",  # a tab: libyaml reads the file
-    "a: 1\n",  # no larger than a piece
-], ids=["directive", "tab", "small"])
-def test_files_libyaml_may_read_are_not_cut(text):
-    assert pieces(SourceText("t.yaml", text), 4 if len(text) > 8 else 100) is None
+def test_a_file_no_larger_than_a_piece_is_not_cut():
+    assert pieces(SourceText("t.yaml", "---\na: 1\n---\nb: 2\n"), 100) is None
+
+
+#: Every part of a file a piece may cover: documents, and a List's header, items and tail, the
+#: List after documents or first in the file (as kubectl writes it).
+COVERED = {
+    "documents, then a List": "# rendered\n" + "".join(f"---\n{yaml.safe_dump(config_map(f'c{i}'))}" for i in range(3))
+                              + "---\n" + a_list([config_map(f"item-{i}") for i in range(6)]),
+    "a List alone": a_list([config_map(f"item-{i}") for i in range(6)]),
+}
+ODD = {"tab": "\t", "lone CR": "\rx", "glued comment": " ,#", "directive": "\n%TAG ! x", "flow dash": " -{"}
+
+
+@pytest.mark.parametrize("odd", ODD.values(), ids=ODD.keys())
+@pytest.mark.parametrize("base", COVERED.values(), ids=COVERED.keys())
+def test_text_that_sends_a_file_to_libyaml_makes_its_piece_decline_wherever_it_is(base, odd):
+    """``load`` leaves such a file to libyaml (or to the YAML 1.2 pass) before reading it; read in
+    pieces, the piece whose text holds it says so, wherever in the file it is."""
+    lines = base.split("\n")
+    assert in_pieces(base, 60) is not None
+    for at in range(len(lines) - 1):
+        text = "\n".join([*lines[:at], lines[at] + odd, *lines[at + 1:]])
+        assert in_pieces(text, 60) is None, (at, lines[at])
+
+
+@pytest.mark.parametrize("odd", ODD.values(), ids=ODD.keys())
+def test_the_checks_before_reading_give_for_stretches_what_they_give_for_the_whole(odd):
+    text = "a: 1\n  - b\n" + odd.lstrip("\n") + "\nc: 2\n"
+    for at in (i + 1 for i, char in enumerate(text) if char == "\n"):
+        assert may_need_check(text) == (may_need_check(text, 0, at) or may_need_check(text, at))
+        assert (blockfast.eligible(text) is None) == (blockfast.eligible(text, 0, at) is None and blockfast.eligible(text, at) is None)
 
 
 def _report(paths: list[str], jobs: int) -> str:
@@ -143,6 +169,7 @@ def _report(paths: list[str], jobs: int) -> str:
 def test_a_large_file_read_in_pieces_reports_what_it_reports_read_whole(tmp_path, monkeypatch):
     """The engine cuts a file larger than a worker's share, and joins what the pieces read."""
     monkeypatch.setattr(engine, "_PARALLEL_BYTES", 500)
+    monkeypatch.setattr(engine, "_PIECE_LINES", 100)
     listed = tmp_path / "dump.yaml"
     listed.write_text(a_list([{**config_map(f"c{i}", mode="fast"), "kind": "Pod" if i % 5 == 0 else "ConfigMap"}
                               for i in range(60)]))

@@ -471,11 +471,17 @@ class Segment(NamedTuple):
     item: bool = False
 
 
-def eligible(text: str) -> str | None:
-    """Why the whole file is left to libyaml, or None when its documents may be read here."""
-    if _OUTSIDE.search(text):
+def eligible(text: str, start: int = 0, stop: int | None = None) -> str | None:
+    """Why the whole file is left to libyaml, or None when its documents may be read here.
+
+    ``start`` and ``stop`` limit the search to a stretch (see ``stretches``): what it looks for
+    lies within one line, and a CR's line break is never cut from it, since stretches start at
+    the start of a line or at an item's '-'.
+    """
+    stop = len(text) if stop is None else stop
+    if _OUTSIDE.search(text, start, stop):
         return "a tab, an odd line break or a character libyaml refuses"
-    if "\r" in text and LONE_CR.search(text):
+    if text.find("\r", start, stop) >= 0 and LONE_CR.search(text, start, stop):
         return "a lone CR"
     return None
 
@@ -556,6 +562,9 @@ class DocumentRun(NamedTuple):
     stops: list[int]
     line: int  # file line of the first
     document: int  # the number of the first in the file, as ``read`` counts documents
+    #: The text this stretch answers for, in the checks ``read`` makes of the whole text first:
+    #: from its start (the file's, for the first) to the next stretch's (the file's end).
+    cover: tuple[int, int] = (0, 0)
 
 
 class ItemRun(NamedTuple):
@@ -564,6 +573,7 @@ class ItemRun(NamedTuple):
     items: ListItems
     first: int  # the number of its first item in the List
     document: int  # the List's number among the file's documents
+    cover: tuple[int, int] = (0, 0)  # as a DocumentRun's
 
 
 #: A line with content, from the line break before it: in the text before a file's first
@@ -574,15 +584,14 @@ _CONTENT_LINE = re.compile(r"(?:\A|\n) *[^ #\r\n]")
 def stretches(text: str, size: int, max_depth: int) -> list[DocumentRun | ItemRun] | None:
     """``text`` cut at document boundaries into stretches of about ``size`` characters, and each
     List longer than that at item boundaries, for workers to read apart with
-    ``read_documents`` and ``read_items``; None when the text is not ``eligible`` or the header
-    of such a List is declined.
+    ``read_documents`` and ``read_items``; None when the header of such a List is declined.
 
     Reading the stretches gives what ``read`` gives, up to where ``read`` would stop: a
-    document, or a List item, is read from its own lines alone. Each stretch's ``document``
-    assumes every document before it is read; the caller checks that against what was read.
+    document, or a List item, is read from its own lines alone. The caller checks that each
+    stretch's ``cover`` is ``eligible``, as ``read`` checks the whole text (in the workers:
+    that search is a third of the time a large List takes to read), and that each stretch's
+    ``document``, which assumes every document before it is read, is what was read.
     """
-    if eligible(text) is not None:
-        return None
     starts, stops = document_bounds(text)
     no_prelude = 1 if not text.startswith("---") and _CONTENT_LINE.search(text, 0, stops[0]) is None else 0
     out: list[DocumentRun | ItemRun] = []
@@ -608,7 +617,12 @@ def stretches(text: str, size: int, max_depth: int) -> list[DocumentRun | ItemRu
             gather(number + 1)
             first, first_line = number + 1, next_line
         line = next_line
-    return out
+    covers = [0, *(_start(run) for run in out[1:]), len(text)]
+    return [run._replace(cover=(covers[index], covers[index + 1])) for index, run in enumerate(out)]
+
+
+def _start(run: DocumentRun | ItemRun) -> int:
+    return run.starts[0] if isinstance(run, DocumentRun) else run.items.bounds[0]
 
 
 def document_bounds(text: str) -> tuple[list[int], list[int]]:

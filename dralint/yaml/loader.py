@@ -779,14 +779,15 @@ Piece = blockfast.DocumentRun | blockfast.ItemRun
 def pieces(source: SourceText, size: int) -> list[Piece] | None:
     """``source`` cut into pieces of about ``size`` characters that ``load_piece`` reads apart
     (in worker processes: a 200 MiB ``kubectl get -A -o yaml`` dump is one file, often one
-    List); None when the file is not larger than that, or when libyaml may have to read some
-    of it (``load`` then reads it whole).
+    List); None when the file is not larger than that, or holds a document too large to read
+    (``load`` then reads it whole).
 
     Read piece by piece with ``lists``, a file gives the documents ``load`` gives, so long as
-    the fast reader takes every piece (``load_piece`` says when it does not).
+    the fast reader takes every piece: ``load_piece`` says when it does not, and when a piece
+    holds text that makes ``load`` leave the file to libyaml.
     """
     text = source.text
-    if len(text) <= size or may_need_check(text) or _too_large(text):
+    if len(text) <= size or _too_large(text):
         return None
     found = blockfast.stretches(text, size, MAX_DEPTH)
     return found if found is not None and len(found) > 1 else None
@@ -796,16 +797,23 @@ def load_piece(source: SourceText, piece: Piece, sink: Callable[[Document], None
     """Read ``piece`` of ``source`` (see ``pieces``), handing each document, or List item, to
     ``sink`` as ``load(..., lists=True)`` would; return how many documents it read (a List
     counts in the piece with its first item), or None when the fast reader declined part of
-    it, having handed over some or none: ``load`` must then read the whole file."""
+    it, having handed over some or none: ``load`` must then read the whole file.
+
+    The piece first checks its ``cover`` of the text as ``load`` checks the whole file before
+    the fast reader may read it.
+    """
+    text = source.text
+    if may_need_check(text, *piece.cover) or blockfast.eligible(text, *piece.cover) is not None:
+        return None
     out = _Documents(sink, lists=True)
     out.count = piece.document
     if isinstance(piece, blockfast.ItemRun):
         try:
-            out.add_items(source, blockfast.read_items(source.text, piece.items, MAX_DEPTH - 9), piece.first)
+            out.add_items(source, blockfast.read_items(text, piece.items, MAX_DEPTH - 9), piece.first)
         except blockfast.Declined:
             return None
         return 1 if piece.first == 0 else 0
-    stopped, _ = blockfast.read_documents(source.text, piece.starts, piece.stops, piece.line,
+    stopped, _ = blockfast.read_documents(text, piece.starts, piece.stops, piece.line,
                                           lambda data, segment: out.add(Document(source, out.count, data, segment, True)),
                                           max_depth=MAX_DEPTH, add_items=partial(out.add_items, source))
     return out.count - piece.document if stopped == piece.stops[-1] else None

@@ -64,16 +64,20 @@ _NOT_CONTENT = (StreamStartToken, StreamEndToken, DirectiveToken, DocumentEndTok
 StrictProblem = tuple[int, str]
 
 
-def may_need_check(text: str) -> bool:
-    """Cheap test: could ``text`` hold a glued comment, a directive or a flow dash?
+def may_need_check(text: str, start: int = 0, stop: int | None = None) -> bool:
+    """Cheap test: could ``text`` (or its stretch from ``start`` to ``stop``) hold a glued
+    comment, a directive or a flow dash?
 
     False means the token pass would find none of those. The two other classes are noticed by
     the loader's builder instead (``_Builder.needs_strict``). Each test is a literal search or a
-    regex that starts with a character set, a few milliseconds per megabyte.
+    regex that starts with a character set, a few milliseconds per megabyte. What they look for
+    lies within a line, so stretches that start at the start of a line, or after spaces, give
+    the answer of the whole text between them.
     """
-    if "#" in text and _GLUED_COMMENT.search(text):
+    stop = len(text) if stop is None else stop
+    if text.find("#", start, stop) >= 0 and _GLUED_COMMENT.search(text, start, stop):
         return True
-    return text.startswith("%") or "\n%" in text or _FLOW_DASH.search(text) is not None
+    return (start == 0 and text.startswith("%")) or text.find("\n%", max(start - 1, 0), stop) >= 0 or _FLOW_DASH.search(text, start, stop) is not None
 
 
 def _leading_spaces(line: str) -> int:
