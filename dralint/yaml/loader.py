@@ -738,8 +738,8 @@ def load(source: SourceText, sink: Callable[[Document], None] | None = None, *, 
     too_large = _too_large(text)
     base = 0
     if not prefiltered:  # finite: the fast reader declines a document with NaN or an infinity
-        base, _ = blockfast.read(text, lambda data, segment: out.add(Document(source, out.count, data, segment, True)),
-                                 max_depth=MAX_DEPTH, add_items=partial(out.add_items, source) if lists else None,
+        base, _ = blockfast.read(text, partial(out.add_read, source), max_depth=MAX_DEPTH,
+                                 add_items=partial(out.add_items, source) if lists else None,
                                  until=next(iter(too_large), None))
         if base == len(text):
             return LoadResult(source, documents, problems)
@@ -813,18 +813,17 @@ def load_piece(source: SourceText, piece: Piece, sink: Callable[[Document], None
         except blockfast.Declined:
             return None
         return 1 if piece.first == 0 else 0
-    stopped, _ = blockfast.read_documents(text, piece.starts, piece.stops, piece.line,
-                                          lambda data, segment: out.add(Document(source, out.count, data, segment, True)),
+    stopped, _ = blockfast.read_documents(text, piece.starts, piece.stops, piece.line, partial(out.add_read, source),
                                           max_depth=MAX_DEPTH, add_items=partial(out.add_items, source))
     return out.count - piece.document if stopped == piece.stops[-1] else None
 
 
-def numbered_right(pieces: list[Piece], counts: list[int]) -> bool:
-    """Whether each piece's documents got the numbers ``load`` gives them: the planner numbers
-    a piece by the documents before it, and each piece read (``counts``) tells how many there
-    were."""
+def numbered_right(cut: list[Piece], counts: list[int]) -> bool:
+    """Whether the documents of the pieces ``cut`` got the numbers ``load`` gives them: the
+    planner numbers a piece by the documents before it, and each piece read (``counts``) tells
+    how many there were."""
     following = 0  # the number of the next document
-    for piece, count in zip(pieces, counts):
+    for piece, count in zip(cut, counts):
         within_list = isinstance(piece, blockfast.ItemRun) and piece.first > 0
         if piece.document != (following - 1 if within_list else following):
             return False
@@ -886,6 +885,10 @@ class _Documents:
             self.sink(document)
         for item in items or ():
             self.sink(item)
+
+    def add_read(self, source: SourceText, data: Any, segment: blockfast.Segment) -> None:
+        """A document the fast reader read (it declines NaN and infinities: finite)."""
+        self.add(Document(source, self.count, data, segment, True))
 
     def _add_frozen(self, document: Document, items: list[bytes]) -> None:
         """A List's items, pickled by a ``_Spill``, as frozen documents."""
