@@ -368,7 +368,8 @@ _PARALLEL_BYTES = 1 << 20
 #: ConfigMaps with 1 MB values (17,000 lines) reads in 0.3 s and took longer cut than whole.
 #: Cut, a file's parsed lines are not in the parent's cache that checking workers inherit:
 #: with two jobs, 200,000 lines of workloads took as long cut (and 9% more CPU), 500,000 lines
-#: 5% less time, and a 1.1 million line ResourceSlice dump (`simulate`) 37% less.
+#: 5% less time, and the 1.1 million lines of a 10,000-node ResourceSlice snapshot 11-14% less
+#: (`simulate`, for 3-7% more CPU).
 _PIECE_LINES = 500_000
 #: Pieces per worker a large file is cut into (see ``loader.pieces``): enough to keep the
 #: workers evenly loaded to the end; none smaller than ``_PARALLEL_BYTES``.
