@@ -564,7 +564,7 @@ class DocumentRun(NamedTuple):
     document: int  # the number of the first in the file, as ``read`` counts documents
     #: The text this stretch answers for, in the checks ``read`` makes of the whole text first:
     #: from its start (the file's, for the first) to the next stretch's (the file's end).
-    cover: tuple[int, int] = (0, 0)
+    cover: tuple[int, int]
 
 
 class ItemRun(NamedTuple):
@@ -573,7 +573,7 @@ class ItemRun(NamedTuple):
     items: ListItems
     first: int  # the number of its first item in the List
     document: int  # the List's number among the file's documents
-    cover: tuple[int, int] = (0, 0)  # as a DocumentRun's
+    cover: tuple[int, int]  # as a DocumentRun's
 
 
 #: A line with content, from the line break before it: in the text before a file's first
@@ -593,13 +593,15 @@ def stretches(text: str, size: int, max_depth: int) -> list[DocumentRun | ItemRu
     ``document``, which assumes every document before it is read, is what was read.
     """
     starts, stops = document_bounds(text)
-    no_prelude = 1 if not text.startswith("---") and _CONTENT_LINE.search(text, 0, stops[0]) is None else 0
+    # 1 when the text before the first "---" is no document: later documents' numbers are one less.
+    empty_prelude = 1 if not text.startswith("---") and _CONTENT_LINE.search(text, 0, stops[0]) is None else 0
+    whole = (0, len(text))  # each stretch's cover until the stretches are all known
     out: list[DocumentRun | ItemRun] = []
     first = line = first_line = 0  # the documents being gathered: the first's number and line
 
     def gather(last: int) -> None:
         if last > first:
-            out.append(DocumentRun(starts[first:last], stops[first:last], first_line, max(first - no_prelude, 0)))
+            out.append(DocumentRun(starts[first:last], stops[first:last], first_line, max(first - empty_prelude, 0), whole))
 
     for number, (start, stop) in enumerate(zip(starts, stops)):
         next_line = line + text.count("\n", start, stop)
@@ -611,7 +613,8 @@ def stretches(text: str, size: int, max_depth: int) -> list[DocumentRun | ItemRu
                 return None
         if items is not None:  # the documents before it, then its items in runs
             gather(number)
-            out.extend(ItemRun(run, item, number - no_prelude) for item, run in split_items(text, items, -(-(stop - start) // size)))
+            parts = -(-(stop - start) // size)  # rounded up
+            out.extend(ItemRun(run, item, number - empty_prelude, whole) for item, run in split_items(text, items, parts))
             first, first_line = number + 1, next_line
         elif number == len(starts) - 1 or stop - starts[first] >= size:
             gather(number + 1)
