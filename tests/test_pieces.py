@@ -18,7 +18,7 @@ from dralint.lint import engine
 from dralint.lint.gate import lint_with_config
 from dralint.lint.options import LintOptions
 from dralint.reporters import chunked_reporter
-from dralint.yaml import blockfast
+from dralint.yaml import blockfast, loader
 from dralint.yaml.loader import Document, SourceText, load, load_piece, numbered_right, pieces
 from dralint.yaml.strict import may_need_check
 
@@ -130,6 +130,14 @@ def test_a_misnumbered_piece_is_noticed():
 
 def test_a_file_no_larger_than_a_piece_is_not_cut():
     assert pieces(SourceText("t.yaml", "---\na: 1\n---\nb: 2\n"), 100) is None
+
+
+def test_a_file_with_a_document_too_large_to_read_is_not_cut(monkeypatch):
+    """``load`` skips such a document unread (YAML008) and reads on with libyaml."""
+    text = "---\na: 1\n---\nb: " + "x" * 300 + "\n---\nc: 3\n"
+    assert pieces(SourceText("t.yaml", text), 8) is not None
+    monkeypatch.setattr(loader, "MAX_DOCUMENT_CHARS", 200)
+    assert pieces(SourceText("t.yaml", text), 8) is None
 
 
 #: Every part of a file a piece may cover: documents, and a List's header, items and tail, the
