@@ -183,12 +183,36 @@ def test_a_large_file_read_in_pieces_reports_what_it_reports_read_whole(tmp_path
                               for i in range(60)]))
     documents = tmp_path / "rendered.yaml"
     documents.write_text("".join(f"---\n{yaml.safe_dump(config_map(f'd{i}'))}" for i in range(40)) + "---\nx: &a 1\ny: *a\n")
-    paths = [str(listed), str(documents)]
+    # Shape problems, reported from the parent with positions read from the file's text.
+    shapes = tmp_path / "shapes.yaml"
+    shapes.write_text("".join(f"---\n{yaml.safe_dump(config_map(f's{i}'))}" for i in range(20))
+                      + "---\napiVersion: v1\nmetadata: {name: no-kind}\n---\n- not a mapping\n")
+    paths = [str(listed), str(documents), str(shapes)]
     read: list[list[int | None]] = []  # per file cut: what each piece read (in the workers)
     real = engine._join_pieces
     monkeypatch.setattr(engine, "_join_pieces", lambda source, cut, parts, *rest: read.append([p.documents for p in parts]) or real(source, cut, parts, *rest))
     assert _report(paths, jobs=2) == _report(paths, jobs=1)
-    assert len(read) == 2 and len(read[0]) > 2 and None not in read[0]  # the List's items, read apart
+    assert len(read) == 3 and len(read[0]) > 2 and None not in read[0]  # the List's items, read apart
     assert None in read[1]  # the anchor: that file was read whole
+    assert len(read[2]) > 2 and None not in read[2]
     report = json.loads(_report(paths, jobs=2))
-    assert report["summary"]["objects"] == 100
+    assert report["summary"]["objects"] == 120
+    shape_lines = {d["line"] for d in report["diagnostics"] if d["path"] == str(shapes) and d["rule"].startswith("YAML")}
+    assert len(shape_lines) == 2 and min(shape_lines) > 100
+
+
+def test_real_files_read_in_pieces_give_what_they_give_whole():
+    """Every file of the corpus, examples and test data, cut as small as it goes: those whose
+    pieces are all read give the same documents; the others are read whole."""
+    from test_blockfast import REAL_FILES, _text
+
+    cut = 0
+    for path in REAL_FILES:
+        text = _text(path)
+        if text is None:
+            continue
+        read = in_pieces(text, 1)
+        if read is not None:
+            assert read[1] == whole(text), path
+            cut += len(read[0]) > 1
+    assert cut > len(REAL_FILES) // 4

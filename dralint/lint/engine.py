@@ -303,6 +303,14 @@ class _FileObjects:
         self.problems.extend(other.problems)
         self.documents += other.documents
 
+    def attach(self, source: SourceText) -> None:
+        """Give the documents a worker sent back their file's text (see ``Document.__reduce__``):
+        reporting a shape problem reads positions from it."""
+        for obj in self.objects:
+            obj.doc.attach(source)
+        for problem in self.problems:
+            problem.document.attach(source)
+
 
 @dataclass
 class _Parsed:
@@ -358,6 +366,7 @@ def _join_pieces(source: SourceText, cut: list[Piece], read: list[_PieceRead], o
     found = _FileObjects(origin)
     for part in read:
         found.extend(part.found)
+    found.attach(source)
     return _kept(source, found, [], collect.empty(), report)
 
 
