@@ -496,6 +496,11 @@ def _lines(text: str, start: int, stop: int) -> list[str]:
     return lines
 
 
+#: Levels below the loader's depth limit at which the reader declines a document: one that may
+#: reach the limit is left to the loader, which reports it.
+_DEPTH_MARGIN = 8
+
+
 def read(text: str, add: Callable[[Any, Segment], None], *, max_depth: int,
          add_items: Callable[[Iterator[tuple[Any, Segment]]], None] | None = None, until: int | None = None) -> tuple[int, str | None]:
     """Read the documents of ``text`` from the start, handing the data and ``Segment`` of each
@@ -534,10 +539,10 @@ def read_documents(text: str, starts: list[int], stops: list[int], line: int, ad
         next_line = line + text.count("\n", start, stop)
         segment = Segment(start, stop, line, _document_end(text, stop, next_line))
         try:
-            if add_items is not None and (items := list_items(text, segment, max_depth - 9)) is not None:
-                add_items(read_items(text, items, max_depth - 9))
+            if add_items is not None and (items := list_items(text, segment, max_depth)) is not None:
+                add_items(read_items(text, items, max_depth))
             else:
-                document = _document(_lines(text, start, stop), line, segment.end, max_depth - 8, False)
+                document = _document(_lines(text, start, stop), line, segment.end, max_depth - _DEPTH_MARGIN, False)
                 if document is None and text.startswith("---", start):
                     raise Declined("an empty document")
                 if document is not None:  # only comments before the first "---": no document
@@ -608,7 +613,7 @@ def stretches(text: str, size: int, max_depth: int) -> list[DocumentRun | ItemRu
         items = None
         if stop - start > size:
             try:
-                items = list_items(text, Segment(start, stop, line, _document_end(text, stop, next_line)), max_depth - 9)
+                items = list_items(text, Segment(start, stop, line, _document_end(text, stop, next_line)), max_depth)
             except Declined:
                 return None
         if items is not None:  # the documents before it, then its items in runs
@@ -720,7 +725,7 @@ class ListItems(NamedTuple):
 
 def list_items(text: str, segment: Segment, max_depth: int) -> ListItems | None:
     """The items of the ``kind: List`` document at ``segment``; None when the document is not a
-    List whose items this can cut apart (it is then read whole).
+    List whose items this can cut apart (it is then read whole). ``max_depth`` is the loader's.
 
     An item is the lines from its '-' to the next item's. Read alone, as a sequence of one,
     it gives what the whole document gives: a line inside an item never depends on the lines
@@ -733,7 +738,7 @@ def list_items(text: str, segment: Segment, max_depth: int) -> ListItems | None:
     if layout is None:
         return None
     header = _document(_lines(text, start, layout.key_end) + text[layout.stop:stop].split("\n"), segment.line, segment.end,
-                       max_depth + 1, False)
+                       max_depth - _DEPTH_MARGIN, False)
     kind = header.get("kind") if isinstance(header, dict) else None
     if not (isinstance(kind, str) and kind.endswith("List") and header["items"] is None):
         return None
@@ -760,12 +765,13 @@ def split_items(text: str, items: ListItems, parts: int) -> list[tuple[int, List
 
 
 def read_items(text: str, items: ListItems, max_depth: int) -> Iterator[tuple[Any, Segment]]:
-    """The data and segment of each of ``items``, read one at a time."""
+    """The data and segment of each of ``items``, read one at a time (``max_depth`` is the
+    loader's; an item is read as a sequence of one, a level deeper than in its document)."""
     bounds, line, column = items.bounds, items.line, items.column
     last = len(bounds) - 2
     for index in range(last + 1):
         item_start, item_stop = bounds[index], bounds[index + 1]
         next_line = line + text.count("\n", item_start, item_stop)
         item = Segment(item_start, item_stop, line, items.closed if index == last else (next_line, column), True)
-        yield _document(_lines(text, item_start, item_stop), line, item.end, max_depth, False)[0], item
+        yield _document(_lines(text, item_start, item_stop), line, item.end, max_depth - _DEPTH_MARGIN - 1, False)[0], item
         line = next_line

@@ -809,7 +809,7 @@ def load_piece(source: SourceText, piece: Piece, sink: Callable[[Document], None
     out.count = piece.document
     if isinstance(piece, blockfast.ItemRun):
         try:
-            out.add_items(source, blockfast.read_items(text, piece.items, MAX_DEPTH - 9), piece.first)
+            out.add_items(source, blockfast.read_items(text, piece.items, MAX_DEPTH), piece.first)
         except blockfast.Declined:
             return None
         return 1 if piece.first == 0 else 0
