@@ -504,3 +504,24 @@ def test_the_items_of_a_list_come_frozen_and_keep_their_place():
     assert (sent.index, sent.item, sent.data["metadata"]) == (0, 1, {"name": "b"})
     span = sent.locate(("metadata", "name"))
     assert (span.line, span.column, span.end_column) == (10, 11, 12)
+
+
+def _nested_item(depth: int) -> str:
+    """A List whose second item nests mappings ``depth - 1`` levels deep (``depth + 1`` in the
+    document)."""
+    lines = ["kind: List", "items:", "- a: 1", "- k0:"]
+    lines += [f"{'  ' * (level + 1)}k{level}:" for level in range(1, depth - 1)]
+    lines.append(f"{'  ' * depth}end")
+    return "\n".join(lines) + "\n"
+
+
+def test_a_list_item_near_the_depth_limit_reads_as_in_the_whole_document():
+    """An item is read as a sequence of one, a level deeper than in its document: the reader's
+    limit for it is one level lower, so the loader still reports what is too deep."""
+    taken_lists = reported = 0
+    for depth in range(MAX_DEPTH - 12, MAX_DEPTH + 2):
+        text = _nested_item(depth)
+        assert_items_same(text)
+        taken_lists += fully_taken(text)
+        reported += any(p.kind == "depth" for p in events_only(text, lists=True).problems)
+    assert taken_lists and reported and taken_lists + reported < 14  # some read here, some too deep, some by libyaml

@@ -139,6 +139,22 @@ def test_deep_block_nesting(tmp_path):
     assert elapsed < SECONDS
 
 
+@pytest.mark.parametrize("as_list", [False, True], ids=["document", "List item"])
+def test_nesting_just_under_the_limit_is_read(tmp_path, good, as_list):
+    """A document the loader accepts is frozen whatever its depth (the pickler recurses once
+    per container), and read by libyaml, since the fast reader declines it first."""
+    nested = "data:\n" + "".join("  " * i + f"k{i}:\n" for i in range(1, MAX_DEPTH - 8)) + "  " * (MAX_DEPTH - 8) + "x: 1\n"
+    bad = tmp_path / "deep.yaml"
+    document = GOOD + nested
+    bad.write_text("apiVersion: v1\nkind: List\nitems:\n- " + document.replace("\n", "\n  ").rstrip() + "\n" if as_list else document)
+    report, elapsed = lint_json(bad, good)
+    assert not [d for d in findings(report, bad) if d["rule"].startswith("YAML")]
+    (entry,) = [f for f in report["files"] if f["path"] == str(bad)]
+    assert entry["objects"] == 1
+    assert_rest_linted(report, good)
+    assert elapsed < SECONDS
+
+
 def test_alias_bomb(tmp_path, good):
     bad = tmp_path / "bomb.yaml"
     lines = [GOOD.rstrip("\n"), "data:", '  a: &a ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']

@@ -17,6 +17,7 @@ import marshal
 import operator
 import pickle
 import re
+import sys
 from array import array
 from collections import OrderedDict
 from functools import partial
@@ -49,6 +50,27 @@ from dralint.yaml.strict import may_need_check, strict_problems
 MAX_EXPANDED_NODES = 1_000_000
 #: Nesting levels a document may have; Kubernetes objects rarely pass 30.
 MAX_DEPTH = 256
+#: Pickler calls per nesting level of a document frozen with its positions: the value's
+#: container, and in the positions tree a mapping's table, the entry and the value's tuple.
+_PICKLE_CALLS_PER_LEVEL = 4
+
+
+def _freeze_tree(data: Any, positions: Pos) -> bytes:
+    """``data`` and its ``positions`` as one pickle, however deep the loader let them be.
+
+    The pickler recurses once per container, and Python stops it at its recursion limit
+    (1,000 frames): a document nested 240 levels, within ``MAX_DEPTH``, would raise
+    RecursionError. The limit is raised for the call to what ``MAX_DEPTH`` needs.
+    """
+    limit = sys.getrecursionlimit()
+    needed = limit + _PICKLE_CALLS_PER_LEVEL * MAX_DEPTH
+    sys.setrecursionlimit(needed)
+    try:
+        return pickle.dumps((data, positions), 5)
+    finally:
+        sys.setrecursionlimit(limit)
+
+
 #: Characters a document, or an item of a List, may have before it is skipped unread. No
 #: Kubernetes object comes near it: the API server refuses request bodies over 3 MiB
 #: (k8s.io/apiserver, MaxRequestBodyBytes). Reading a document takes about 20 times its size
@@ -198,7 +220,7 @@ class Document:
                 # quarter smaller.
                 self._frozen = marshal.dumps((self._data, root.start, root.stop, root.line, *root.end, root.item))
             else:
-                self._frozen = pickle.dumps((self._data, root), 5)
+                self._frozen = _freeze_tree(self._data, root)
         self._data, self._root, self._derived, self._expanded = None, (), None, False
 
     def _thaw(self) -> None:
@@ -402,7 +424,7 @@ class _Spill:
 
     def take(self, value: Any, pos: Pos) -> None:
         where = self.where
-        self.items.append(pickle.dumps((value, pos if where.identity else where.tree(pos, self.moved)), 5))
+        self.items.append(_freeze_tree(value, pos if where.identity else where.tree(pos, self.moved)))
 
     def restore(self) -> None:
         assert self.frame is not None
