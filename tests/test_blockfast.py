@@ -288,6 +288,22 @@ def test_a_document_of_more_nodes_than_aliases_may_add_is_read_here(monkeypatch)
     assert not result.problems and result.documents[0].data["items"][9] == {"name": "n9", "size": 9}
 
 
+def test_lines_repeated_across_a_large_run_stay_cached_while_lines_met_once_age_out(monkeypatch):
+    """The cache of parsed lines turns over many times in a large run: a line in every
+    document is parsed once all the same, and the cache never holds more than two
+    generations."""
+    monkeypatch.setattr(blockfast, "_CACHE_LIMIT", 8)
+    monkeypatch.setattr(blockfast, "_LINES", {})
+    monkeypatch.setattr(blockfast, "_OLDER", {})
+    parsed: list[str] = []
+    real = blockfast._parse_line
+    monkeypatch.setattr(blockfast, "_parse_line", lambda text: parsed.append(text) or real(text))
+    text = "---\n".join(f"kind: ConfigMap\nname: n{i}\nsize: {i}\n" for i in range(40))
+    assert fully_taken(text)
+    assert "kind: ConfigMap" in parsed and len(parsed) == len(set(parsed))  # each line parsed once
+    assert len(blockfast._LINES) + len(blockfast._OLDER) <= 2 * 8
+
+
 # --- NaN and infinity: Document.finite ----------------------------------------------------------
 
 #: Every way a scalar can resolve to NaN or an infinity, in block and in flow context; the API

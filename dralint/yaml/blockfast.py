@@ -84,9 +84,30 @@ _NONE, _SCALAR, _FLOW_LIST, _FLOW_DICT, _LITERAL = 0, 1, 2, 3, 4
 _MAX_KEY = 1000
 #: Parsed lines by their text, shared by every read (a line's parse depends on nothing else):
 #: machine-written YAML repeats lines across documents and files, and reading positions again
-#: meets the same lines. Emptied when it reaches ``_CACHE_LIMIT`` lines, to bound its memory.
+#: meets the same lines. Kept in two generations of at most ``_CACHE_LIMIT`` lines (see
+#: ``_parsed``): ``_LINES`` holds the lines met since the last turn, ``_OLDER`` the turn before.
 _LINES: dict[str, tuple[Any, ...]] = {}
-_CACHE_LIMIT = 65_536
+_OLDER: dict[str, tuple[Any, ...]] = {}
+_CACHE_LIMIT = 16_384
+
+
+def _parsed(text: str) -> tuple[Any, ...]:
+    """The parse of a line not met since the cache's last turn.
+
+    Most distinct lines of a large run occur once (names, uids, timestamps), and a few occur
+    in every document (``apiVersion: v1``, ``  - name: main``). A cache emptied when full
+    dropped the few with the many, and holding every line of a 50,000-document run until then
+    took 21 MiB. With two generations a line met again in the older one moves up, so the
+    repeated lines stay while lines met once age out at the next turn.
+    """
+    global _LINES, _OLDER
+    parsed = _OLDER.get(text)
+    if parsed is None:
+        parsed = _parse_line(text[:-1] if text.endswith("\r") else text)
+    if len(_LINES) >= _CACHE_LIMIT:
+        _LINES, _OLDER = {}, _LINES
+    _LINES[text] = parsed
+    return parsed
 
 
 class Declined(Exception):
@@ -369,9 +390,7 @@ def _document(lines: list[str], first: int, end: tuple[int, int], max_depth: int
         try:
             parsed = _LINES.get(text)
             if parsed is None:
-                if len(_LINES) >= _CACHE_LIMIT:
-                    _LINES.clear()
-                parsed = _LINES[text] = _parse_line(text[:-1] if text.endswith("\r") else text)
+                parsed = _parsed(text)
             if not parsed:
                 continue
             col, dashes, key, key_start, key_end, key_style, short_key, colon_end, kind, value, start, stop, style = parsed
