@@ -1,5 +1,5 @@
-"""The progress line of long lint runs, on stderr: files and documents read and the rate, then
-objects checked.
+"""The progress line of long runs, on stderr: files and documents read and the rate, then
+objects checked (``lint``) or pod templates simulated (``simulate``).
 
 Shown only where a person watches: stderr is a terminal, ``CI`` is not set and ``--quiet`` was
 not given. It appears once a run has taken about two seconds, so quick runs never flicker,
@@ -32,18 +32,28 @@ class ProgressLine:
         self.start = clock()
         self.next_update = self.start + DELAY
         self.width = 0
+        self.files = self.documents = 0
 
-    def __call__(self, files: int, documents: int) -> None:
+    def read(self, files: int, documents: int) -> None:
+        self.files += files
+        self.documents += documents
         now = self.clock()
         if now < self.next_update:
             return
-        rate = documents / max(now - self.start, 1e-9)
-        self._show(now, f"dralint: {files:,} file{'s' if files != 1 else ''}, {documents:,} documents, {rate:,.0f} documents/s")
+        rate = self.documents / max(now - self.start, 1e-9)
+        self._show(now, f"dralint: {self.files:,} file{'s' if self.files != 1 else ''}, {self.documents:,} documents, {rate:,.0f} documents/s")
 
     def checking(self, objects: int, total: int) -> None:
+        self._count("checked", objects, total, "objects")
+
+    def simulating(self, templates: int, total: int) -> None:
+        """``dralint simulate``: pod templates simulated so far, of ``total``."""
+        self._count("simulated", templates, total, "pod templates")
+
+    def _count(self, verb: str, done: int, total: int, noun: str) -> None:
         now = self.clock()
         if now >= self.next_update:
-            self._show(now, f"dralint: checked {objects:,} of {total:,} objects")
+            self._show(now, f"dralint: {verb} {done:,} of {total:,} {noun}")
 
     def _show(self, now: float, text: str) -> None:
         self.next_update = now + INTERVAL

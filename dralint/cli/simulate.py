@@ -19,6 +19,7 @@ from dralint.k8s.allocator import Outcome, Pick, PodDemand
 from dralint.k8s.allocator.pod import EXTENDED_CLAIM_LABEL, request_label
 from dralint.k8s.allocator.examples import EXAMPLES
 from dralint.checks.scheduling.simulation import Simulation, simulation
+from dralint.cli.progress import ProgressLine, wanted as progress_wanted
 from dralint.lint.engine import lint, without_cyclic_gc
 from dralint.k8s.devicekinds import device_kind
 from dralint.k8s.inventory import Inventory, format_amount
@@ -27,13 +28,15 @@ from dralint.lint.options import LintOptions
 from dralint.reporters.terminal import printable
 
 
-def placements(sim: Simulation) -> Iterator[tuple[PodDemand, Outcome, int | None]]:
+def placements(sim: Simulation, progress: ProgressLine | None = None) -> Iterator[tuple[PodDemand, Outcome, int | None]]:
     """(demand, outcome, replicas) for every pod template of the scanned objects that uses devices."""
-    for obj in sim.ctx.scanned:
-        for tpl in pod_templates(obj):
-            demand, outcome = sim.run(obj, tpl, every_node=True)
-            if demand.unresolved or sim.relevant(demand):
-                yield demand, outcome, tpl.replicas
+    templates = [(obj, tpl) for obj in sim.ctx.scanned for tpl in pod_templates(obj)]
+    for done, (obj, tpl) in enumerate(templates, 1):
+        demand, outcome = sim.run(obj, tpl, every_node=True)
+        if progress is not None:
+            progress.simulating(done, len(templates))
+        if demand.unresolved or sim.relevant(demand):
+            yield demand, outcome, tpl.replicas
 
 
 def _consumed(pick: Pick) -> dict[str, str]:
@@ -132,6 +135,21 @@ def _reason_lines(reasons: dict[str, list[str]], indent: str = "") -> list[str]:
     return lines
 
 
+def _simulated(options: LintOptions, progress: ProgressLine | None) -> tuple[int, list[dict[str, Any]]] | None:
+    """The snapshot's node count and each template's placement (``as_json``); None when the
+    snapshot holds no ResourceSlice. A usage error when the snapshot cannot be read."""
+    result = lint(options, progress=progress)
+    # YAML008/YAML009 say why a --slices input could not be read, as `dralint lint` says it.
+    unreadable = [d.message for d in result.diagnostics if d.rule in ("YAML008", "YAML009") and d.span.path in options.slices]
+    if unreadable:
+        raise click.BadParameter("; ".join(unreadable), param_hint="--slices")
+    sim = simulation(result.context)
+    if sim is None:
+        return None
+    with without_cyclic_gc():  # placements allocate many small records and no cycles
+        return len(sim.inv.nodes), [as_json(d, o, r, sim.inv) for d, o, r in placements(sim, progress)]
+
+
 @click.command("simulate")
 @click.argument("paths", nargs=-1, type=click.Path(readable=False))
 @click.option(
@@ -143,25 +161,28 @@ def _reason_lines(reasons: dict[str, list[str]], indent: str = "") -> list[str]:
 @click.option("--context", "context_paths", multiple=True, type=click.Path(readable=False), metavar="PATH",
               help="Load PATH for references (claim templates, classes) without simulating its pods.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-def simulate_command(paths: tuple[str, ...], slices: tuple[str, ...], context_paths: tuple[str, ...], fmt: str) -> None:
+@click.option("--jobs", "-j", type=click.IntRange(min=0), metavar="N",
+              help="Read the snapshot and manifests in N processes; the output is the same for any N.  [default: one per CPU]")
+@click.option("--quiet", "-q", is_flag=True, help="No progress line on a terminal.")
+def simulate_command(paths: tuple[str, ...], slices: tuple[str, ...], context_paths: tuple[str, ...], fmt: str,
+                     jobs: int | None, quiet: bool) -> None:
     """Show where the pod templates in PATHS would be allocated on the --slices snapshot."""
     if not slices:
         raise click.UsageError("give a snapshot with --slices FILE (or --slices example:NAME)")
-    # YAML008/YAML009 say why a --slices input could not be read, as `dralint lint` says it.
     options = LintOptions(paths=list(paths) or ["."], slices=list(slices), context=list(context_paths),
-                          profile="strict", select=["SCH005", "YAML008", "YAML009"])
-    result = lint(options)
-    unreadable = [d.message for d in result.diagnostics if d.rule in ("YAML008", "YAML009") and d.span.path in slices]
-    if unreadable:
-        raise click.BadParameter("; ".join(unreadable), param_hint="--slices")
-    sim = simulation(result.context)
-    if sim is None:
+                          profile="strict", select=["SCH005", "YAML008", "YAML009"], jobs=jobs)
+    progress = ProgressLine(sys.stderr) if progress_wanted(sys.stderr, quiet) else None
+    try:
+        simulated = _simulated(options, progress)
+    finally:
+        if progress is not None:
+            progress.close()
+    if simulated is None:
         click.echo("dralint: the --slices input holds no ResourceSlice", err=True)
         sys.exit(2)
-    with without_cyclic_gc():  # placements allocate many small records and no cycles
-        rows = [as_json(d, o, r, sim.inv) for d, o, r in placements(sim)]
+    nodes, rows = simulated
     if fmt == "json":
-        click.echo(json.dumps({"nodes": len(sim.inv.nodes), "templates": rows}, indent=2))
+        click.echo(json.dumps({"nodes": nodes, "templates": rows}, indent=2))
     else:
         click.echo(printable(as_text(rows)), nl=False)
     sys.exit(1 if any(not r["feasibleNodes"] and not r["unresolved"] for r in rows) else 0)

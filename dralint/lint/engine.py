@@ -37,8 +37,9 @@ from dralint.yaml.loader import THAWED, Document, Piece, SourceText, YamlProblem
 class Progress(Protocol):
     """Told how far a run is, for a progress line; never affects results."""
 
-    def __call__(self, files: int, documents: int) -> None:
-        """After each file read: files read and documents parsed so far."""
+    def read(self, files: int, documents: int) -> None:
+        """Files read and documents parsed since the last call: after each file, and after
+        each piece of a file read in pieces (then the file itself counts at its end)."""
 
     def checking(self, objects: int, total: int) -> None:
         """While per-object checks run: objects checked so far, of ``total``."""
@@ -434,12 +435,12 @@ def _load_sources(items: Iterable[SourceFile | FileIssue], origin: str, collect:
     # A piece is a large task: handed over one at a time, as many as the workers can share.
     chunk = 1 if any(cuts) else chunk_size(len(tasks), workers)
     with closing(ordered_map(parse_one, len(tasks), workers, chunk)) as parsed:
-        done = documents = 0
+        documents = 0  # of the item before, told when the next one starts
         cut_of = iter(cuts)
         for index, item in enumerate(work):
             if progress is not None and index:
-                progress(index, documents)
-            done = index + 1
+                progress.read(1, documents)
+            documents = 0
             skip = skips.get(index)
             if isinstance(item, FileIssue):
                 if report:
@@ -455,9 +456,11 @@ def _load_sources(items: Iterable[SourceFile | FileIssue], origin: str, collect:
             cut = next(cut_of)
             if cut is None:
                 result = cast(_Parsed, next(parsed))
+                documents = result.documents
             else:
-                result = _join_pieces(source, cut, [cast(_PieceRead, next(parsed)) for _ in cut], origin, collect, report)
-            documents += result.documents
+                read = _read_pieces(len(cut), parsed, progress)
+                result = _join_pieces(source, cut, read, origin, collect, report)
+                documents = result.documents - sum(part.documents or 0 for part in read)
             if result.no_manifest:
                 # CI workflows, .pre-commit-config.yaml, empty files: counted (--verbose), not reported.
                 loaded.skipped.append(item.path)
@@ -468,9 +471,21 @@ def _load_sources(items: Iterable[SourceFile | FileIssue], origin: str, collect:
             if report:
                 loaded.files.append(FileResult(item.path, len(result.objects)))
             loaded.objects.extend(result.objects)
-    if progress is not None:
-        progress(done, documents)
+    if progress is not None and work:
+        progress.read(1, documents)
     return loaded
+
+
+def _read_pieces(count: int, parsed: Iterator[_Parsed | _PieceRead], progress: Progress | None) -> list[_PieceRead]:
+    """The next ``count`` results of ``parsed``, the pieces of one file, with each piece's
+    documents told to ``progress`` as it arrives: one large file is most of such a run."""
+    read: list[_PieceRead] = []
+    for _ in range(count):
+        part = cast(_PieceRead, next(parsed))
+        read.append(part)
+        if progress is not None and part.documents:
+            progress.read(0, part.documents)
+    return read
 
 
 def _report_shapes(problems: list[ShapeProblem], collect: _Collector) -> None:
@@ -594,8 +609,8 @@ def _run(
     collect = _Collector(options, catalog)
     jobs = options.jobs or available_cpus()
     scanned = _load_sources(scan, "scan", collect, report=True, jobs=jobs, progress=progress)
-    extra = _load_sources(context, "context", collect, report=False, jobs=jobs)
-    snapshot = _load_sources(cluster, "cluster", collect, report=True, jobs=jobs)
+    extra = _load_sources(context, "context", collect, report=False, jobs=jobs, progress=progress)
+    snapshot = _load_sources(cluster, "cluster", collect, report=True, jobs=jobs, progress=progress)
     ctx = Context(scanned.objects + extra.objects + snapshot.objects, options)
     wanted = set(collect.enabled)
     checks = [check for check in all_checks({obj.kind for obj in scanned.objects}) if wanted.intersection(check.rules)]
