@@ -23,7 +23,7 @@ from dralint.lint.config import load_config
 from dralint.lint.gate import lint_with_config
 from dralint.lint.options import LintOptions
 from dralint.reporters.json_report import document as json_document, render as json_render
-from dralint.reporters.sarif import document as sarif_document
+from dralint.reporters.sarif import document as sarif_document, render as sarif_render
 from dralint.yaml.render import RenderUnit, plan, strip_build_metadata
 from dralint.yaml.templates import locate_key
 
@@ -273,6 +273,7 @@ def test_json_and_sarif_carry_both_places(tools):
     rendered = sarif["properties"]["rendered"]
     assert rendered["artifactLocation"]["uri"] == "%3Chelm%20template%20examples%2Fhelm-chart%3E"
     assert rendered in [r["physicalLocation"] for r in sarif["relatedLocations"]]
+    assert sarif_render(result) == json.dumps(sarif_document(result), ensure_ascii=False, separators=(",", ":")) + "\n"
 
 
 # --- suppressions and baselines on rendered findings ----------------------------------------------

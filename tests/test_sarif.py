@@ -2,17 +2,24 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
 
 import jsonschema
+import pytest
 from click.testing import CliRunner
 
+from conftest import CORPUS, require
 from dralint.lint.catalog import Rule
 from dralint.cli.main import main
 from dralint.diagnostics import Severity
-from dralint.reporters.sarif import rule_descriptor
+from dralint.fix.runner import fix_replacements
+from dralint.lint.baseline import baseline_document
+from dralint.lint.gate import lint_with_config
+from dralint.lint.options import LintOptions
+from dralint.reporters.sarif import chunks, document, rule_descriptor
 
 REPO = Path(__file__).resolve().parent.parent
 SCHEMA = json.loads((Path(__file__).resolve().parent / "data" / "sarif-schema-2.1.0.json").read_text(encoding="utf-8"))
@@ -251,3 +258,49 @@ def test_fixable_findings_carry_their_edits_as_fixes(in_tmp):
     assert replacement["insertedContent"]["text"].startswith("apiVersion: resource.k8s.io/v1\n")
     unfixable = [r for r in log["runs"][0]["results"] if r["ruleId"] != "API012"]
     assert all("fixes" not in r for r in unfixable)
+
+
+#: A name with a quote, a backslash, a control character and non-ASCII letters, which SARIF
+#: carries in messages and logical locations.
+ODD_TEXT = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  namespace: team-a\n  name: "caf\\u00e9 \\"q\\" \\a \\\\ \\u2603"\n'
+
+
+def written_and_as_data(options: LintOptions, fixes: bool = True) -> tuple[str, str]:
+    """The log ``chunks`` writes, and ``document``'s data encoded as the log is (the CLI adds
+    the fixes before writing)."""
+    result = lint_with_config(options)
+    if fixes:
+        result = dataclasses.replace(result, fixes=fix_replacements(result))
+    return "".join(chunks(result)), json.dumps(document(result), ensure_ascii=False, separators=(",", ":")) + "\n"
+
+
+def test_the_log_written_by_templates_is_the_log_as_data(monkeypatch):
+    monkeypatch.chdir(REPO)
+    written, as_data = written_and_as_data(LintOptions(paths=["examples"], profile="strict", jobs=1))
+    assert '"fixes":' in written and '"relatedLocations":' in written
+    assert written == as_data
+
+
+def test_the_corpus_log_written_by_templates_is_its_log_as_data():
+    """Without fixes: making each of the corpus's 215 fixes alone takes half a minute."""
+    require(CORPUS, "corpus")
+    written, as_data = written_and_as_data(LintOptions(paths=[str(CORPUS)], profile="strict", jobs=1), fixes=False)
+    assert written.count('"ruleId":') > 3000
+    assert written == as_data
+
+
+def test_suppressed_known_odd_and_outside_findings_are_written_as_their_data(in_tmp):
+    (in_tmp / "repo").mkdir()
+    (in_tmp / "repo" / "odd.yaml").write_text(ODD_TEXT, encoding="utf-8")
+    (in_tmp / "repo" / "kept.yaml").write_text(DUPLICATE.replace("name: again", "name: again  # dralint: ignore[YAML002] generator"))
+    (in_tmp / "repo" / "known.yaml").write_text(DUPLICATE)
+    (in_tmp / "repo" / "class.yaml").write_text(V1BETA1_CLASS)
+    (in_tmp / "elsewhere.yaml").write_text(DUPLICATE)
+    known = lint_with_config(LintOptions(paths=["repo/known.yaml"]))
+    (in_tmp / "baseline.json").write_text(json.dumps(baseline_document(known.diagnostics, known.fingerprints)))
+    options = LintOptions(paths=["repo", "elsewhere.yaml"], sarif_root="repo", baseline="baseline.json", profile="strict")
+    written, as_data = written_and_as_data(options)
+    results = json.loads(written)["runs"][0]["results"]
+    assert {"inSource", "external"} <= {s["kind"] for r in results for s in r.get("suppressions", [])}
+    assert any("fixes" in r for r in results) and "caf\u00e9" in written and "\\u0007" in written
+    assert written == as_data
