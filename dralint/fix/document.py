@@ -14,6 +14,7 @@ Line endings (LF, CRLF or mixed) and a UTF-8 byte-order mark are kept.
 
 from __future__ import annotations
 
+import copy
 import io
 import json
 import warnings
@@ -184,6 +185,19 @@ class EditableFile:
         self.documents = self._load()
         self._before = self.render_text()
 
+    def copy(self) -> EditableFile:
+        """A twin to edit apart from this file: the documents copied, everything read from the
+        bytes shared (fixing a finding alone, for each finding of a file read once). Check
+        ``copies_faithfully`` first."""
+        twin = copy.copy(self)
+        twin.documents = copy.deepcopy(self.documents)
+        return twin
+
+    def copies_faithfully(self) -> bool:
+        """Whether a ``copy`` prints as this file does: ruamel.yaml's copies lose some comments
+        (one above the first key of a nested mapping)."""
+        return self.copy().render_text() == self._before
+
     def _looks_like_json(self) -> bool:
         if not self.text.lstrip().startswith(("{", "[")):
             return False
@@ -256,9 +270,10 @@ class EditableFile:
         pad = " " * self.margin
         return [LineEdit(e.start, e.end, tuple(pad + line if line else line for line in e.lines)) for e in edits]
 
-    def result(self) -> bytes:
-        """The file's new bytes; the original bytes when nothing changed."""
-        edits = self.edits()
+    def result(self, edits: list[LineEdit] | None = None) -> bytes:
+        """The file's new bytes (``edits``: what ``edits()`` just gave); the original bytes when
+        nothing changed."""
+        edits = self.edits() if edits is None else edits
         if not edits:
             return self.raw
         kept = self.original

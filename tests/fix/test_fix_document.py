@@ -73,3 +73,12 @@ def test_deleting_a_key_keeps_the_comment_lines_after_it() -> None:
     file = EditableFile("x.yaml", b"a: 1\nb: 2   # goes with b\n# about c\nc: 3\n")
     delete_key(file.documents[0], "b")
     assert file.result() == b"a: 1\n# about c\nc: 3\n"
+
+
+def test_a_copy_edits_apart_and_says_when_it_would_lose_a_comment() -> None:
+    plain = EditableFile("x.yaml", b"a: 1  # one\nb:\n  c: 2\n")
+    twin = plain.copy()
+    delete_key(twin.documents[0], "a")
+    assert plain.copies_faithfully() and plain.edits() == [] and twin.edits() == [LineEdit(0, 1, ())]
+    commented = EditableFile("x.yaml", b"a:\n  # above the first key\n  b: 1\n")
+    assert not commented.copies_faithfully()

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from conftest import lint_text
 from dralint.lint.catalog import load_catalog
 from dralint.diagnostics import Diagnostic, ObjectRef, Severity, Span
 import dralint.fix.fixers as fix_registry
 from dralint.fix.fixers import fixers, known_fields, single_suggestion
-from dralint.fix.runner import FixRecord, fix_bytes, fix_replacements, fixable_rules, new_errors, path_at
+from dralint.fix.runner import (FixRecord, _replacements, apply_fixes, fix_bytes, fix_replacements, fixable_rules,
+                                new_errors, path_at)
 from dralint.lint.options import LintOptions
 from dralint.yaml.sources import SourceFile
 from dralint.lint.engine import run
@@ -110,6 +113,29 @@ def test_replacements_reproduce_the_fix_region_by_region() -> None:
     for diag, replacements in regions.items():
         fixed = fix_bytes("m.yaml", text.encode(), LintOptions(profile="strict"), {diag.rule}).fixed.decode()
         assert _apply(lines, replacements) == fixed
+
+
+def _each_read_afresh(result) -> dict:
+    """``fix_replacements`` by its definition: each fix made alone on the file read again."""
+    out = {}
+    for diag in result.diagnostics:
+        if diag.rule in fixable_rules():
+            single = apply_fixes(diag.span.path, result.sources[diag.span.path].text.encode(), [diag])
+            if single.applied and single.edits:
+                out[diag] = _replacements(diag.span.path, result.sources[diag.span.path].text, single.edits)
+    return out
+
+
+@pytest.mark.parametrize("comment", ["", "  # above the first key\n"])
+def test_each_fix_is_made_alone_on_one_read_of_the_file(comment) -> None:
+    """Fixes of one file are made on copies of one read of it, or on fresh reads when a copy
+    would lose a comment; either way each gives what it gives on the file read for it alone."""
+    items = "".join(f"- apiVersion: resource.k8s.io/v1\n  kind: ResourceClaim\n  metadata: {{name: c{i}, uid: u{i}}}\n"
+                    f"  spec:\n{comment}    devices: {{}}\n" for i in range(3))
+    text = f"apiVersion: v1\nkind: List\nitems:\n{items}"
+    result = run([SourceFile("dump.yaml", text)], LintOptions(profile="strict"))
+    regions = fix_replacements(result)
+    assert len(regions) == 3 and regions == _each_read_afresh(result)
 
 
 def _apply(lines: list[str], replacements) -> str:
