@@ -170,7 +170,7 @@ def simulate_command(paths: tuple[str, ...], slices: tuple[str, ...], context_pa
     if not slices:
         raise click.UsageError("give a snapshot with --slices FILE (or --slices example:NAME)")
     options = LintOptions(paths=list(paths) or ["."], slices=list(slices), context=list(context_paths),
-                          profile="strict", select=["SCH005", "YAML008", "YAML009"], jobs=jobs)
+                          profile="strict", select=["SCH005", "YAML008", "YAML009"], jobs=jobs or 0)
     progress = ProgressLine(sys.stderr) if progress_wanted(sys.stderr, quiet) else None
     try:
         simulated = _simulated(options, progress)
