@@ -22,7 +22,10 @@ class Severity(str, Enum):
     @property
     def rank(self) -> int:
         """Higher is worse, so thresholds compare with >=."""
-        return {"info": 0, "warning": 1, "error": 2}[self.value]
+        return _RANKS[self._value_]
+
+
+_RANKS = {"info": 0, "warning": 1, "error": 2}
 
 
 R = TypeVar("R")

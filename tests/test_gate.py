@@ -98,6 +98,21 @@ def test_github_annotations(in_tmp):
     assert result.stdout.splitlines()[-1].startswith("1 files, 1 objects")
 
 
+def test_github_annotations_escape_message_hint_and_title_as_one_text():
+    from dralint.diagnostics import Diagnostic, Severity, Span
+    from dralint.reporters.github import _data, _property, render
+
+    odd = "50% of\r\nbell \a, colon: done"
+    diag = Diagnostic("API007", "odd,name:x", Severity.WARNING, odd, Span("a.yaml", 300, 2, 301, 9), hint=odd)
+    result = lint(LintOptions(paths=[]))
+    result.diagnostics = [diag, diag]
+    first, second = render(result).splitlines()[:2]
+    expected = (f"::warning file=a.yaml,line=300,col=2,endLine=301,endColumn=9,title={_property('API007 odd,name:x')}"
+                f"::{_data(odd + chr(10) + 'hint: ' + odd)}")
+    assert first == second == expected
+    assert expected.endswith("::50%25 of%0D%0Abell \\x07, colon: done%0Ahint: 50%25 of%0D%0Abell \\x07, colon: done")
+
+
 def test_junit_one_case_per_object_and_one_failure_per_finding(in_tmp):
     (in_tmp / "two.yaml").write_text(DUPLICATE + "---\n" + CM.replace("settings", "other"))
     (in_tmp / "broken.yaml").write_text("a: [\n")

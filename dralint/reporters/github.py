@@ -35,25 +35,24 @@ def _file(path: str) -> str:
     return _property(normal_path(path))
 
 
-def annotation(diag: Diagnostic, files: Mapping[str, str]) -> str:
+def annotation(diag: Diagnostic, files: Mapping[str, str], titles: Mapping[tuple[str, str], str],
+               hints: Mapping[str | None, str]) -> str:
     """The workflow command for one finding.
 
-    ``files`` maps a path to its ``file`` property (``_file``): a report names each file for
-    many findings, and normalising the path took half the time of writing a command.
+    The texts a report repeats are escaped once each (``RepeatedTexts``): ``files`` maps a path
+    to its ``file`` property (``_file``), ``titles`` a rule's id and name to its ``title``, and
+    ``hints`` a hint to its escaped line after the message (escaping works character by
+    character, so the message and its hint are escaped apart). Line and column numbers need
+    no escaping.
     """
     span = diag.span
-    props = {
-        "line": span.line,
-        "col": span.column,
-        "endLine": span.end_line,
-        "endColumn": max(span.column, span.end_column - 1) if span.end_line == span.line else span.end_column,
-        "title": f"{diag.rule} {diag.name}",
-    }
-    message = diag.message + (f"\nhint: {diag.hint}" if diag.hint else "")
-    joined = ",".join(f"{key}={_property(str(value))}" for key, value in props.items())
-    return f"::{_COMMAND[diag.severity]} file={files[span.path]},{joined}::{_data(message)}"
+    end_column = max(span.column, span.end_column - 1) if span.end_line == span.line else span.end_column
+    return (f"::{_COMMAND[diag.severity]} file={files[span.path]},line={span.line},col={span.column},endLine={span.end_line},"
+            f"endColumn={end_column},title={titles[diag.rule, diag.name]}::{_data(diag.message)}{hints[diag.hint]}")
 
 
 def render(result: RunResult, color: bool = False) -> str:
     files = RepeatedTexts(_file)
-    return "".join(annotation(d, files) + "\n" for d in result.diagnostics) + summary(result) + "\n"
+    titles = RepeatedTexts(lambda rule: _property(f"{rule[0]} {rule[1]}"))
+    hints = RepeatedTexts(lambda hint: _data(f"\nhint: {hint}") if hint else "")
+    return "".join(annotation(d, files, titles, hints) + "\n" for d in result.diagnostics) + summary(result) + "\n"

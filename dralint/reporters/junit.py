@@ -44,8 +44,12 @@ def _failure(case: ET.Element, diag: Diagnostic) -> None:
     element.text = _clean(_body(diag))
 
 
-def _fails(diag: Diagnostic, fail_on: str) -> bool:
-    return fail_on != "never" and diag.severity.rank >= Severity(fail_on).rank
+def _failing(fail_on: str) -> frozenset[Severity]:
+    """The severities of findings that fail the run at ``fail_on`` (``--fail-on``)."""
+    if fail_on == "never":
+        return frozenset()
+    floor = Severity(fail_on).rank
+    return frozenset(severity for severity in Severity if severity.rank >= floor)
 
 
 class _Owners:
@@ -80,7 +84,8 @@ class _Owners:
         return index if start < (extent.end_line, extent.end_column) else None
 
 
-def _suite(parent: ET.Element, file: FileResult, objects: list[KubeObject], diagnostics: list[Diagnostic], fail_on: str) -> tuple[int, int]:
+def _suite(parent: ET.Element, file: FileResult, objects: list[KubeObject], diagnostics: list[Diagnostic],
+           failing: frozenset[Severity]) -> tuple[int, int]:
     cases: list[tuple[str, list[Diagnostic]]] = [(obj.display, []) for obj in objects]
     loose: list[Diagnostic] = []
     owner_of = _Owners(objects)
@@ -89,13 +94,13 @@ def _suite(parent: ET.Element, file: FileResult, objects: list[KubeObject], diag
         (loose if owner is None else cases[owner][1]).append(diag)
     if loose or not cases:
         cases.insert(0, ("(file)", loose))
-    failures = sum(1 for _, found in cases for diag in found if _fails(diag, fail_on))
+    failures = sum(1 for _, found in cases for diag in found if diag.severity in failing)
     suite = ET.SubElement(parent, "testsuite", name=_clean(file.path), tests=str(len(cases)), failures=str(failures), errors="0")
     for name, found in cases:
         case = ET.SubElement(suite, "testcase", classname=_clean(file.path), name=_clean(name), file=_clean(file.path))
         notes = []
         for diag in found:
-            if _fails(diag, fail_on):
+            if diag.severity in failing:
                 _failure(case, diag)
             else:
                 notes.append(_body(diag))
@@ -121,8 +126,9 @@ def render(result: RunResult, color: bool = False) -> str:
     found: dict[str, list[Diagnostic]] = defaultdict(list)
     for diag in result.diagnostics:
         found[diag.span.path].append(diag)
+    failing = _failing(result.fail_on)
     for file in result.files:
-        counted = _suite(root, file, objects[file.path], found[file.path], result.fail_on)
+        counted = _suite(root, file, objects[file.path], found[file.path], failing)
         tests, failures = tests + counted[0], failures + counted[1]
     if result.failed_gates and not failures:
         _gates(root, result.failed_gates)
