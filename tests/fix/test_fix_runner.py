@@ -127,15 +127,18 @@ def _each_read_afresh(result) -> dict:
 
 
 @pytest.mark.parametrize("comment", ["", "  # above the first key\n"])
-def test_each_fix_is_made_alone_on_one_read_of_the_file(comment) -> None:
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_each_fix_is_made_alone_on_one_read_of_the_file(comment, jobs) -> None:
     """Fixes of one file are made on copies of one read of it, or on fresh reads when a copy
-    would lose a comment; either way each gives what it gives on the file read for it alone."""
+    would lose a comment, and shared among the workers; either way each gives what it gives
+    on the file read for it alone."""
     items = "".join(f"- apiVersion: resource.k8s.io/v1\n  kind: ResourceClaim\n  metadata: {{name: c{i}, uid: u{i}}}\n"
-                    f"  spec:\n{comment}    devices: {{}}\n" for i in range(3))
+                    f"  spec:\n{comment}    devices: {{}}\n" for i in range(9))
     text = f"apiVersion: v1\nkind: List\nitems:\n{items}"
-    result = run([SourceFile("dump.yaml", text)], LintOptions(profile="strict"))
+    other = text.replace("name: c", "name: d")
+    result = run([SourceFile("dump.yaml", text), SourceFile("other.yaml", other)], LintOptions(profile="strict", jobs=jobs))
     regions = fix_replacements(result)
-    assert len(regions) == 3 and regions == _each_read_afresh(result)
+    assert len(regions) == 18 and regions == _each_read_afresh(result)
 
 
 def _apply(lines: list[str], replacements) -> str:
