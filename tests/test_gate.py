@@ -42,6 +42,19 @@ def test_baseline_hides_known_findings_and_survives_edits_above(in_tmp):
     assert "duplicate key 'name'" not in new.stdout
 
 
+@pytest.mark.parametrize("text", ["", DUPLICATE + "---\n" + CM.replace("settings", "caf\u00e9-\\\"q\\\"")])
+def test_the_baseline_written_by_templates_is_its_document_indented(in_tmp, text):
+    import json
+
+    from dralint.lint.baseline import baseline_document, baseline_texts
+
+    (in_tmp / "cm.yaml").write_text(text or CM, encoding="utf-8")
+    result = lint(LintOptions(paths=["cm.yaml"], profile="strict"))
+    assert bool(result.diagnostics) == bool(text)
+    written = "".join(baseline_texts(result.diagnostics, result.fingerprints))
+    assert written == json.dumps(baseline_document(result.diagnostics, result.fingerprints), indent=2) + "\n"
+
+
 def test_bad_baseline_is_a_usage_error(in_tmp):
     (in_tmp / "cm.yaml").write_text(CM)
     (in_tmp / "base.json").write_text("{not json")

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
-import json
 import os
 import re
 import sys
@@ -18,7 +17,7 @@ import click
 
 from dralint import __version__
 from dralint.k8s.allocator.examples import EXAMPLES
-from dralint.lint.baseline import BaselineError, baseline_document
+from dralint.lint.baseline import BaselineError, baseline_texts
 from dralint.lint.catalog import load_catalog
 from dralint.lint.config import LoadedConfig, find_config, load_config
 from dralint.lint.context import CLOSABLE_KINDS
@@ -27,7 +26,7 @@ from dralint.lint.selectors import did_you_mean, selector_words, split_names, un
 from dralint.cli.progress import ProgressLine, wanted as progress_wanted
 from dralint.lint.gate import lint_with_config
 from dralint.lint.options import FAIL_ON, PROFILES, PSS_LEVELS, LintOptions
-from dralint.reporters import FORMATS, chunked_reporter
+from dralint.reporters import FORMATS, chunked_reporter, joined
 from dralint.reporters.terminal import printable
 from dralint.reporters.text import summary
 
@@ -282,7 +281,7 @@ def lint_command(ctx: click.Context, paths: tuple[str, ...], formats: tuple[str,
         # Recording a baseline is not a gate: the findings go into the file, and no report of
         # this run may say FAILED while the exit code says 0.
         recorded = sorted(result.diagnostics + result.known, key=lambda d: d.sort_key)
-        _write(json.dumps(baseline_document(recorded, result.fingerprints), indent=2) + "\n", write_baseline)
+        _write(joined(baseline_texts(recorded, result.fingerprints)), write_baseline)
         result = dataclasses.replace(result, failed_gates=[])
         if not any(target is None and fmt not in ("text", "github") for fmt, target in targets):
             click.echo(f"dralint: wrote baseline {write_baseline} with {len(recorded)} finding{'s' if len(recorded) != 1 else ''}", err=True)
