@@ -164,7 +164,9 @@ class EditableFile:
     like :class:`dralint.yaml.loader.Document.index`.
     """
 
-    def __init__(self, path: str, raw: bytes):
+    def __init__(self, path: str, raw: bytes, layout: tuple[int, int, int] | None = None):
+        """``layout``: the (mapping indent, dash offset, dash gap) to print with instead of the
+        ones the text shows, for a part of a larger file (``item``)."""
         self.path = path
         self.raw = raw
         try:
@@ -179,7 +181,7 @@ class EditableFile:
         self.text = decoded.replace("\r\n", "\n")
         self.is_json = self._looks_like_json()
         self.json_indent = self._json_indent() if self.is_json else None
-        self.indent, self.dash_offset, self.dash_gap = (2, 0, 1) if self.is_json else _detect_indent(_split(self.text))
+        self.indent, self.dash_offset, self.dash_gap = (2, 0, 1) if self.is_json else layout or _detect_indent(_split(self.text))
         self.margin = 0 if self.is_json else _margin(_split(self.text))
         self._yaml = self._yaml_printer()
         self.documents = self._load()
@@ -192,6 +194,25 @@ class EditableFile:
         twin = copy.copy(self)
         twin.documents = copy.deepcopy(self.documents)
         return twin
+
+    def item(self, start: int, stop: int, column: int) -> EditableFile | None:
+        """Lines ``start`` to ``stop`` (0-based, ``stop`` excluded) of this YAML file, one item
+        of a block sequence whose content starts at ``column`` (0-based) after its '-', as a
+        file of their own: the '-' blanked, a mapping indented as a block, printed with this
+        file's indentation. None when the lines do not read so."""
+        lines = self.text.split("\n")[start:stop]
+        first = lines[0] if lines else ""
+        marker = first[:column]
+        if self.is_json or marker.strip() != "-" or not marker.rstrip().endswith("-") or not first[column:].strip():
+            return None
+        lines[0] = " " * column + first[column:]
+        if _margin(lines) != column:
+            return None
+        try:
+            part = EditableFile(self.path, "\n".join(lines).encode("utf-8") + b"\n", (self.indent, self.dash_offset, self.dash_gap))
+        except NotEditable:
+            return None
+        return part if len(part.documents) == 1 else None
 
     def copies_faithfully(self) -> bool:
         """Whether a ``copy`` prints as this file does: ruamel.yaml's copies lose some comments

@@ -82,3 +82,14 @@ def test_a_copy_edits_apart_and_says_when_it_would_lose_a_comment() -> None:
     assert plain.copies_faithfully() and plain.edits() == [] and twin.edits() == [LineEdit(0, 1, ())]
     commented = EditableFile("x.yaml", b"a:\n  # above the first key\n  b: 1\n")
     assert not commented.copies_faithfully()
+
+
+def test_an_item_of_a_list_reads_as_a_file_of_its_own_or_not_at_all() -> None:
+    file = EditableFile("x.yaml", b"items:\n- a: 1\n  b: [2]\n# between\n- c: 3\n  d: 4\nkind: List\n")
+    part = file.item(4, 6, 2)
+    assert part is not None and part.text == "  c: 3\n  d: 4\n" and part.documents == [{"c": 3, "d": 4}]
+    delete_key(part.documents[0], "d")
+    assert part.edits() == [LineEdit(1, 2, ())]
+    assert file.item(1, 4, 2) is None  # the comment at column 0 is outside the item's block
+    assert file.item(2, 3, 2) is None  # not where an item starts
+    assert EditableFile("x.json", b'{"items": [{"a": 1}]}').item(0, 1, 2) is None

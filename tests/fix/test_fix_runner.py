@@ -10,6 +10,7 @@ from conftest import lint_text
 from dralint.lint.catalog import load_catalog
 from dralint.diagnostics import Diagnostic, ObjectRef, Severity, Span
 import dralint.fix.fixers as fix_registry
+import dralint.fix.runner as runner
 from dralint.fix.fixers import fixers, known_fields, single_suggestion
 from dralint.fix.runner import (FixRecord, _replacements, apply_fixes, fix_bytes, fix_replacements, fixable_rules,
                                 new_errors, path_at)
@@ -126,19 +127,40 @@ def _each_read_afresh(result) -> dict:
     return out
 
 
-@pytest.mark.parametrize("comment", ["", "  # above the first key\n"])
+def _claims(count: int, version: str, comment: str, prefix: str) -> list[str]:
+    """ResourceClaims with a server-written uid (API016), each as a list of lines."""
+    return [[f"apiVersion: resource.k8s.io/{version}", "kind: ResourceClaim", f"metadata: {{name: {prefix}{i}, uid: u{i}}}",
+             "spec:", *([comment] if comment else []), "  devices: {}"] for i in range(count)]
+
+
+def _written(form: str, comment: str, prefix: str) -> str:
+    if form == "documents":
+        return "---\n".join("".join(line + "\n" for line in claim) for claim in _claims(9, "v1", comment, prefix))
+    version = "v1beta1" if form == "list of old versions" else "v1"
+    items = "".join("- " + "\n  ".join(claim) + "\n" for claim in _claims(9, version, comment, prefix))
+    return f"apiVersion: v1\nkind: List\nitems:\n{items}"
+
+
+@pytest.mark.parametrize("form", ["list", "list of old versions", "documents"])
+@pytest.mark.parametrize("comment", ["", "  # above the first key"])
 @pytest.mark.parametrize("jobs", [1, 2])
-def test_each_fix_is_made_alone_on_one_read_of_the_file(comment, jobs) -> None:
-    """Fixes of one file are made on copies of one read of it, or on fresh reads when a copy
-    would lose a comment, and shared among the workers; either way each gives what it gives
-    on the file read for it alone."""
-    items = "".join(f"- apiVersion: resource.k8s.io/v1\n  kind: ResourceClaim\n  metadata: {{name: c{i}, uid: u{i}}}\n"
-                    f"  spec:\n{comment}    devices: {{}}\n" for i in range(9))
-    text = f"apiVersion: v1\nkind: List\nitems:\n{items}"
-    other = text.replace("name: c", "name: d")
-    result = run([SourceFile("dump.yaml", text), SourceFile("other.yaml", other)], LintOptions(profile="strict", jobs=jobs))
+def test_each_fix_is_made_alone_on_one_read_of_the_file(form, comment, jobs, monkeypatch) -> None:
+    """A fix inside a List item is made on the item alone, unless it edits the item's first
+    line; any other on a copy of one read of the file, or on a fresh read when a copy would
+    lose a comment; fixes are shared among the workers. Each gives what it gives on the file
+    read for it alone."""
+    made: set[tuple[str, bool]] = set()  # (rule, made on its item alone)
+    item_edits = runner._item_edits
+    monkeypatch.setattr(runner, "_item_edits", lambda read, document, diag: made.add((diag.rule, item_edits(read, document, diag) is not None))
+                        or item_edits(read, document, diag))
+    sources = [SourceFile("dump.yaml", _written(form, comment, "c")), SourceFile("other.yaml", _written(form, comment, "d"))]
+    result = run(sources, LintOptions(profile="strict", jobs=jobs))
     regions = fix_replacements(result)
-    assert len(regions) == 18 and regions == _each_read_afresh(result)
+    assert regions == _each_read_afresh(result)
+    assert len({d.rule for d in regions}) == (2 if form == "list of old versions" else 1) and len(regions) >= 18
+    if jobs == 1:  # API012 rewrites apiVersion, on the item's first line
+        assert made == {"list": {("API016", True)}, "list of old versions": {("API016", True), ("API012", False)},
+                        "documents": {("API016", False)}}[form]
 
 
 def _apply(lines: list[str], replacements) -> str:
