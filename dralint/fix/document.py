@@ -203,7 +203,7 @@ class EditableFile:
         lines = self.text.split("\n")[start:stop]
         first = lines[0] if lines else ""
         marker = first[:column]
-        if self.is_json or marker.strip() != "-" or not marker.rstrip().endswith("-") or not first[column:].strip():
+        if self.is_json or marker.strip() != "-" or not first[column:].strip():
             return None
         lines[0] = " " * column + first[column:]
         if _margin(lines) != column:
