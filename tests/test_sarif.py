@@ -265,6 +265,9 @@ def test_fixable_findings_carry_their_edits_as_fixes(in_tmp):
 ODD_TEXT = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  namespace: team-a\n  name: "caf\\u00e9 \\"q\\" \\a \\\\ \\u2603"\n'
 
 
+POD = "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: team-a}\nspec:\n  containers:\n  - {name: c, image: nginx:1.25}\n"
+
+
 def written_and_as_data(options: LintOptions, fixes: bool = True) -> tuple[str, str]:
     """The log ``chunks`` writes, and ``document``'s data encoded as the log is (the CLI adds
     the fixes before writing)."""
@@ -293,14 +296,15 @@ def test_suppressed_known_odd_and_outside_findings_are_written_as_their_data(in_
     (in_tmp / "repo").mkdir()
     (in_tmp / "repo" / "odd.yaml").write_text(ODD_TEXT, encoding="utf-8")
     (in_tmp / "repo" / "kept.yaml").write_text(DUPLICATE.replace("name: again", "name: again  # dralint: ignore[YAML002] generator"))
-    (in_tmp / "repo" / "known.yaml").write_text(DUPLICATE)
+    (in_tmp / "repo" / "known.yaml").write_text(DUPLICATE + "---\n" + POD)  # findings with and without related places
     (in_tmp / "repo" / "class.yaml").write_text(V1BETA1_CLASS)
     (in_tmp / "elsewhere.yaml").write_text(DUPLICATE)
-    known = lint_with_config(LintOptions(paths=["repo/known.yaml"]))
+    known = lint_with_config(LintOptions(paths=["repo/known.yaml"], profile="strict"))
     (in_tmp / "baseline.json").write_text(json.dumps(baseline_document(known.diagnostics, known.fingerprints)))
     options = LintOptions(paths=["repo", "elsewhere.yaml"], sarif_root="repo", baseline="baseline.json", profile="strict")
     written, as_data = written_and_as_data(options)
     results = json.loads(written)["runs"][0]["results"]
     assert {"inSource", "external"} <= {s["kind"] for r in results for s in r.get("suppressions", [])}
+    assert any("suppressions" in r and "relatedLocations" not in r and "fixes" not in r for r in results)
     assert any("fixes" in r for r in results) and "caf\u00e9" in written and "\\u0007" in written
     assert written == as_data

@@ -218,8 +218,9 @@ def _result_texts(result: RunResult, entries: Iterable[tuple[Diagnostic, Suppres
     Only the message is encoded for every finding. The rest repeats: the rule and level per
     rule, the hint as a few values per rule (``RepeatedTexts``), the file's location per file;
     findings in a row often share a span and an object, whose texts are kept while they repeat.
-    The few results with related locations, a rendered span, a suppression or fixes are built
-    as data and encoded whole.
+    A suppression is one of a few per run too (a baseline's is the same for all its findings).
+    The few results with related locations, a rendered span or fixes are built as data and
+    encoded whole.
     """
     root = result.context.options.sarif_root
     prints = result.fingerprints
@@ -228,6 +229,7 @@ def _result_texts(result: RunResult, entries: Iterable[tuple[Diagnostic, Suppres
     heads = RepeatedTexts(lambda key: f'{{"ruleId":{_string(key[0])},"ruleIndex":{index[key[0]]},"level":"{_LEVEL[key[1]]}","message":{{"text":')
     hints = RepeatedTexts(lambda hint: _string(f"\nhint: {hint}")[1:] if hint else '"')
     files = RepeatedTexts(lambda path: _compact(artifact_location(path, root)))
+    silenced = RepeatedTexts(lambda why: f',"suppressions":[{{"kind":{_string(why[0])},"status":"accepted","justification":{_string(why[1])}}}]')
     span: Span | None = None
     place = ""
     obj: ObjectRef | None = None
@@ -235,7 +237,7 @@ def _result_texts(result: RunResult, entries: Iterable[tuple[Diagnostic, Suppres
     logical = ""
     for diag, suppression in entries:
         fix = fixes.get(diag, ()) if fixes else ()
-        if diag.related or diag.rendered is not None or suppression is not None or fix:
+        if diag.related or diag.rendered is not None or fix:
             yield _compact(_result(diag, index, prints.get(diag), root, suppression, artifacts, fix))
             continue
         if diag.span is not span:
@@ -248,4 +250,5 @@ def _result_texts(result: RunResult, entries: Iterable[tuple[Diagnostic, Suppres
                                               '"kind":"object"}]')
         fingerprint = prints.get(diag)
         marks = f',"partialFingerprints":{{"primaryLocationLineHash":{_string(fingerprint)},"dralint/v1":{_string(fingerprint)}}}' if fingerprint else ""
-        yield f"{heads[diag.rule, diag.severity]}{_string(diag.message)[:-1]}{hints[diag.hint]}{place}{logical}}}]{marks}}}"
+        quiet = "" if suppression is None else silenced[suppression.kind, suppression.justification]
+        yield f"{heads[diag.rule, diag.severity]}{_string(diag.message)[:-1]}{hints[diag.hint]}{place}{logical}}}]{marks}{quiet}}}"
