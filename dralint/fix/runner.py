@@ -121,10 +121,13 @@ def path_at(document: Document, span: Span) -> DataPath | None:
     return best_key if best_key is not None else best_value
 
 
-def _object_base(document: Document, path: DataPath) -> DataPath:
+def _is_list(document: Document) -> bool:
     data = document.data
-    is_list = isinstance(data, dict) and str(data.get("kind", "")).endswith("List") and isinstance(data.get("items"), list)
-    return tuple(path[:2]) if is_list and len(path) >= 2 and path[0] == "items" else ()
+    return isinstance(data, dict) and str(data.get("kind", "")).endswith("List") and isinstance(data.get("items"), list)
+
+
+def _object_base(document: Document, path: DataPath) -> DataPath:
+    return tuple(path[:2]) if _is_list(document) and len(path) >= 2 and path[0] == "items" else ()
 
 
 def _document_for(documents: list[Document], span: Span) -> Document | None:
@@ -391,6 +394,8 @@ def _item_edits(read: EditableFile, document: Document, diag: Diagnostic) -> lis
     nearly every item (60 in one 3,400-line file of the corpus); made on the whole file each
     fix printed all of it again, a third of a second, against milliseconds for its item.
     """
+    if not _is_list(document):  # spare the walk over its paths: _fixed walks them for the fix
+        return None
     found = path_at(document, diag.span)
     base = _object_base(document, found) if found is not None else ()
     if len(base) != 2 or not isinstance(base[1], int):
