@@ -7,9 +7,12 @@ exactly the same thing: these tests compare whole reports.
 from __future__ import annotations
 
 import json
+import os
 import pickle
 import platform
+import signal
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -229,3 +232,71 @@ def test_run_wide_checks_leave_their_indexes_to_the_run(tmp_path, parallel_every
     (tmp_path / "b.yaml").write_text(generate(20), encoding="utf-8")
     result = lint(LintOptions(paths=[str(tmp_path / "a.yaml"), str(tmp_path / "b.yaml")], slices=["example:mixed"], jobs=2))
     assert (MEMO, "inventory") in result.context._memo
+
+
+def _tagged(index: int) -> tuple[int, int]:
+    time.sleep(0.01)  # long enough that the worker and this process both take some
+    return index, os.getpid()
+
+
+def test_this_process_shares_the_work_and_only_a_workers_results_are_sent():
+    here = os.getpid()
+    out = list(parallel.ordered_map(_tagged, 30, jobs=2, send=lambda i, r: ("sent", i, r[1]),
+                                    receive=lambda i, s: ("received", *s)))
+    mine = [r for r in out if r[0] != "received"]
+    theirs = [r for r in out if r[0] == "received"]
+    assert mine and theirs
+    assert all(pid == here for _, pid in mine) and all(r[1] == "sent" and r[3] != here for r in theirs)
+    assert [r[0] if r[0] != "received" else r[2] for r in out] == list(range(30))
+
+
+def _fails_in_a_worker(index: int, here: int = os.getpid()) -> int:
+    time.sleep(0.01)
+    if os.getpid() != here:
+        raise ValueError(f"task {index} failed")
+    return index
+
+
+def test_a_task_that_fails_in_a_worker_raises_here_with_the_workers_traceback():
+    with pytest.raises(ValueError, match="failed") as raised:
+        list(parallel.ordered_map(_fails_in_a_worker, 30, jobs=2))
+    assert any("raised in a worker process" in note and "_fails_in_a_worker" in note for note in raised.value.__notes__)
+
+
+def test_an_error_that_cannot_travel_is_told_by_its_text(monkeypatch):
+    here = os.getpid()
+
+    class Unpicklable(Exception):
+        def __reduce__(self):
+            raise TypeError("no")
+
+    def task(index: int) -> int:
+        time.sleep(0.01)
+        if os.getpid() != here:
+            raise Unpicklable("local class")
+        return index
+
+    with pytest.raises(RuntimeError, match="a worker process failed:(.|\n)*Unpicklable: local class"):
+        list(parallel.ordered_map(task, 30, jobs=2))
+
+
+def test_a_worker_that_dies_is_an_error_not_a_hang():
+    here = os.getpid()
+
+    def task(index: int) -> int:
+        time.sleep(0.01)
+        if os.getpid() != here:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return index
+
+    with pytest.raises(RuntimeError, match="ended without sending its results"):
+        list(parallel.ordered_map(task, 30, jobs=2))
+
+
+def test_stopping_early_leaves_no_worker_behind():
+    import multiprocessing
+
+    results = parallel.ordered_map(_tagged, 60, jobs=3)
+    assert [next(results)[0] for _ in range(3)] == [0, 1, 2]
+    results.close()
+    assert multiprocessing.active_children() == []

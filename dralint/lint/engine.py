@@ -21,7 +21,7 @@ from dralint.lint.catalog import DRA_CATEGORIES, Rule, load_catalog
 from dralint.lint.context import Context
 from dralint.lint.dedup import one_per_mistake
 from dralint.lint.fingerprint import fingerprints
-from dralint.diagnostics import Diagnostic, Finding, Related, Replacement, Row, Severity, Span, Suppressed, from_rows, to_rows
+from dralint.diagnostics import Diagnostic, Finding, ObjectRef, Related, Replacement, Row, Severity, Span, Suppressed, from_rows, to_rows
 from dralint.k8s.manifests import ShapeProblem, objects_from
 from dralint.k8s.objects import KubeObject
 from dralint.lint.options import LintOptions
@@ -531,12 +531,10 @@ def _run_object_checks(checks: list[Check], objects: list[KubeObject], ctx: Cont
     them, and is frozen again when later objects push it out of ``THAWED``. With ``--jobs``,
     slices of objects go to forked workers, which share the run's index."""
     slices = [objects[i : i + _SLICE] for i in range(0, len(objects), _SLICE)]
-    here = os.getpid()
     by_kind = {kind: [c for c in checks if c.kinds is None or kind in c.kinds] for kind in {o.kind for o in objects}}
 
-    def check_slice(index: int) -> list[Row]:
-        # In this process findings go straight to the run's collector; a worker returns its own.
-        own = collect if os.getpid() == here else collect.empty()
+    def check_slice(index: int) -> list[Diagnostic]:
+        own = collect.empty()
         add = own.add
         for obj in slices[index]:
             # One loop for the object's checks, no call per object and check: there are ~25 per object.
@@ -546,16 +544,23 @@ def _run_object_checks(checks: list[Check], objects: list[KubeObject], ctx: Cont
                         add(finding, check.default_rule)
                 except Exception as error:  # one broken check must not stop the others
                     _check_failed(check, ctx, own, obj, error)
-        return [] if own is collect else to_rows(own.diagnostics, [obj.ref for obj in slices[index]])
+        return own.diagnostics
 
-    done = 0
+    def refs(index: int) -> list[ObjectRef]:
+        return [obj.ref for obj in slices[index]]
+
+    first = 0
     if slices and jobs > 1:
-        # The first slice runs here: the indexes checks build over the whole run (ctx.memo)
-        # are then built once, and every worker inherits them instead of building its own.
-        check_slice(0)
-        done = len(slices.pop(0))
-    for index, found in enumerate(ordered_map(check_slice, len(slices), jobs)):
-        collect.diagnostics.extend(from_rows(found, [obj.ref for obj in slices[index]]))
+        # The first slice runs before the workers start: the indexes checks build over the
+        # whole run (ctx.memo) are then built once, and every worker inherits them.
+        collect.diagnostics.extend(check_slice(0))
+        first = 1
+    done = len(slices[0]) if first else 0
+    found = ordered_map(lambda index: check_slice(first + index), len(slices) - first, jobs,
+                        send=lambda index, diagnostics: to_rows(diagnostics, refs(first + index)),
+                        receive=lambda index, rows: from_rows(rows, refs(first + index)))
+    for index, diagnostics in enumerate(found, first):
+        collect.diagnostics.extend(diagnostics)
         done += len(slices[index])
         if progress is not None:
             progress.checking(done, len(objects))
