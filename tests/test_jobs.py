@@ -300,3 +300,17 @@ def test_stopping_early_leaves_no_worker_behind():
     assert [next(results)[0] for _ in range(3)] == [0, 1, 2]
     results.close()
     assert multiprocessing.active_children() == []
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="a Linux pipe setting")
+def test_a_workers_pipe_holds_a_slice_of_findings():
+    import fcntl
+    import multiprocessing
+
+    if int(Path("/proc/sys/fs/pipe-max-size").read_text()) < parallel._PIPE_BYTES:
+        pytest.skip("this system lets a process ask for less")
+    reader, writer = multiprocessing.Pipe(duplex=False)
+    with reader, writer:
+        assert fcntl.fcntl(writer.fileno(), fcntl.F_GETPIPE_SZ) < parallel._PIPE_BYTES
+        parallel._widen(writer)
+        assert fcntl.fcntl(writer.fileno(), fcntl.F_GETPIPE_SZ) == parallel._PIPE_BYTES

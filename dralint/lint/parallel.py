@@ -22,8 +22,8 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 #: Hand-overs per worker ``chunk_size`` aims at: enough to keep the workers evenly loaded to
-#: the end, few enough that the pool's own cost per hand-over (a pickled message each way and a
-#: wake-up of the parent's threads, about half a millisecond of the parent's CPU) stays small.
+#: the end, few enough that the cost of each (a message and a wake-up of the reading thread,
+#: in the parent) stays small.
 _HANDOVERS_PER_WORKER = 16
 
 
@@ -64,9 +64,10 @@ def return_large_buffers() -> bool:
 def chunk_size(count: int, jobs: int) -> int:
     """Tasks per hand-over for ``count`` small tasks (files) on ``jobs`` workers.
 
-    500 small files handed over one by one cost the parent as much CPU as a worker spends
-    parsing a quarter of them. Large tasks (slices of objects) go one by one: their results
-    are large, and a few at once would raise the parent's peak memory.
+    500 small files handed over one by one (with a pool whose parent only received) cost the
+    parent as much CPU as a worker spends parsing a quarter of them. Large tasks (slices of
+    objects) go one by one: their results are large, and a few at once would raise the
+    parent's peak memory.
     """
     return max(1, count // (jobs * _HANDOVERS_PER_WORKER))
 
