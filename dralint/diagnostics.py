@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from dataclasses import MISSING, dataclass, fields
 from enum import Enum
-from operator import attrgetter
+from itertools import chain, compress, count, islice
+from operator import attrgetter, ne
 from typing import Any, Iterable, Iterator, NamedTuple, Sequence, TypeVar
 
 
@@ -209,11 +210,37 @@ def by_file(diagnostics: Iterable[Diagnostic]) -> Iterator[list[Diagnostic]]:
         yield group
 
 
+def _place(diag: Diagnostic) -> int:
+    """Line and column as one number, ordered as the pair is (no line holds 2**32 characters)."""
+    return (diag.span.line << 32) | diag.span.column
+
+
+_RULE_AND_MESSAGE = attrgetter("rule", "message")
+
+
+def sort_one_file(diagnostics: list[Diagnostic]) -> None:
+    """Sort the diagnostics of one file by ``sort_key``, in place and stably.
+
+    By place first, then each run of findings at one place by rule and message: this runs for
+    the largest file at the run's peak of memory, where a key tuple per finding took 6 MiB for
+    64,000 findings and an int takes 2.
+    """
+    diagnostics.sort(key=_place)
+    places = list(map(_place, diagnostics))
+    start = 0
+    # Where the place changes, a run ends (the comparisons run in C; the loop once per place).
+    for end in chain(compress(count(1), map(ne, islice(places, 1, None), places)), (len(places),)):
+        if end - start > 1:
+            diagnostics[start:end] = sorted(diagnostics[start:end], key=_RULE_AND_MESSAGE)
+        start = end
+
+
 def in_report_order(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
     """``sorted(diagnostics, key=sort_key)``, computed file by file (see ``by_file``)."""
     out: list[Diagnostic] = []
     for group in by_file(diagnostics):
-        out.extend(sorted(group, key=lambda d: d.sort_key))
+        sort_one_file(group)
+        out.extend(group)
     return out
 
 

@@ -109,3 +109,18 @@ def test_an_exact_repeat_is_reported_once_and_near_repeats_are_kept():
     kept = one_per_mistake([first, dataclasses.replace(first), other_hint, longer, dataclasses.replace(longer)])
     assert kept == [first, other_hint, longer]
     assert kept[0] is first
+
+
+def test_a_message_many_findings_share_keeps_each_place_once():
+    import dataclasses
+    import random
+
+    from dralint.lint import dedup
+
+    rng = random.Random(3)
+    base = _diag("REL001", "no probe", 1)
+    made = [dataclasses.replace(base, span=Span("f.yaml", rng.randint(1, 30), rng.randint(1, 4), 1, 9),
+                                message=rng.choice(["no probe", "no limits", f"x{rng.randint(0, 3)}"]))
+            for _ in range(400)]
+    assert sum(d.message == "no probe" for d in set(made)) > dedup._LISTED  # past the list, into the set
+    assert dedup._each_once(made) == list(dict.fromkeys(made))

@@ -16,6 +16,7 @@ from typing import Iterable
 import click
 
 from dralint import __version__
+from dralint.diagnostics import in_report_order
 from dralint.k8s.allocator.examples import EXAMPLES
 from dralint.lint.baseline import BaselineError, baseline_texts
 from dralint.lint.catalog import load_catalog
@@ -280,7 +281,7 @@ def lint_command(ctx: click.Context, paths: tuple[str, ...], formats: tuple[str,
     if write_baseline:
         # Recording a baseline is not a gate: the findings go into the file, and no report of
         # this run may say FAILED while the exit code says 0.
-        recorded = sorted(result.diagnostics + result.known, key=lambda d: d.sort_key)
+        recorded = in_report_order(result.diagnostics + result.known)
         _write(joined(baseline_texts(recorded, result.fingerprints)), write_baseline)
         result = dataclasses.replace(result, failed_gates=[])
         if not any(target is None and fmt not in ("text", "github") for fmt, target in targets):

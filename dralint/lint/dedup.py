@@ -19,7 +19,7 @@ import dataclasses
 import functools
 from collections.abc import Callable, Iterable
 
-from dralint.diagnostics import Diagnostic, Related, by_file
+from dralint.diagnostics import Diagnostic, Related, by_file, sort_one_file
 
 #: Correctness families, in the order a mistake is met: parse, API server, CEL compile,
 #: references, extended resources, scheduling.
@@ -31,29 +31,37 @@ def _family(rule: str) -> str:
     return rule.rstrip("0123456789")
 
 
-def _each_once(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
-    """``list(dict.fromkeys(diagnostics))``, comparing whole records only where a cheap key
-    (rule, place, message) repeats: hashing a record hashes all its fields, in Python.
+#: Records one message may have before ``_each_once`` looks them up by hash instead of in a list.
+_LISTED = 8
 
-    The table holds the key's hash and the first record with it, a list only where two differ:
-    a file with 64,000 findings would otherwise hold a tuple and a list for each, at the run's
-    peak of memory.
+
+def _each_once(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    """``list(dict.fromkeys(diagnostics))``, comparing whole records only among those with one
+    message: hashing a record hashes all its fields, in Python.
+
+    The table is keyed by the message, a string the record already holds: nearly every message
+    names its object, so almost every key has one record, and the table costs no object of its
+    own per finding (this runs for the largest file at the run's peak of memory). A message
+    many records share (a constant one, at many places) gets a set once it has ``_LISTED``.
     """
-    seen: dict[int, Diagnostic | list[Diagnostic]] = {}
+    seen: dict[str, Diagnostic | list[Diagnostic] | set[Diagnostic]] = {}
     out: list[Diagnostic] = []
     for diag in diagnostics:
-        key = hash((diag.rule, diag.span.line, diag.span.column, diag.message))
-        same = seen.get(key)
+        same = seen.get(diag.message)
         if same is None:
-            seen[key] = diag
-        elif isinstance(same, list):
-            if diag in same:
+            seen[diag.message] = diag
+        elif isinstance(same, Diagnostic):
+            if diag == same:
                 continue
-            same.append(diag)
-        elif diag == same:
+            seen[diag.message] = [same, diag]
+        elif diag in same:
             continue
+        elif isinstance(same, list):
+            same.append(diag)
+            if len(same) > _LISTED:
+                seen[diag.message] = set(same)
         else:
-            seen[key] = [same, diag]
+            same.add(diag)
         out.append(diag)
     return out
 
@@ -95,5 +103,7 @@ def one_per_mistake(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
     """
     out: list[Diagnostic] = []
     for group in by_file(diagnostics):  # a mistake is in one file: merging never crosses files
-        out.extend(sorted(_same_span(_each_once(group)), key=lambda d: d.sort_key))
+        unique = _same_span(_each_once(group))
+        sort_one_file(unique)
+        out.extend(unique)
     return out

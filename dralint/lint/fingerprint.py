@@ -13,7 +13,7 @@ import os
 from collections import Counter
 from typing import Iterable
 
-from dralint.diagnostics import Diagnostic
+from dralint.diagnostics import Diagnostic, in_report_order
 from dralint.yaml.loader import SourceText
 
 #: Bump when the recipe changes, so old baselines are recognisably stale instead of silently wrong.
@@ -53,7 +53,7 @@ def fingerprints(diagnostics: Iterable[Diagnostic], sources: dict[str, SourceTex
     seen: Counter[str] = Counter()
     out: dict[Diagnostic, str] = {}
     paths: dict[str, str] = {}
-    for diag in sorted(diagnostics, key=lambda d: d.sort_key):
+    for diag in in_report_order(diagnostics):
         digest = hashlib.sha256(_identity(diag, sources, paths).encode("utf-8")).hexdigest()[:32]
         seen[digest] += 1
         out[diag] = f"{digest}:{seen[digest]}"
