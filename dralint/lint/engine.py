@@ -529,7 +529,7 @@ def _run_object_checks(checks: list[Check], objects: list[KubeObject], ctx: Cont
                        progress: Progress | None) -> None:
     """Every per-object check on each object in turn: its document expands once, for all of
     them, and is frozen again when later objects push it out of ``THAWED``. With ``--jobs``,
-    slices of objects go to forked workers, which share the run's index."""
+    this process and forked workers, which inherit the run's index, share the slices."""
     slices = [objects[i : i + _SLICE] for i in range(0, len(objects), _SLICE)]
     by_kind = {kind: [c for c in checks if c.kinds is None or kind in c.kinds] for kind in {o.kind for o in objects}}
 
@@ -553,8 +553,8 @@ def _run_object_checks(checks: list[Check], objects: list[KubeObject], ctx: Cont
         # Before the workers are forked, the first object of each kind is checked and its
         # findings dropped (it is checked again in its slice): what the checks import, load
         # and index over the whole run (ctx.memo) then exists once, for every process to
-        # inherit, for the price of a few objects (a whole first slice here cost 0.05-0.1 s
-        # of a two-job run on 500 files, with both CPUs but one idle).
+        # inherit, for the price of a few objects. (A whole first slice checked here kept
+        # one of two CPUs idle 0.05-0.1 s longer on 500 files.)
         first_of_kind: dict[str, KubeObject] = {}
         for obj in objects:
             first_of_kind.setdefault(obj.kind, obj)
