@@ -16,6 +16,7 @@ medians too. Bytecode caching is left on (as on a user's machine), so the first 
 from __future__ import annotations
 
 import argparse
+import json
 import multiprocessing
 import os
 import statistics
@@ -185,10 +186,10 @@ def row_big_file(tmp: Path, args: argparse.Namespace) -> None:
 
 def side_by_side(*commands: list[str]) -> list[str]:
     """One command that runs ``commands`` at once and waits for all of them."""
-    code = ("import subprocess, sys\n"
-            "runs = [subprocess.Popen(c, stdout=subprocess.DEVNULL) for c in eval(sys.argv[1])]\n"
+    code = ("import json, subprocess, sys\n"
+            "runs = [subprocess.Popen(c, stdout=subprocess.DEVNULL) for c in json.loads(sys.argv[1])]\n"
             "sys.exit(max(r.wait() for r in runs))")
-    return [PY, "-c", code, repr(list(commands))]
+    return [PY, "-c", code, json.dumps(list(commands))]
 
 
 def row_jobs(tmp: Path, args: argparse.Namespace) -> None:

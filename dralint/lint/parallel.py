@@ -170,7 +170,7 @@ class _Workers:
     def _computed(self, number: int) -> list:
         return [self._task(index) for index in self._chunks[number]]
 
-    def _serve(self, writer: Any) -> None:
+    def _serve(self, writer: Connection) -> None:
         """A worker's life: take chunks until none is left, sending each one's results."""
         try:
             while (number := self._claim()) is not None:
@@ -248,7 +248,7 @@ def _widen(pipe: Connection) -> None:
         pass
 
 
-def _send_message(writer: Any, number: int, payload: object) -> None:
+def _send_message(writer: Connection, number: int, payload: object) -> None:
     """One message: the chunk number (``_HEADER`` bytes), then ``payload`` pickled."""
     message = io.BytesIO()
     message.write(number.to_bytes(_HEADER, "little", signed=True))
