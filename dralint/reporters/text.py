@@ -12,6 +12,7 @@ from dralint.diagnostics import Diagnostic, Severity, Span
 from dralint.lint.engine import RunResult
 from dralint.reporters import RepeatedTexts, joined
 from dralint.reporters.terminal import printable
+from dralint.yaml.loader import SourceText
 
 _COLORS = {Severity.ERROR: "\033[1;31m", Severity.WARNING: "\033[1;33m", Severity.INFO: "\033[1;36m"}
 _DIM, _BOLD, _RESET = "\033[2m", "\033[1m", "\033[0m"
@@ -29,28 +30,24 @@ class _Paint:
         self.severity = {s: code if enabled else "" for s, code in _COLORS.items()}
 
 
-def _excerpt(span: Span, severity: Severity, result: RunResult, paint: _Paint) -> str:
+def _excerpt(span: Span, source: SourceText, marker_color: str, paint: _Paint) -> str:
     """The source line of ``span`` and a marker under the span, each line ended; empty when the
-    line is not in the run (or is blank)."""
-    source = result.sources.get(span.path)
-    if source is None:
-        return ""
+    line is blank."""
     line = source.line_text(span.line)
     if not line:
         return ""
     gutter = f"{span.line:>5} | "
     start = span.column - 1
     end = span.end_column - 1 if span.end_line == span.line else len(line)
-    underlined = line[start:max(start, min(end, len(line)))]
     if line.isprintable():  # no tab, no control character: one column per character
-        shown, shown_start, width = line, start, max(1, len(underlined))
+        shown, shown_start, width = line, start, max(1, min(end, len(line)) - start)
     else:  # escaped control characters take several columns; the marker moves with them
+        underlined = line[start:max(start, min(end, len(line)))]
         shown = printable(line).expandtabs(1)
         shown_start = len(printable(line[:start]).expandtabs(1))
         width = max(1, len(printable(underlined).expandtabs(1)))
     marker = " " * (len(gutter) + shown_start) + "^" + "~" * (width - 1)
-    reset = paint.reset
-    return f"{paint.dim}{gutter}{reset}{shown}\n{paint.severity[severity]}{marker}{reset}\n"
+    return f"{paint.dim}{gutter}{paint.reset}{shown}\n{marker_color}{marker}{paint.reset}\n"
 
 
 def _hint_line(hint: str | None) -> str:
@@ -74,7 +71,8 @@ def _findings(result: RunResult, paint: _Paint) -> Iterator[str]:
     """Each finding's lines and the blank line after it, errors first.
 
     Several findings in a row often share a span (rules on one key): its place and source
-    excerpt are written once for them. A hint is one of a few per rule (``RepeatedTexts``).
+    excerpt are written once for them, and a file's name and text are looked up once for its
+    run of findings. A hint is one of a few per rule (``RepeatedTexts``).
     """
     hints = RepeatedTexts(_hint_line)
     by_severity: dict[Severity, list[Diagnostic]] = {severity: [] for severity in Severity}
@@ -82,14 +80,19 @@ def _findings(result: RunResult, paint: _Paint) -> Iterator[str]:
         by_severity[diag.severity].append(diag)
     bold, reset = paint.bold, paint.reset
     for severity, diagnostics in by_severity.items():
-        label = f"{paint.severity[severity]}{_NAMES[severity]}{reset}"
+        marker_color = paint.severity[severity]
+        label = f"{marker_color}{_NAMES[severity]}{reset}"
         span: Span | None = None
-        place = excerpt = ""
+        path: str | None = None
+        place = excerpt = shown_path = ""
+        source: SourceText | None = None
         for diag in diagnostics:
             if diag.span is not span:
                 span = diag.span
-                place = f"{bold}{printable(f'{span.path}:{span.line}:{span.column}')}{reset}: {label}: "
-                excerpt = _excerpt(span, severity, result, paint)
+                if span.path != path:
+                    path, shown_path, source = span.path, printable(span.path), result.sources.get(span.path)
+                place = f"{bold}{shown_path}:{span.line}:{span.column}{reset}: {label}: "
+                excerpt = _excerpt(span, source, marker_color, paint) if source is not None else ""
             notes = _notes(diag, result, paint) if diag.related or diag.rendered is not None else ""
             yield f"{place}{printable(diag.message)} [{diag.rule}]\n{excerpt}{hints[diag.hint]}{notes}\n"
 
