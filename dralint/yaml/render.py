@@ -154,7 +154,7 @@ def plan(files: Iterable[str]) -> RenderPlan:
             chart_roots.append(root)
     out = RenderPlan()
     real_charts = [os.path.realpath(r) for r in chart_roots]
-    for path in files:
+    for path in files if real_charts else ():  # a real path costs a system call per level of directory
         real = os.path.realpath(path)
         if any(_inside(real, chart) and not _inside(real, os.path.join(chart, "crds")) for chart in real_charts):
             out.owned.add(real)
