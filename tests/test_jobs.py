@@ -91,6 +91,17 @@ def test_a_check_that_fails_in_a_worker_is_reported_like_one_that_fails_here(tmp
     assert internal and all("RuntimeError: boom" in d["message"] for d in internal)
 
 
+def test_slices_of_objects_shrink_towards_the_end_and_cover_every_object_once():
+    objects = list(range(10_000))
+    slices = engine._slices(objects, jobs=2)  # type: ignore[arg-type]
+    assert [obj for piece in slices for obj in piece] == objects
+    sizes = [len(piece) for piece in slices]
+    assert sizes[0] == engine._SLICE and max(sizes) == engine._SLICE
+    assert sizes == sorted(sizes, reverse=True)
+    assert engine._LAST_SLICE in sizes and min(sizes) > 0
+    assert [len(piece) for piece in engine._slices(objects[:30], jobs=4)] == [25, 5]
+
+
 def test_ordered_map_keeps_the_order_of_the_work():
     assert list(parallel.ordered_map(lambda i: i * i, 40, jobs=3)) == [i * i for i in range(40)]
     assert list(parallel.ordered_map(lambda i: -i, 5, jobs=1)) == [0, -1, -2, -3, -4]
