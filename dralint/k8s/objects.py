@@ -187,7 +187,7 @@ class KubeObject:
     ) -> Finding:
         """A finding about this object, located at the key or value at ``path``."""
         path = tuple(path)
-        return Finding(message, span or self.span(path, key), hint, rule, field_path(path) or None, self.ref,
+        return Finding(message, span or self.span(path, key), hint, rule, field_path(path) or None, self._ref or self.ref,
                        tuple(related), severity)
 
     def related(self, path: DataPath, message: str, key: bool = False) -> Related:

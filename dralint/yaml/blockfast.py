@@ -173,10 +173,11 @@ def _flow_value(kind: int, entries: tuple[tuple[Any, ...], ...], line: int, star
 
 
 def _parse_line(line: str) -> tuple[Any, ...]:
-    """What a line holds, as (indent, dash columns, key, key start, key end, key style, whether
-    the key is the usual plain one ``mapping_entry`` files by its start alone, end of the ':',
-    value kind, value, value start, value end, value style); ``_SKIP`` for a blank or comment
-    line. Raises Declined for a line outside the subset."""
+    """What a line holds, as (whether it is a ``key: scalar`` line without '-', indent, dash
+    columns, key, key start, key end, key style, whether the key is the usual plain one
+    ``mapping_entry`` files by its start alone, end of the ':', value kind, value, value start,
+    value end, value style); ``_SKIP`` for a blank or comment line. Raises Declined for a line
+    outside the subset."""
     stripped = line.lstrip(" ")
     if not stripped or stripped[0] == "#":
         return _SKIP
@@ -209,7 +210,8 @@ def _parse_line(line: str) -> tuple[Any, ...]:
         else:
             kind = _SCALAR
             value, style = _scalar(raw)
-    return (indent, dashes, key, key_start, key_end, key_style, short_key, colon_end, kind, value, start, end, style)
+    simple = kind == _SCALAR and key is not None and not dashes
+    return (simple, indent, dashes, key, key_start, key_end, key_style, short_key, colon_end, kind, value, start, end, style)
 
 
 # An open block mapping or sequence is a list (this loop runs once per line of a 100 MB
@@ -396,13 +398,20 @@ def _document(lines: list[str], first: int, end: tuple[int, int], max_depth: int
                 parsed = _parsed(text)
             if not parsed:
                 continue
-            col, dashes, key, key_start, key_end, key_style, short_key, colon_end, kind, value, start, stop, style = parsed
+            simple, col, dashes, key, key_start, key_end, key_style, short_key, colon_end, kind, value, start, stop, style = parsed
             item = value  # what a scalar puts in its collection
             if positions and kind == _SCALAR:
                 item = (number, start, number, stop, style)
                 if key is not None:  # "key: value": its ``mapping_entry``, whichever way it is filed
                     item = (number, key_start, item) if short_key else ((number, key_start, number, key_end, key_style), item)
             top = stack[-1] if stack else None
+            if simple and top is not None and top[_COL] == col and top[_PENDING] is None and top[_IS_MAP]:
+                # The usual line, "key: value" going on with the mapping above it, in one step
+                # (what the general case below comes to for it).
+                if key in top[_CONTAINER]:
+                    raise Declined("a duplicate key")
+                top[_CONTAINER][key] = item
+                continue
             if top is not None and top[_PENDING] is not None and (col > top[_COL] or (col == top[_COL] and dashes and top[_IS_MAP])):
                 opens, with_key, indentless = dashes, True, col == top[_COL]  # the block an open slot waits for
             else:

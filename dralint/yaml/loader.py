@@ -257,6 +257,11 @@ class Document:
         The positions have the shape of the data (a mapping's entries by key, a list's by
         index), so the walk follows them alone. The entry becomes a key position
         (``entry_key_pos``) only for the few callers that want one.
+
+        Each step is a subscript that fails where the path leaves the tree: a scalar's position
+        has no children (IndexError), a mapping's keys are all strings (KeyError for an index),
+        a list takes only indexes in range (TypeError, IndexError). A finding locates a path of
+        five to eight steps, and testing the kinds first was most of the walk.
         """
         if not self._expanded:
             self._thaw()
@@ -264,22 +269,17 @@ class Document:
         if type(value_pos) is blockfast.Segment:  # read by the fast reader: positions on demand
             value_pos = self._root = blockfast.positions(self.source.text, value_pos)
         entry: tuple | None = None
-        matched = len(path)
         for depth, step in enumerate(path):
-            children = value_pos[5] if len(value_pos) > 5 else None
+            try:
+                children = value_pos[5]
+                found = children[step]
+            except (IndexError, KeyError, TypeError):
+                return value_pos, entry, depth
             if type(children) is dict:
-                found = children.get(step)
-                if found is None:
-                    matched = depth
-                    break
                 entry, value_pos = found, found[-1]
-            elif type(children) is list and isinstance(step, int) and -len(children) <= step < len(children):
-                value_pos = children[step]
-                entry = None
             else:
-                matched = depth
-                break
-        return value_pos, entry, matched
+                entry, value_pos = None, found
+        return value_pos, entry, len(path)
 
     def has_path(self, path: DataPath) -> bool:
         return self._walk(path)[2] == len(path)
