@@ -100,6 +100,7 @@ def test_slices_of_objects_shrink_towards_the_end_and_cover_every_object_once():
     assert sizes == sorted(sizes, reverse=True)
     assert engine._LAST_SLICE in sizes and min(sizes) > 0
     assert [len(piece) for piece in engine._slices(objects[:30], jobs=4)] == [25, 5]
+    assert {len(piece) for piece in engine._slices(objects, jobs=1)} == {engine._SLICE}  # nobody to wait for
 
 
 def test_ordered_map_keeps_the_order_of_the_work():

@@ -528,14 +528,14 @@ _LAST_SLICE = 25
 
 
 def _slices(objects: list[KubeObject], jobs: int) -> list[list[KubeObject]]:
-    """``objects`` cut into slices of ``_SLICE``, except that the slices shrink towards the end
-    (each at most a ``2 * jobs``-th of what is left): a process that finds no slice left waits
-    for the others to finish theirs, up to a whole slice's time (some 0.09 s) with equal
-    slices, a fraction of that with small last ones."""
+    """``objects`` cut into slices of ``_SLICE``; with several jobs, the slices shrink towards
+    the end (each at most a ``2 * jobs``-th of what is left): a process that finds no slice
+    left waits for the others to finish theirs, up to a whole slice's time (some 0.09 s) with
+    equal slices, a fraction of that with small last ones."""
     out = []
     start = 0
     while start < len(objects):
-        size = min(_SLICE, max(_LAST_SLICE, (len(objects) - start) // (2 * jobs)))
+        size = _SLICE if jobs <= 1 else min(_SLICE, max(_LAST_SLICE, (len(objects) - start) // (2 * jobs)))
         out.append(objects[start : start + size])
         start += size
     return out
