@@ -157,6 +157,27 @@ class Device:
         return self.attributes.get(qualified)
 
 
+@dataclass(frozen=True, slots=True)
+class _DeviceModel:
+    """What a device entry of a ResourceSlice says, apart from the slice: the ``Device`` fields
+    derived from the entry alone, shared by the devices of slices that list equal entries
+    (``Inventory._models``). ``selection`` is the entry's own, used in perDeviceNodeSelection
+    slices only."""
+
+    name: str
+    index: int
+    data: Mapping[str, Any]
+    attributes: dict[str, tuple[str, Any]]
+    capacity: dict[str, Capacity]
+    consumes: tuple[tuple[str, tuple[tuple[str, Fraction], ...]], ...]
+    taints: tuple[Taint, ...]
+    allow_multiple: bool
+    binding_conditions: bool
+    binds_to_node: bool
+    selection: NodeSelection | None
+    selector_key: Hashable
+
+
 @dataclass(eq=False, slots=True)
 class Node:
     """A node: name, labels (for node selectors), allocatable (for device-plugin resources) and
@@ -485,17 +506,35 @@ class Inventory:
             source=source,
             base=base,
         )
-        for i, raw in enumerate(as_list(spec.get("devices"))):
-            if isinstance(raw, Mapping) and raw.get("name"):
-                sl.devices.append(self._device(sl, i, raw))
+        sl.devices.extend(self._device(sl, model) for model in self._models(driver, spec.get("devices")))
         self.pools.setdefault((driver, pool_name), Pool(driver, pool_name)).slices.append(sl)
         if selection.node_name is not None:
             self.local_slices[selection.node_name].append(sl)
         else:
             self.shared_slices.append(sl)
 
-    def _device(self, sl: Slice, index: int, raw: Mapping[str, Any]) -> Device:
-        """The allocator's view of one device entry of a slice.
+    def _models(self, driver: str, raw: object) -> list[_DeviceModel]:
+        """The models of a slice's device list; the list of an earlier slice of the driver with
+        equal content (``_content_key``) gives its models again.
+
+        A fleet's node-local slices mostly list the same devices (names too: gpu-0 to gpu-7 on
+        every node), so deriving each device's fields once per distinct list instead of once
+        per device took two thirds of the time of indexing a 10,000-node snapshot.
+        """
+        try:
+            key: Hashable = ("devices", driver, _content_key(raw))
+        except ValueError:  # not plain data: no sharing, and ``_model`` reads it as before
+            key = None
+        found = self._shared.get(key) if key is not None else None
+        if found is None:
+            found = [self._model(driver, i, dev) for i, dev in enumerate(as_list(raw))
+                     if isinstance(dev, Mapping) and dev.get("name")]
+            if key is not None:
+                self._shared[key] = found
+        return found
+
+    def _model(self, driver: str, index: int, raw: Mapping[str, Any]) -> _DeviceModel:
+        """What one device entry of a slice of ``driver`` says, whatever slice lists it.
 
         A fleet repeats a few device models thousands of times, and every device keeping its
         own copy of the same attributes and capacity was most of the memory of a large
@@ -514,10 +553,10 @@ class Inventory:
                 key = keys[field_name] = _content_key(value)
                 value = self._shared.setdefault(("field", key), value)
             data[field_name] = value
-        attributes = self._shared.get(("attributes", sl.driver, keys.get("attributes")))
+        attributes = self._shared.get(("attributes", driver, keys.get("attributes")))
         if attributes is None:
-            attributes = self._shared[("attributes", sl.driver, keys.get("attributes"))] = {
-                qualify(str(k), sl.driver): _attribute(v) for k, v in as_mapping(merged.get("attributes")).items()
+            attributes = self._shared[("attributes", driver, keys.get("attributes"))] = {
+                qualify(str(k), driver): _attribute(v) for k, v in as_mapping(merged.get("attributes")).items()
             }
         capacity = self._shared.get(("capacity", keys.get("capacity")))
         if capacity is None:
@@ -536,21 +575,39 @@ class Inventory:
             Taint(str(t.get("key") or ""), str(t.get("value") or ""), str(t.get("effect") or ""))
             for t in (as_mapping(t) for t in as_list(merged.get("taints")))
         ) if "taints" in merged else ()
-        name = str(merged["name"])
-        return Device(
-            id=DeviceId(sl.driver, sl.pool, name),
-            slice=sl,
+        return _DeviceModel(
+            name=str(merged["name"]),
             index=index,
             data=data,
             attributes=attributes,
             capacity=capacity,
             consumes=consumes,
-            taints=own_taints + self._rule_taints(sl.driver, sl.pool, name),
+            taints=own_taints,
             allow_multiple=merged.get("allowMultipleAllocations") is True,
             binding_conditions=bool(merged.get("bindingConditions")),
             binds_to_node=merged.get("bindsToNode") is True,
-            selection=_selection(merged) if sl.selection.per_device else None,
-            selector_key=_selector_key(sl.driver, data, keys),
+            selection=_selection(merged),
+            selector_key=_selector_key(driver, data, keys),
+        )
+
+    def _device(self, sl: Slice, model: _DeviceModel) -> Device:
+        """The device ``model`` describes in slice ``sl``: its identity, slice and the taints
+        DeviceTaintRules give it are the slice's own."""
+        name = model.name
+        return Device(
+            id=DeviceId(sl.driver, sl.pool, name),
+            slice=sl,
+            index=model.index,
+            data=model.data,
+            attributes=model.attributes,
+            capacity=model.capacity,
+            consumes=model.consumes,
+            taints=model.taints + self._rule_taints(sl.driver, sl.pool, name) if self.taint_rules else model.taints,
+            allow_multiple=model.allow_multiple,
+            binding_conditions=model.binding_conditions,
+            binds_to_node=model.binds_to_node,
+            selection=model.selection if sl.selection.per_device else None,
+            selector_key=model.selector_key,
         )
 
     def _problem(self, code: str, message: str, sl: Slice, path: Path) -> None:
