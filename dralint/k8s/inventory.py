@@ -211,20 +211,32 @@ class Pool:
     @property
     def slice_count(self) -> int:
         """resourceSliceCount promised by the newest generation (largest if slices disagree)."""
-        return max(s.slice_count for s in self.current())
+        return _promised(self.current())
 
     @property
     def complete(self) -> bool:
         """All slices of the newest generation are present (cluster-wide view)."""
-        return len(self.current()) == self.slice_count
+        current = self.current()
+        return len(current) == _promised(current)
 
     def counter_sets(self) -> dict[str, dict[str, Fraction]]:
         """The pool's shared counter sets, from every slice of the newest generation."""
-        sets: dict[str, dict[str, Fraction]] = {}
-        for sl in self.current():
-            for name, counters in sl.counter_sets.items():
-                sets.setdefault(name, counters)
-        return sets
+        return _counter_sets(self.current())
+
+
+def _promised(current: list[Slice]) -> int:
+    """``Pool.slice_count`` from the pool's ``current()`` slices, for callers that hold them
+    (indexing a fleet's pools sorted each pool's slices four times to ask three questions)."""
+    return max(s.slice_count for s in current)
+
+
+def _counter_sets(current: list[Slice]) -> dict[str, dict[str, Fraction]]:
+    """``Pool.counter_sets`` from the pool's ``current()`` slices."""
+    sets: dict[str, dict[str, Fraction]] = {}
+    for sl in current:
+        for name, counters in sl.counter_sets.items():
+            sets.setdefault(name, counters)
+    return sets
 
 
 @dataclass(frozen=True, slots=True)
@@ -618,7 +630,7 @@ class Inventory:
         for pool in self.pools.values():
             label = f"{pool.driver}/{pool.name}"
             current = pool.current()
-            gen = pool.generation
+            gen = current[0].generation
             for sl in pool.slices:
                 if sl.generation != gen:
                     self._problem(
@@ -628,16 +640,17 @@ class Inventory:
                         sl,
                         ("spec", "pool", "generation"),
                     )
-            if not pool.complete:
+            promised = _promised(current)
+            if len(current) != promised:
                 self._problem(
                     "incomplete-pool",
-                    f"pool {label} generation {gen} promises {pool.slice_count} slice(s) "
+                    f"pool {label} generation {gen} promises {promised} slice(s) "
                     f"(resourceSliceCount) but the snapshot has {len(current)}; ExactCount requests "
                     "skip it and allocationMode All fails on every node that sees it",
                     current[0],
                     ("spec", "pool", "resourceSliceCount"),
                 )
-            counter_sets = pool.counter_sets()
+            counter_sets = _counter_sets(current)
             seen_sets: dict[str, Slice] = {}
             seen: dict[str, Slice] = {}
             for sl in current:
