@@ -52,6 +52,10 @@ def format_amount(value: Fraction, like: str = "") -> str:
     return Quantity(value, fmt, None).canonical()
 
 
+#: Counter consumption of a device: (counter set, ((counter, amount), ...)) per entry.
+Consumes = tuple[tuple[str, tuple[tuple[str, Fraction], ...]], ...]
+
+
 class DeviceId(NamedTuple):
     """The scheduler's device identity: driver, pool name and device name (hashed in C: hot)."""
 
@@ -128,20 +132,24 @@ class Slice:
 
 @dataclass(eq=False, slots=True)
 class Device:
-    """A device with everything selection, counters, capacity, taints and constraints need."""
+    """A device with everything selection, counters, capacity, taints and constraints need.
+
+    The fields after ``selection`` are what the device's entry in its slice says, whatever
+    slice lists it: ``Inventory._models`` derives them once per distinct device list, as an
+    ``_Entry`` in this order."""
 
     id: DeviceId
     slice: Slice
+    taints: tuple[Taint, ...]
+    selection: NodeSelection | None
     index: int
     data: Mapping[str, Any]
     attributes: dict[str, tuple[str, Any]]
     capacity: dict[str, Capacity]
-    consumes: tuple[tuple[str, tuple[tuple[str, Fraction], ...]], ...]
-    taints: tuple[Taint, ...]
+    consumes: Consumes
     allow_multiple: bool
     binding_conditions: bool
     binds_to_node: bool
-    selection: NodeSelection | None
     #: Everything a DeviceClass or request selector can read of the device: its driver,
     #: attributes, capacity and allowMultipleAllocations (never its name or pool). Devices with
     #: the same key get the same answer from every selector, so answers are kept per key.
@@ -157,25 +165,20 @@ class Device:
         return self.attributes.get(qualified)
 
 
-@dataclass(frozen=True, slots=True)
-class _DeviceModel:
-    """What a device entry of a ResourceSlice says, apart from the slice: the ``Device`` fields
-    derived from the entry alone, shared by the devices of slices that list equal entries
-    (``Inventory._models``). ``selection`` is the entry's own, used in perDeviceNodeSelection
-    slices only."""
+#: ``Device`` fields from ``index`` on, in their order.
+_Entry = tuple[int, Mapping[str, Any], dict[str, tuple[str, Any]], dict[str, Capacity], Consumes, bool, bool, bool, Hashable]
+
+
+class _DeviceModel(NamedTuple):
+    """What a device entry of a ResourceSlice says, apart from the slice, shared by the devices
+    of slices that list equal entries (``Inventory._models``): its name, its own taints, its own
+    node selection (used in perDeviceNodeSelection slices only) and the ``Device`` fields it
+    alone decides."""
 
     name: str
-    index: int
-    data: Mapping[str, Any]
-    attributes: dict[str, tuple[str, Any]]
-    capacity: dict[str, Capacity]
-    consumes: tuple[tuple[str, tuple[tuple[str, Fraction], ...]], ...]
     taints: tuple[Taint, ...]
-    allow_multiple: bool
-    binding_conditions: bool
-    binds_to_node: bool
     selection: NodeSelection | None
-    selector_key: Hashable
+    entry: _Entry
 
 
 @dataclass(eq=False, slots=True)
@@ -587,40 +590,17 @@ class Inventory:
             Taint(str(t.get("key") or ""), str(t.get("value") or ""), str(t.get("effect") or ""))
             for t in (as_mapping(t) for t in as_list(merged.get("taints")))
         ) if "taints" in merged else ()
-        return _DeviceModel(
-            name=str(merged["name"]),
-            index=index,
-            data=data,
-            attributes=attributes,
-            capacity=capacity,
-            consumes=consumes,
-            taints=own_taints,
-            allow_multiple=merged.get("allowMultipleAllocations") is True,
-            binding_conditions=bool(merged.get("bindingConditions")),
-            binds_to_node=merged.get("bindsToNode") is True,
-            selection=_selection(merged),
-            selector_key=_selector_key(driver, data, keys),
-        )
+        entry: _Entry = (index, data, attributes, capacity, consumes, merged.get("allowMultipleAllocations") is True,
+                         bool(merged.get("bindingConditions")), merged.get("bindsToNode") is True, _selector_key(driver, data, keys))
+        return _DeviceModel(str(merged["name"]), own_taints, _selection(merged), entry)
 
     def _device(self, sl: Slice, model: _DeviceModel) -> Device:
         """The device ``model`` describes in slice ``sl``: its identity, slice and the taints
         DeviceTaintRules give it are the slice's own."""
-        name = model.name
-        return Device(
-            id=DeviceId(sl.driver, sl.pool, name),
-            slice=sl,
-            index=model.index,
-            data=model.data,
-            attributes=model.attributes,
-            capacity=model.capacity,
-            consumes=model.consumes,
-            taints=model.taints + self._rule_taints(sl.driver, sl.pool, name) if self.taint_rules else model.taints,
-            allow_multiple=model.allow_multiple,
-            binding_conditions=model.binding_conditions,
-            binds_to_node=model.binds_to_node,
-            selection=model.selection if sl.selection.per_device else None,
-            selector_key=model.selector_key,
-        )
+        name, taints, selection, entry = model
+        if self.taint_rules:
+            taints += self._rule_taints(sl.driver, sl.pool, name)
+        return Device(DeviceId(sl.driver, sl.pool, name), sl, taints, selection if sl.selection.per_device else None, *entry)
 
     def _problem(self, code: str, message: str, sl: Slice, path: Path) -> None:
         self.problems.append(SnapshotProblem(code, message, sl.source, sl.base + path))
