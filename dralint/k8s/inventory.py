@@ -533,8 +533,8 @@ class Inventory:
         equal content (``_content_key``) gives its models again.
 
         A fleet's node-local slices mostly list the same devices (names too: gpu-0 to gpu-7 on
-        every node), so deriving each device's fields once per distinct list instead of once
-        per device took two thirds of the time of indexing a 10,000-node snapshot.
+        every node): deriving the devices' fields once per distinct list instead of once per
+        device took indexing the 10,000-node benchmark fleet from 0.80 to 0.52 CPU seconds.
         """
         try:
             key: Hashable = ("devices", driver, _content_key(raw))
