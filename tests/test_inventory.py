@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import date
 from fractions import Fraction
 
 from unittest import mock
@@ -137,6 +138,43 @@ def test_equal_device_fields_are_shared_and_what_yaml_tells_apart_is_not():
     assert [d.attribute("gpu.example.com/model") for d in apart] == [("int", 1), ("bool", True), ("string", "1")]
     assert len({id(d.attributes) for d in apart}) == 3
 
+
+
+def test_slices_listing_equal_devices_share_what_the_entries_say_and_keep_their_own_ids_slices_and_taints():
+    """Equal device lists are read once per driver; what comes from the slice (pool, node,
+    per-device node selection) and from DeviceTaintRules (which name pools and devices) stays
+    each device's own."""
+    listed = [device("gpu-0", model="H100", nodeName="a"), {"name": "gpu-1", "basic": {"attributes": {"model": {"int": 1}}}}]
+    drain = {"kind": "DeviceTaintRule", "metadata": {"name": "drain"},
+             "spec": {"deviceSelector": {"pool": "b", "device": "gpu-1"}, "taint": {"key": "drain", "effect": "NoExecute"}}}
+    inv = Inventory.build([
+        resource_slice("s-a", [dict(d) for d in listed], node="a"),
+        resource_slice("s-b", [dict(d) for d in listed], node="b"),
+        resource_slice("s-nic", [dict(d) for d in listed], node="a", driver="nic.example.com"),
+        resource_slice("s-per", [dict(d) for d in listed], node=None, pool="per", perDeviceNodeSelection=True),
+        drain,
+    ])
+    devs = {(d.id.driver, d.id.pool, d.id.name): d for d in inv.all_devices()}
+    a0, a1, b0, b1 = (devs[("gpu.example.com", pool, name)] for pool in "ab" for name in ("gpu-0", "gpu-1"))
+    assert a0.data is b0.data and a0.attributes is b0.attributes and a1.selector_key == b1.selector_key
+    assert [(d.slice.name, d.index, str(d.id)) for d in (a0, a1, b0, b1)] == [
+        ("s-a", 0, "gpu.example.com/a/gpu-0"), ("s-a", 1, "gpu.example.com/a/gpu-1"),
+        ("s-b", 0, "gpu.example.com/b/gpu-0"), ("s-b", 1, "gpu.example.com/b/gpu-1"),
+    ]
+    assert [[str(t) for t in d.taints] for d in (a0, a1, b0, b1)] == [[], [], [], ["drain:NoExecute"]]
+    assert a1.attribute("gpu.example.com/model") == ("int", 1)
+    nic = devs[("nic.example.com", "a", "gpu-0")]
+    assert nic.attribute("nic.example.com/model") == ("string", "H100") and nic.attribute("gpu.example.com/model") is None
+    per = devs[("gpu.example.com", "per", "gpu-0")]
+    assert per.selection is not None and per.selection.node_name == "a" and a0.selection is None
+    assert inv.problems == []
+
+
+def test_device_lists_that_marshal_cannot_write_are_read_device_by_device():
+    """PyYAML reads a timestamp as a date, which has no content key: such a list is not shared."""
+    listed = [{"name": "gpu-0", "published": date(2024, 1, 1)}]
+    inv = Inventory.build([resource_slice(f"s{n}", [dict(d) for d in listed], node=f"n{n}") for n in range(2)])
+    assert [str(d.id) for d in inv.all_devices()] == ["gpu.example.com/n0/gpu-0", "gpu.example.com/n1/gpu-0"]
 
 class _Lazy:
     """A pipeline-like object: knows its kind; its data is read only when asked for."""

@@ -7,13 +7,14 @@ class, searched on its own), so sharing answers may only save work, never change
 from __future__ import annotations
 
 from typing import Any
+from unittest import mock
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from allocator_fixtures import DEFAULT_CLASSES, DRIVER, allocated_claim, claim_spec, device, device_class, fake_matcher, request, resource_slice
 from dralint.k8s.allocator import Outcome, Simulator, extended_resource_classes, pod_demand
-from dralint.k8s.allocator.search import Selection
+from dralint.k8s.allocator.search import Search, Selection
 from dralint.k8s.inventory import Inventory
 
 CLASSES = DEFAULT_CLASSES + [device_class("h100", "is-h100", ext="example.com/gpu")]
@@ -239,3 +240,25 @@ def test_classes_answer_as_searching_every_node(nodes, pods):
         manifests, label = [ONE, PAIR, QUAD, H100, SAME_UUID], f"pod-{k}"
         expected = answer(place(reference, spec, manifests, want["replicas"], label))
         assert answer(place(sim, spec, manifests, want["replicas"], label)) == expected
+
+
+def test_a_pod_that_fits_nowhere_is_searched_once_per_class_and_explained_with_its_extended_resources():
+    """The walk's answers already say the search fails on each class: explaining a class does
+    not search it again, and the explanation covers the special claim of extended resources."""
+    sim, reference = simulators([gpus("a"), gpus("b", model="A100"), gpus("c")])
+    spec = pod("quad", containers=[{"name": "main", "resources": {"limits": {"example.com/gpu": "1"}}}])
+    searched: list[str] = []
+    original = Search.run
+
+    def counting(search: Search) -> Any:
+        searched.append(search.view.node.name)
+        return original(search)
+
+    with mock.patch.object(Search, "run", counting):
+        out = place(sim, spec, [QUAD])
+    assert searched == ["a", "b"]
+    assert out.reasons == {
+        "not enough free devices for all requests together": ["a", "c"],
+        "no device of class h100 matches request container-0-request-0": ["b"],
+    }
+    assert answer(out) == answer(place(reference, spec, [QUAD]))

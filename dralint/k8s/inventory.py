@@ -52,6 +52,10 @@ def format_amount(value: Fraction, like: str = "") -> str:
     return Quantity(value, fmt, None).canonical()
 
 
+#: Counter consumption of a device: (counter set, ((counter, amount), ...)) per entry.
+Consumes = tuple[tuple[str, tuple[tuple[str, Fraction], ...]], ...]
+
+
 class DeviceId(NamedTuple):
     """The scheduler's device identity: driver, pool name and device name (hashed in C: hot)."""
 
@@ -128,20 +132,24 @@ class Slice:
 
 @dataclass(eq=False, slots=True)
 class Device:
-    """A device with everything selection, counters, capacity, taints and constraints need."""
+    """A device with everything selection, counters, capacity, taints and constraints need.
+
+    The fields after ``selection`` are what the device's entry in its slice says, whatever
+    slice lists it: ``Inventory._models`` derives them once per distinct device list, as an
+    ``_Entry`` in this order."""
 
     id: DeviceId
     slice: Slice
+    taints: tuple[Taint, ...]
+    selection: NodeSelection | None
     index: int
     data: Mapping[str, Any]
     attributes: dict[str, tuple[str, Any]]
     capacity: dict[str, Capacity]
-    consumes: tuple[tuple[str, tuple[tuple[str, Fraction], ...]], ...]
-    taints: tuple[Taint, ...]
+    consumes: Consumes
     allow_multiple: bool
     binding_conditions: bool
     binds_to_node: bool
-    selection: NodeSelection | None
     #: Everything a DeviceClass or request selector can read of the device: its driver,
     #: attributes, capacity and allowMultipleAllocations (never its name or pool). Devices with
     #: the same key get the same answer from every selector, so answers are kept per key.
@@ -155,6 +163,22 @@ class Device:
     def attribute(self, qualified: str) -> tuple[str, Any] | None:
         """(type, value) of a fully-qualified attribute; bare names were filed under the driver."""
         return self.attributes.get(qualified)
+
+
+#: ``Device`` fields from ``index`` on, in their order.
+_Entry = tuple[int, Mapping[str, Any], dict[str, tuple[str, Any]], dict[str, Capacity], Consumes, bool, bool, bool, Hashable]
+
+
+class _DeviceModel(NamedTuple):
+    """What a device entry of a ResourceSlice says, apart from the slice, shared by the devices
+    of slices that list equal entries (``Inventory._models``): its name, its own taints, its own
+    node selection (used in perDeviceNodeSelection slices only) and the ``Device`` fields it
+    alone decides."""
+
+    name: str
+    taints: tuple[Taint, ...]
+    selection: NodeSelection | None
+    entry: _Entry
 
 
 @dataclass(eq=False, slots=True)
@@ -190,20 +214,32 @@ class Pool:
     @property
     def slice_count(self) -> int:
         """resourceSliceCount promised by the newest generation (largest if slices disagree)."""
-        return max(s.slice_count for s in self.current())
+        return _promised(self.current())
 
     @property
     def complete(self) -> bool:
         """All slices of the newest generation are present (cluster-wide view)."""
-        return len(self.current()) == self.slice_count
+        current = self.current()
+        return len(current) == _promised(current)
 
     def counter_sets(self) -> dict[str, dict[str, Fraction]]:
         """The pool's shared counter sets, from every slice of the newest generation."""
-        sets: dict[str, dict[str, Fraction]] = {}
-        for sl in self.current():
-            for name, counters in sl.counter_sets.items():
-                sets.setdefault(name, counters)
-        return sets
+        return _counter_sets(self.current())
+
+
+def _promised(current: list[Slice]) -> int:
+    """``Pool.slice_count`` from the pool's ``current()`` slices, for callers that hold them
+    (indexing a fleet's pools sorted each pool's slices four times to ask three questions)."""
+    return max(s.slice_count for s in current)
+
+
+def _counter_sets(current: list[Slice]) -> dict[str, dict[str, Fraction]]:
+    """``Pool.counter_sets`` from the pool's ``current()`` slices."""
+    sets: dict[str, dict[str, Fraction]] = {}
+    for sl in current:
+        for name, counters in sl.counter_sets.items():
+            sets.setdefault(name, counters)
+    return sets
 
 
 @dataclass(frozen=True, slots=True)
@@ -485,17 +521,35 @@ class Inventory:
             source=source,
             base=base,
         )
-        for i, raw in enumerate(as_list(spec.get("devices"))):
-            if isinstance(raw, Mapping) and raw.get("name"):
-                sl.devices.append(self._device(sl, i, raw))
+        sl.devices.extend(self._device(sl, model) for model in self._models(driver, spec.get("devices")))
         self.pools.setdefault((driver, pool_name), Pool(driver, pool_name)).slices.append(sl)
         if selection.node_name is not None:
             self.local_slices[selection.node_name].append(sl)
         else:
             self.shared_slices.append(sl)
 
-    def _device(self, sl: Slice, index: int, raw: Mapping[str, Any]) -> Device:
-        """The allocator's view of one device entry of a slice.
+    def _models(self, driver: str, raw: object) -> list[_DeviceModel]:
+        """The models of a slice's device list; the list of an earlier slice of the driver with
+        equal content (``_content_key``) gives its models again.
+
+        A fleet's node-local slices mostly list the same devices (names too: gpu-0 to gpu-7 on
+        every node): deriving the devices' fields once per distinct list instead of once per
+        device took indexing the 10,000-node benchmark fleet from 0.80 to 0.52 CPU seconds.
+        """
+        try:
+            key: Hashable = ("devices", driver, _content_key(raw))
+        except ValueError:  # not plain data: no sharing, and ``_model`` reads it as before
+            key = None
+        found = self._shared.get(key) if key is not None else None
+        if found is None:
+            found = [self._model(driver, i, dev) for i, dev in enumerate(as_list(raw))
+                     if isinstance(dev, Mapping) and dev.get("name")]
+            if key is not None:
+                self._shared[key] = found
+        return found
+
+    def _model(self, driver: str, index: int, raw: Mapping[str, Any]) -> _DeviceModel:
+        """What one device entry of a slice of ``driver`` says, whatever slice lists it.
 
         A fleet repeats a few device models thousands of times, and every device keeping its
         own copy of the same attributes and capacity was most of the memory of a large
@@ -514,10 +568,10 @@ class Inventory:
                 key = keys[field_name] = _content_key(value)
                 value = self._shared.setdefault(("field", key), value)
             data[field_name] = value
-        attributes = self._shared.get(("attributes", sl.driver, keys.get("attributes")))
+        attributes = self._shared.get(("attributes", driver, keys.get("attributes")))
         if attributes is None:
-            attributes = self._shared[("attributes", sl.driver, keys.get("attributes"))] = {
-                qualify(str(k), sl.driver): _attribute(v) for k, v in as_mapping(merged.get("attributes")).items()
+            attributes = self._shared[("attributes", driver, keys.get("attributes"))] = {
+                qualify(str(k), driver): _attribute(v) for k, v in as_mapping(merged.get("attributes")).items()
             }
         capacity = self._shared.get(("capacity", keys.get("capacity")))
         if capacity is None:
@@ -536,22 +590,17 @@ class Inventory:
             Taint(str(t.get("key") or ""), str(t.get("value") or ""), str(t.get("effect") or ""))
             for t in (as_mapping(t) for t in as_list(merged.get("taints")))
         ) if "taints" in merged else ()
-        name = str(merged["name"])
-        return Device(
-            id=DeviceId(sl.driver, sl.pool, name),
-            slice=sl,
-            index=index,
-            data=data,
-            attributes=attributes,
-            capacity=capacity,
-            consumes=consumes,
-            taints=own_taints + self._rule_taints(sl.driver, sl.pool, name),
-            allow_multiple=merged.get("allowMultipleAllocations") is True,
-            binding_conditions=bool(merged.get("bindingConditions")),
-            binds_to_node=merged.get("bindsToNode") is True,
-            selection=_selection(merged) if sl.selection.per_device else None,
-            selector_key=_selector_key(sl.driver, data, keys),
-        )
+        entry: _Entry = (index, data, attributes, capacity, consumes, merged.get("allowMultipleAllocations") is True,
+                         bool(merged.get("bindingConditions")), merged.get("bindsToNode") is True, _selector_key(driver, data, keys))
+        return _DeviceModel(str(merged["name"]), own_taints, _selection(merged), entry)
+
+    def _device(self, sl: Slice, model: _DeviceModel) -> Device:
+        """The device ``model`` describes in slice ``sl``: its identity, slice and the taints
+        DeviceTaintRules give it are the slice's own."""
+        name, taints, selection, entry = model
+        if self.taint_rules:
+            taints += self._rule_taints(sl.driver, sl.pool, name)
+        return Device(DeviceId(sl.driver, sl.pool, name), sl, taints, selection if sl.selection.per_device else None, *entry)
 
     def _problem(self, code: str, message: str, sl: Slice, path: Path) -> None:
         self.problems.append(SnapshotProblem(code, message, sl.source, sl.base + path))
@@ -561,7 +610,7 @@ class Inventory:
         for pool in self.pools.values():
             label = f"{pool.driver}/{pool.name}"
             current = pool.current()
-            gen = pool.generation
+            gen = current[0].generation
             for sl in pool.slices:
                 if sl.generation != gen:
                     self._problem(
@@ -571,16 +620,17 @@ class Inventory:
                         sl,
                         ("spec", "pool", "generation"),
                     )
-            if not pool.complete:
+            promised = _promised(current)
+            if len(current) != promised:
                 self._problem(
                     "incomplete-pool",
-                    f"pool {label} generation {gen} promises {pool.slice_count} slice(s) "
+                    f"pool {label} generation {gen} promises {promised} slice(s) "
                     f"(resourceSliceCount) but the snapshot has {len(current)}; ExactCount requests "
                     "skip it and allocationMode All fails on every node that sees it",
                     current[0],
                     ("spec", "pool", "resourceSliceCount"),
                 )
-            counter_sets = pool.counter_sets()
+            counter_sets = _counter_sets(current)
             seen_sets: dict[str, Slice] = {}
             seen: dict[str, Slice] = {}
             for sl in current:

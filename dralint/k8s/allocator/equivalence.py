@@ -63,7 +63,10 @@ class NodeShapes:
     def __init__(self, state: State, device_key: Callable[[Device], Hashable] = _device_key) -> None:
         self.state = state
         self._device_key = device_key
-        self._devices: dict[int, Hashable] = {}
+        #: A small number per device (by id), the same for devices alike under ``device_key``:
+        #: shapes of small numbers hash in a fraction of the time of the keys themselves.
+        self._devices: dict[int, int] = {}
+        self._contents: dict[Hashable, int] = {}
         self._nodes: dict[int, int] = {}
         self._shapes: dict[Hashable, int] = {}
         self._positions: dict[int, dict[int, int]] = {}
@@ -77,13 +80,15 @@ class NodeShapes:
             return found
         pools: dict[tuple[str, str], int] = {}
         items = []
+        state = self.state
         for dev in view.candidates:
             content = self._devices.get(id(dev))
             if content is None:
-                content = self._devices[id(dev)] = self._device_key(dev)
-            pool = pools.setdefault((dev.id.driver, dev.id.pool), len(pools))
-            used = tuple(sorted(self.state.shared_use(dev.id).items()))
-            items.append((content, pool, self.state.is_dedicated(dev.id), used))
+                content = self._devices[id(dev)] = self._contents.setdefault(self._device_key(dev), len(self._contents))
+            dev_id = dev.id
+            pool = pools.setdefault((dev_id.driver, dev_id.pool), len(pools))
+            used = state.shared_use(dev_id)
+            items.append((content, pool, state.is_dedicated(dev_id), tuple(sorted(used.items())) if used else ()))
         counters = tuple(
             tuple(sorted((k, total - self.state.counters_used(p).get(k, 0)) for k, total in view.counters.get(p, {}).items()))
             for p in pools

@@ -99,6 +99,9 @@ class _Grouping:
 
 #: The answer of a node the pod's node selector or affinity rules out, before asking why.
 _RULED_OUT: tuple[bool, Any] = (False, None)
+#: The same answer from ``Simulator._class_answer`` without explanation: the search found no
+#: solution on a valid view (every other failure comes with its reason).
+_FAILED = _RULED_OUT
 
 
 def _has_node_constraints(demand: PodDemand) -> bool:
@@ -290,15 +293,22 @@ class Simulator:
     def _allocate_on(
         self, demand: PodDemand, claims: Sequence[Claim], node: Node, state: State, explain_failure: bool
     ) -> tuple[list[ClaimResult] | None, str | None]:
+        todo, reason = self._todo(demand, claims, node)
+        if reason:
+            return None, reason
+        if not todo:
+            return [], None
+        return self._search(self.view(node), todo, state, explain_failure)
+
+    def _todo(self, demand: PodDemand, claims: Sequence[Claim], node: Node) -> tuple[list[Claim], str | None]:
+        """The claims to allocate on the node: the pod's, and the special claim of its extended
+        resources that DRA serves there; or the reason the node cannot serve those."""
         special = None
         if self.features.extended_resource:
             special, reason = extended_requests(demand.containers, node, self.ext)
             if reason:
-                return None, reason
-        todo = list(claims) + ([special] if special else [])
-        if not todo:
-            return [], None
-        return self._search(self.view(node), todo, state, explain_failure)
+                return [], reason
+        return list(claims) + ([special] if special else []), None
 
     def _search(
         self, view: NodeView, todo: list[Claim], state: State, explain_failure: bool
@@ -336,10 +346,20 @@ class Simulator:
         if hit is not None and (hit[0] or hit[1] is not None or not explain_failure):
             return hit
         node = self.inv.nodes[self._names[i]]
-        results, reason = self._try_devices(demand, claims, node, self.base, explain_failure)
-        answer = (True, self._group.shapes.portable(self.view(node), results)) if results is not None else (False, reason)
+        if explain_failure and self._seen.get(tuple(map(id, claims)), {}).get(cls) == _FAILED:
+            answer: tuple[bool, Any] = (False, self._explained(demand, claims, node))
+        else:
+            results, reason = self._try_devices(demand, claims, node, self.base, explain_failure)
+            answer = (True, self._group.shapes.portable(self.view(node), results)) if results is not None else (False, reason)
         answers[key] = answer
         return answer
+
+    def _explained(self, demand: PodDemand, claims: Sequence[Claim], node: Node) -> str:
+        """Why the pod's search fails on the node under the snapshot's occupancy, when an answer
+        without explanation already said it does (``_FAILED``): the search is not run again, a
+        fleet the pod fits nowhere on would search each node class twice."""
+        todo, _ = self._todo(demand, claims, node)
+        return explain(self.view(node), todo, self.selection, self.base)
 
     def _try(
         self, demand: PodDemand, claims: Sequence[Claim], i: int, state: State, touched: set[tuple[str, str]], explain_failure: bool
