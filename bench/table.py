@@ -82,6 +82,8 @@ class Paired:
     #: Per command, the median over turns of (its figure / the first command's), CPU and wall.
     cpu_ratio: list[float]
     wall_ratio: list[float]
+    #: Per command, the lowest and highest per-turn wall ratio: how far one turn can be trusted.
+    wall_spread: list[tuple[float, float]]
 
 
 def measure_paired(commands: list[list[str]], repeat: int) -> Paired:
@@ -96,8 +98,8 @@ def measure_paired(commands: list[list[str]], repeat: int) -> Paired:
     figures = [Figures(median_of(i, lambda f: f.cpu), median_of(i, lambda f: f.peak_mib), median_of(i, lambda f: f.wall))
                for i in range(len(commands))]
     cpu = [statistics.median(turn[i].cpu / turn[0].cpu for turn in turns) for i in range(len(commands))]
-    wall = [statistics.median(turn[i].wall / turn[0].wall for turn in turns) for i in range(len(commands))]
-    return Paired(figures, cpu, wall)
+    walls = [[turn[i].wall / turn[0].wall for turn in turns] for i in range(len(commands))]
+    return Paired(figures, cpu, [statistics.median(w) for w in walls], [(min(w), max(w)) for w in walls])
 
 
 def line(row: str, detail: str, target: str) -> None:
@@ -204,9 +206,10 @@ def row_jobs(tmp: Path, args: argparse.Namespace) -> None:
     halves = side_by_side(serial + paths[: files // 2], serial + paths[files // 2 :])
     paired = measure_paired([serial + paths, DRALINT + ["lint", "--no-config", "--jobs", "2", *paths], halves], args.repeat)
     one, two, _ = paired.figures
+    (low, high), (halves_low, halves_high) = paired.wall_spread[1:]
     line("jobs", f"{files} files, wall time: --jobs 2 {two.wall:.2f} s / --jobs 1 {one.wall:.2f} s = {paired.wall_ratio[1]:.2f}x "
-         f"(CPU {paired.cpu_ratio[1]:.2f}x); two --jobs 1 runs on half the files each, side by side: {paired.wall_ratio[2]:.2f}x",
-         "2 jobs <= 0.6x of 1 job")
+         f"(turns {low:.2f}-{high:.2f}x; CPU {paired.cpu_ratio[1]:.2f}x); two --jobs 1 runs on half the files each, side by side: "
+         f"{paired.wall_ratio[2]:.2f}x (turns {halves_low:.2f}-{halves_high:.2f}x)", "2 jobs <= 0.6x of 1 job")
 
 
 def write_snapshots(nodes: int, documents: Path, one_list: Path) -> None:
