@@ -351,7 +351,7 @@ def _content_key(value: Any) -> bytes:
 
 def _selector_key(driver: str, data: Mapping[str, Any], keys: Mapping[str, bytes]) -> Hashable:
     """``Device.selector_key`` from the device's fields and the ``_content_key`` of those that
-    are collections, which sharing them already computed (``Inventory._device``). Two devices
+    are collections, which sharing them already computed (``Inventory._model``). Two devices
     listing the same attributes in another order only miss a shared answer.
     """
     return (driver, *[keys.get(name) or _content_key(data.get(name)) for name in _SELECTOR_READS],
@@ -397,7 +397,8 @@ class Inventory:
         self.problems: list[SnapshotProblem] = []
         self.devices: dict[DeviceId, Device] = {}
         self.class_sources: dict[str, Any] = {}
-        #: One object per distinct device field, by its ``_content_key`` (see ``_device``).
+        #: One object per distinct device field and per distinct device list of a driver (its
+        #: models), by ``_content_key`` (see ``_model`` and ``_models``).
         self._shared: dict[Hashable, Any] = {}
 
     # ------------------------------------------------------------------ building
