@@ -139,7 +139,6 @@ def test_equal_device_fields_are_shared_and_what_yaml_tells_apart_is_not():
     assert len({id(d.attributes) for d in apart}) == 3
 
 
-
 def test_slices_listing_equal_devices_share_what_the_entries_say_and_keep_their_own_ids_slices_and_taints():
     """Equal device lists are read once per driver; what comes from the slice (pool, node,
     per-device node selection) and from DeviceTaintRules (which name pools and devices) stays
@@ -175,6 +174,7 @@ def test_device_lists_that_marshal_cannot_write_are_read_device_by_device():
     listed = [{"name": "gpu-0", "published": date(2024, 1, 1)}]
     inv = Inventory.build([resource_slice(f"s{n}", [dict(d) for d in listed], node=f"n{n}") for n in range(2)])
     assert [str(d.id) for d in inv.all_devices()] == ["gpu.example.com/n0/gpu-0", "gpu.example.com/n1/gpu-0"]
+
 
 class _Lazy:
     """A pipeline-like object: knows its kind; its data is read only when asked for."""

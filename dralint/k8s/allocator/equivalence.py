@@ -90,7 +90,7 @@ class NodeShapes:
             used = state.shared_use(dev_id)
             items.append((content, pool, state.is_dedicated(dev_id), tuple(sorted(used.items())) if used else ()))
         counters = tuple(
-            tuple(sorted((k, total - self.state.counters_used(p).get(k, 0)) for k, total in view.counters.get(p, {}).items()))
+            tuple(sorted((k, total - state.counters_used(p).get(k, 0)) for k, total in view.counters.get(p, {}).items()))
             for p in pools
         )
         incomplete = tuple(label.split("/", 1)[0] for label in view.incomplete)
