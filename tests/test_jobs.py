@@ -103,6 +103,43 @@ def test_slices_of_objects_shrink_towards_the_end_and_cover_every_object_once():
     assert {len(piece) for piece in engine._slices(objects, jobs=1)} == {engine._SLICE}  # nobody to wait for
 
 
+def test_checks_run_one_at_a_time_over_a_group_and_report_object_by_object(monkeypatch):
+    from dralint.k8s.manifests import objects_from
+    from dralint.lint.catalog import load_catalog
+    from dralint.lint.context import Context
+    from dralint.lint.registry import Check
+
+    calls = []
+
+    def first(obj, ctx):
+        calls.append(("first", obj.name))
+        yield obj.finding(("metadata", "name"), f"first {obj.name}", rule="REL006")
+
+    def second(obj, ctx):
+        calls.append(("second", obj.name))
+        yield obj.finding(("metadata",), f"second {obj.name}", rule="REL006", key=True)
+        if obj.name == "cm-2":
+            raise RuntimeError("boom")
+
+    text = "---\n".join(f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm-{i}\n  namespace: a\n" for i in range(6))
+    documents = []
+    load(SourceText("m.yaml", text), documents.append)
+    objects = [obj for document in documents for obj in objects_from(document, "scan")[0]]
+    options = LintOptions(profile="strict")
+    collect = engine._Collector(options, load_catalog())
+    monkeypatch.setattr(engine, "_GROUP", 4)
+    engine._run_object_checks([Check(first, ("REL006",), None, True), Check(second, ("REL006",), None, True)],
+                              objects, Context(objects, options), collect, 1, None)
+
+    assert calls == [(check, f"cm-{i}") for group in (range(4), range(4, 6)) for check in ("first", "second") for i in group]
+    # As if each object had met every check in turn: the failure follows what its check found first.
+    reported = [f"INT001 {d.object.name}" if d.rule == "INT001" and "RuntimeError: boom" in d.message else d.message
+                for d in collect.diagnostics]
+    expected = [message for i in range(6) for message in (f"first cm-{i}", f"second cm-{i}")]
+    expected.insert(expected.index("second cm-2") + 1, "INT001 cm-2")
+    assert reported == expected
+
+
 def test_ordered_map_keeps_the_order_of_the_work():
     assert list(parallel.ordered_map(lambda i: i * i, 40, jobs=3)) == [i * i for i in range(40)]
     assert list(parallel.ordered_map(lambda i: -i, 5, jobs=1)) == [0, -1, -2, -3, -4]
