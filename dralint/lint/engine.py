@@ -501,7 +501,7 @@ def _report_shapes(problems: list[ShapeProblem], collect: _Collector) -> None:
 
 
 def _run_wide_check(check: Check, ctx: Context, collect: _Collector) -> None:
-    """One run-wide check (per-object checks run in ``check_slice``'s own loop)."""
+    """One run-wide check (per-object checks run in ``_check_group``)."""
     try:
         for finding in check.function(ctx) or ():
             collect.add(finding, check.default_rule)

@@ -369,7 +369,8 @@ class _ThawedDocuments:
             self._documents.popitem()[1].freeze()
 
 
-#: Expanded frozen documents; 64 covers any one check's reach (an object and its targets).
+#: Expanded frozen documents; 64 holds the objects the engine checks together (32 at a time)
+#: and the documents their checks look up (targets of references).
 THAWED = _ThawedDocuments(64)
 
 
