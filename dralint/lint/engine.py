@@ -283,8 +283,8 @@ def _holds_no_manifest(yaml_problems: list[YamlProblem], objects: list[KubeObjec
 
 class _FileObjects:
     """Collects the objects of one file (or of a piece of it) as its documents are parsed,
-    and freezes each document once its objects are known: checks run later, object by object
-    (see Document)."""
+    and freezes each document once its objects are known: checks run later, a group of
+    objects at a time (see Document and ``_check_group``)."""
 
     def __init__(self, origin: str):
         self.origin = origin
