@@ -49,7 +49,12 @@ def _repository(tmp_path: Path, files: int = 6, per_file: int = 45) -> list[str]
 def _report(paths: list[str], jobs: int, fmt: str = "json") -> str:
     from dralint.lint.gate import lint_with_config
 
-    result = lint_with_config(LintOptions(paths=paths, profile="strict", jobs=jobs))
+    from dralint.reporters import text
+
+    # As the CLI runs it: a text report is written file by file while the checks run (jobs > 1).
+    result = lint_with_config(LintOptions(paths=paths, profile="strict", jobs=jobs), prepare=text.prepare() if fmt == "text" else None)
+    if jobs > 1 and fmt == "text":
+        assert result.prepared
     return "".join(chunked_reporter(fmt)(result, False))
 
 
@@ -103,6 +108,19 @@ def test_slices_of_objects_shrink_towards_the_end_and_cover_every_object_once():
     assert {len(piece) for piece in engine._slices(objects, jobs=1)} == {engine._SLICE}  # nobody to wait for
 
 
+class _Kept:
+    """Stands in for the run's Assembly: keeps the findings of the checks in the order they came."""
+
+    def __init__(self):
+        self.diagnostics = []
+
+    def add(self, diagnostics):
+        self.diagnostics.extend(diagnostics)
+
+    def checked(self, count):
+        pass
+
+
 def test_checks_run_one_at_a_time_over_a_group_and_report_object_by_object(monkeypatch):
     from dralint.k8s.manifests import objects_from
     from dralint.lint.catalog import load_catalog
@@ -128,13 +146,14 @@ def test_checks_run_one_at_a_time_over_a_group_and_report_object_by_object(monke
     options = LintOptions(profile="strict")
     collect = engine._Collector(options, load_catalog())
     monkeypatch.setattr(engine, "_GROUP", 4)
+    kept = _Kept()
     engine._run_object_checks([Check(first, ("REL006",), None, True), Check(second, ("REL006",), None, True)],
-                              objects, Context(objects, options), collect, 1, None)
+                              objects, Context(objects, options), collect, 1, None, kept)
 
     assert calls == [(check, f"cm-{i}") for group in (range(4), range(4, 6)) for check in ("first", "second") for i in group]
     # As if each object had met every check in turn: the failure follows what its check found first.
     reported = [f"INT001 {d.object.name}" if d.rule == "INT001" and "RuntimeError: boom" in d.message else d.message
-                for d in collect.diagnostics]
+                for d in kept.diagnostics]
     expected = [message for i in range(6) for message in (f"first cm-{i}", f"second cm-{i}")]
     expected.insert(expected.index("second cm-2") + 1, "INT001 cm-2")
     assert reported == expected

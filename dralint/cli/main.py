@@ -29,7 +29,7 @@ from dralint.lint.gate import lint_with_config
 from dralint.lint.options import FAIL_ON, PROFILES, PSS_LEVELS, LintOptions
 from dralint.reporters import FORMATS, chunked_reporter, joined
 from dralint.reporters.terminal import printable
-from dralint.reporters.text import summary
+from dralint.reporters.text import prepare as prepare_text, summary
 
 
 def use_color(choice: str, stream: object) -> bool:
@@ -196,6 +196,11 @@ def _options(config: LoadedConfig | None, given: dict[str, object]) -> LintOptio
     return options
 
 
+def _colored(fmt: str, target: str | None, color: str) -> bool:
+    """Whether the report in ``fmt`` to ``target`` (None: stdout) is painted."""
+    return fmt == "text" and (use_color(color, sys.stdout) if target is None else color == "always")
+
+
 def _write(text: str | Iterable[str], target: str | None) -> None:
     pieces = (text,) if isinstance(text, str) else text
     if target is None:
@@ -271,8 +276,10 @@ def lint_command(ctx: click.Context, paths: tuple[str, ...], formats: tuple[str,
     }
     options = _options(config, {k: v for k, v in given.items() if v is not None and v != [] and v != set()})
     progress = ProgressLine(sys.stderr) if progress_wanted(sys.stderr, quiet) else None
+    # The text report's findings are written as files are finished, while checks still run.
+    text_colors = [_colored(fmt, target, color) for fmt, target in targets if fmt == "text"]
     try:
-        result = lint_with_config(options, config, progress=progress)
+        result = lint_with_config(options, config, progress=progress, prepare=prepare_text(text_colors[0]) if text_colors else None)
     except BaselineError as error:
         raise click.BadParameter(str(error), param_hint="--baseline") from error
     finally:
@@ -291,8 +298,7 @@ def lint_command(ctx: click.Context, paths: tuple[str, ...], formats: tuple[str,
 
         result = dataclasses.replace(result, fixes=fix_replacements(result))
     for fmt, target in targets:
-        colored = fmt == "text" and (use_color(color, sys.stdout) if target is None else color == "always")
-        _write(chunked_reporter(fmt)(result, colored), target)
+        _write(chunked_reporter(fmt)(result, _colored(fmt, target, color)), target)
     if all(target is not None for _, target in targets):
         # Every report went to a file: the summary line is the job log. When a machine report
         # holds stdout nothing else is printed, not even on stderr, so `2>&1` cannot corrupt it.

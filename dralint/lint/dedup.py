@@ -103,7 +103,12 @@ def one_per_mistake(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
     """
     out: list[Diagnostic] = []
     for group in by_file(diagnostics):  # a mistake is in one file: merging never crosses files
-        unique = _same_span(_each_once(group))
-        sort_one_file(unique)
-        out.extend(unique)
+        out.extend(one_file(group))
     return out
+
+
+def one_file(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    """``one_per_mistake`` for the diagnostics of one file, in the order the run made them."""
+    unique = _same_span(_each_once(diagnostics))
+    sort_one_file(unique)
+    return unique

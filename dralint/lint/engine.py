@@ -1,7 +1,8 @@
 """The lint run: sources -> documents -> objects -> context -> checks -> diagnostics.
 
 Data flows one way. Reporting, suppression and exit codes happen after ``run`` returns and
-never feed back into it.
+never feed back into it; a reporter may only write, early, the findings of files the run has
+finished (``prepare``, see ``Assembly``).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import Any, BinaryIO, Callable, Iterable, Iterator, NamedTuple, Prot
 from dralint.k8s.allocator.examples import PREFIX as EXAMPLE_PREFIX, example_sources
 from dralint.lint.catalog import DRA_CATEGORIES, Rule, load_catalog
 from dralint.lint.context import Context
-from dralint.lint.dedup import one_per_mistake
+from dralint.lint.assembly import Assembly, Prepare
 from dralint.lint.fingerprint import fingerprints
 from dralint.diagnostics import Diagnostic, Finding, ObjectRef, Related, Replacement, Row, Severity, Span, Suppressed, from_rows, to_rows
 from dralint.k8s.manifests import ShapeProblem, objects_from
@@ -104,6 +105,9 @@ class RunResult:
     fixes: dict[Diagnostic, tuple[Replacement, ...]] = field(default_factory=dict)
     # Helm and Kustomize renders of the run, by their display path (see dralint.lint.rendering).
     renders: dict[str, RenderedSource] = field(default_factory=dict)
+    #: What the run's ``prepare`` made of each file it finished while checks still ran, by path
+    #: (a reporter's work done early; see ``Assembly``).
+    prepared: dict[str, object] = field(default_factory=dict)
     #: ``tally()``'s counts, with the list they counted and its length then: a result made by
     #: ``dataclasses.replace`` starts without them, and a list changed since is counted again.
     _tally: tuple[list[Diagnostic], int, dict[Severity, int]] | None = field(default=None, init=False, repr=False, compare=False)
@@ -585,11 +589,12 @@ def _check_group(group: list[KubeObject], checks: list[Check], ctx: Context, col
 
 
 def _run_object_checks(checks: list[Check], objects: list[KubeObject], ctx: Context, collect: _Collector, jobs: int,
-                       progress: Progress | None) -> None:
+                       progress: Progress | None, assembly: Assembly) -> None:
     """Every per-object check on every object, a group of objects at a time (``_check_group``):
     their documents expand once, for all of them, and are frozen again when later objects push
     them out of ``THAWED``. With ``--jobs``, this process and forked workers, which inherit the
-    run's index, share the slices."""
+    run's index, share the slices. Each slice's findings go to ``assembly`` as the slice comes
+    back, in order, which finishes the files the slice completes."""
     slices = _slices(objects, jobs)
 
     def checked(batch: list[KubeObject]) -> list[Diagnostic]:
@@ -616,8 +621,9 @@ def _run_object_checks(checks: list[Check], objects: list[KubeObject], ctx: Cont
                         send=lambda index, diagnostics: to_rows(diagnostics, refs(index)),
                         receive=lambda index, rows: from_rows(rows, refs(index)))
     for index, diagnostics in enumerate(found):
-        collect.diagnostics.extend(diagnostics)
+        assembly.add(diagnostics)
         done += len(slices[index])
+        assembly.checked(done)
         if progress is not None:
             progress.checking(done, len(objects))
 
@@ -653,10 +659,15 @@ def run(
     context: Iterable[SourceFile | FileIssue] = (),
     cluster: Iterable[SourceFile | FileIssue] = (),
     progress: Progress | None = None,
+    prepare: Prepare | None = None,
 ) -> RunResult:
-    """Lint already-read sources; ``lint`` is the same with files read from disk."""
+    """Lint already-read sources; ``lint`` is the same with files read from disk.
+
+    ``prepare`` is called with the finished diagnostics of each file finished while checks
+    still run (see ``Assembly``); the result's ``prepared`` holds what it returned.
+    """
     with without_cyclic_gc():
-        return _run(scan, options, context, cluster, progress)
+        return _run(scan, options, context, cluster, progress, prepare)
 
 
 def _run(
@@ -665,6 +676,7 @@ def _run(
     context: Iterable[SourceFile | FileIssue],
     cluster: Iterable[SourceFile | FileIssue],
     progress: Progress | None,
+    prepare: Prepare | None,
 ) -> RunResult:
     catalog = load_catalog()
     collect = _Collector(options, catalog)
@@ -675,28 +687,42 @@ def _run(
     ctx = Context(scanned.objects + extra.objects + snapshot.objects, options)
     wanted = set(collect.enabled)
     checks = [check for check in all_checks({obj.kind for obj in scanned.objects}) if wanted.intersection(check.rules)]
-    _run_object_checks([c for c in checks if c.per_object], scanned.objects, ctx, collect, jobs, progress)
-    # Run-wide checks run here: what they build in ctx.memo (the snapshot's inventory, the
-    # simulation) is then the run's, for the checks after them and for `dralint simulate`.
+    # Run-wide checks run first: a file is then complete once its own objects are checked (see
+    # Assembly), and what they build in ctx.memo (the snapshot's inventory, the simulation) is
+    # the run's, for the checks after them, the workers and `dralint simulate`.
+    wide = collect.empty()
     for check in checks:
         if not check.per_object:
-            _run_wide_check(check, ctx, collect)
+            _run_wide_check(check, ctx, wide)
+    assembly = Assembly(scanned.objects, scanned.renders, collect.diagnostics, wide.diagnostics, scanned.sources,
+                        prepare if _prepares(scanned, jobs) else None)
+    _run_object_checks([c for c in checks if c.per_object], scanned.objects, ctx, collect, jobs, progress, assembly)
     THAWED.freeze_all()
     reported = {f.path for f in scanned.files} | {f.path for f in snapshot.files}
-    found = collect.diagnostics
+    rest = assembly.unfinished()
     if scanned.renders:
-        found, scanned.files = _from_renders(found, scanned)
+        rest, scanned.files = _from_renders(rest, scanned)
         reported |= {f.path for f in scanned.files}
-    if not all(d.span.path in reported for d in found):  # findings in --context files are not reported
-        found = [d for d in found if d.span.path in reported]
-    diagnostics = one_per_mistake(found)
+    diagnostics = assembly.diagnostics(rest, reported)  # findings in --context files are not reported
     files = scanned.files + [f for f in snapshot.files if any(d.span.path == f.path for d in diagnostics)]
     by_path = {f.path: f for f in files}
     for diag in diagnostics:
         if diag.span.path in by_path:
             by_path[diag.span.path].counts[diag.severity] += 1
     sources = {**scanned.sources, **snapshot.sources}
-    return RunResult(diagnostics, files, sources, ctx, renders=scanned.renders, skipped=scanned.skipped)
+    return RunResult(diagnostics, files, sources, ctx, renders=scanned.renders, skipped=scanned.skipped, prepared=assembly.prepared)
+
+
+#: Scanned text above which a run does not ``prepare`` reports early: what was prepared waits,
+#: whole, for the report, which is several times the size of its input.
+_PREPARE_BYTES = 8 << 20
+
+
+def _prepares(scanned: _Loaded, jobs: int) -> bool:
+    """Whether the run hands files to ``prepare`` as they are finished: only when other
+    processes check meanwhile (one process alone gains nothing by preparing early), and only
+    for a report small enough to hold."""
+    return jobs > 1 and sum(len(source.text) for source in scanned.sources.values()) <= _PREPARE_BYTES
 
 
 def _from_renders(diagnostics: list[Diagnostic], scanned: _Loaded) -> tuple[list[Diagnostic], list[FileResult]]:
@@ -743,7 +769,8 @@ def read_all(paths: list[str], options: LintOptions, stdin: BinaryIO | None = No
     return out
 
 
-def lint(options: LintOptions, stdin: BinaryIO | None = None, progress: Progress | None = None) -> RunResult:
+def lint(options: LintOptions, stdin: BinaryIO | None = None, progress: Progress | None = None,
+         prepare: Prepare | None = None) -> RunResult:
     """Lint the paths in ``options`` (with context and snapshot files) from disk.
 
     A context directory usually contains the files being linted (pre-commit passes the changed
@@ -756,4 +783,4 @@ def lint(options: LintOptions, stdin: BinaryIO | None = None, progress: Progress
         scanned = {os.path.realpath(item.path) for item in scan if isinstance(item, SourceFile)}
         context = [item for item in context if os.path.realpath(item.path) not in scanned]
     cluster = read_all([p for p in options.slices if not p.startswith(EXAMPLE_PREFIX)], options)
-    return run(scan, options, context=context, cluster=cluster + example_sources(options.slices), progress=progress)
+    return run(scan, options, context=context, cluster=cluster + example_sources(options.slices), progress=progress, prepare=prepare)

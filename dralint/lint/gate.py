@@ -15,6 +15,7 @@ from dralint.lint import suppress
 from dralint.lint.baseline import read_baseline, split_known
 from dralint.lint.config import BAD_CONFIG, UNKNOWN_RULE, LoadedConfig
 from dralint.diagnostics import Diagnostic, Severity, in_report_order
+from dralint.lint.assembly import Prepare
 from dralint.lint.engine import FileResult, Progress, RunResult, lint, to_diagnostics
 from dralint.lint.fingerprint import fingerprints
 from dralint.lint.options import LintOptions
@@ -93,7 +94,7 @@ def finish(result: RunResult, options: LintOptions, config: LoadedConfig | None 
 
 
 def lint_with_config(options: LintOptions, config: LoadedConfig | None = None, stdin: BinaryIO | None = None,
-                     today: dt.date | None = None, progress: Progress | None = None) -> RunResult:
+                     today: dt.date | None = None, progress: Progress | None = None, prepare: Prepare | None = None) -> RunResult:
     """Lint from disk and run every stage after the engine.
 
     dralint's own files (the config file and the baseline in use) are not manifests, so a
@@ -101,5 +102,5 @@ def lint_with_config(options: LintOptions, config: LoadedConfig | None = None, s
     """
     own = [p for p in (config.path if config is not None else None, options.baseline) if p and p.endswith((".yaml", ".yml", ".json"))]
     run_options = dataclasses.replace(options, exclude=options.exclude + own) if own else options
-    return finish(lint(run_options, stdin, progress), options, config, today)
+    return finish(lint(run_options, stdin, progress, prepare), options, config, today)
 

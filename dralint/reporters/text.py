@@ -6,9 +6,12 @@ CI problem matchers can jump to it.
 
 from __future__ import annotations
 
-from typing import Iterator
+from itertools import groupby
+from operator import attrgetter, is_
+from typing import Iterable, Iterator, Mapping, NamedTuple
 
 from dralint.diagnostics import Diagnostic, Severity, Span
+from dralint.lint.assembly import Prepare
 from dralint.lint.engine import RunResult
 from dralint.reporters import RepeatedTexts, joined
 from dralint.reporters.terminal import printable
@@ -18,6 +21,7 @@ _COLORS = {Severity.ERROR: "\033[1;31m", Severity.WARNING: "\033[1;33m", Severit
 _DIM, _BOLD, _RESET = "\033[2m", "\033[1m", "\033[0m"
 #: ``severity.value`` without the enum's descriptor call, once per finding.
 _NAMES = {s: s.value for s in Severity}
+_PATH = attrgetter("span.path")
 
 
 class _Paint:
@@ -54,11 +58,11 @@ def _hint_line(hint: str | None) -> str:
     return f"        hint: {printable(hint)}\n" if hint else ""
 
 
-def _notes(diag: Diagnostic, result: RunResult, paint: _Paint) -> str:
+def _notes(diag: Diagnostic, sources: Mapping[str, SourceText], paint: _Paint) -> str:
     """The lines after the hint: where a rendered finding is in the render, related places."""
     lines = []
     if diag.rendered is not None:
-        shown = result.sources[diag.rendered.path].line_text(diag.rendered.line).strip() if diag.rendered.path in result.sources else ""
+        shown = sources[diag.rendered.path].line_text(diag.rendered.line).strip() if diag.rendered.path in sources else ""
         where = f"{diag.rendered.path}:{diag.rendered.line}:{diag.rendered.column}"
         lines.append(f"        {paint.dim}rendered{paint.reset}: {where}" + (f": {printable(shown)}" if shown else "") + "\n")
     for related in diag.related:
@@ -67,19 +71,23 @@ def _notes(diag: Diagnostic, result: RunResult, paint: _Paint) -> str:
     return "".join(lines)
 
 
-def _findings(result: RunResult, paint: _Paint) -> Iterator[str]:
-    """Each finding's lines and the blank line after it, errors first.
+class _Writer:
+    """Writes findings as the report shows them: each finding's lines and the blank line after it.
 
     Several findings in a row often share a span (rules on one key): its place and source
     excerpt are written once for them, and a file's name and text are looked up once for its
     run of findings. A hint is one of a few per rule (``RepeatedTexts``).
     """
-    hints = RepeatedTexts(_hint_line)
-    by_severity: dict[Severity, list[Diagnostic]] = {severity: [] for severity in Severity}
-    for diag in result.diagnostics:
-        by_severity[diag.severity].append(diag)
-    bold, reset = paint.bold, paint.reset
-    for severity, diagnostics in by_severity.items():
+
+    def __init__(self, paint: _Paint, sources: Mapping[str, SourceText]):
+        self.paint = paint
+        self.sources = sources
+        self.hints = RepeatedTexts(_hint_line)
+
+    def findings(self, severity: Severity, diagnostics: Iterable[Diagnostic]) -> Iterator[str]:
+        """The texts of ``diagnostics``, all of ``severity``, one per finding."""
+        paint, hints, sources = self.paint, self.hints, self.sources
+        bold, reset = paint.bold, paint.reset
         marker_color = paint.severity[severity]
         label = f"{marker_color}{_NAMES[severity]}{reset}"
         span: Span | None = None
@@ -90,11 +98,61 @@ def _findings(result: RunResult, paint: _Paint) -> Iterator[str]:
             if diag.span is not span:
                 span = diag.span
                 if span.path != path:
-                    path, shown_path, source = span.path, printable(span.path), result.sources.get(span.path)
+                    path, shown_path, source = span.path, printable(span.path), sources.get(span.path)
                 place = f"{bold}{shown_path}:{span.line}:{span.column}{reset}: {label}: "
                 excerpt = _excerpt(span, source, marker_color, paint) if source is not None else ""
-            notes = _notes(diag, result, paint) if diag.related or diag.rendered is not None else ""
+            notes = _notes(diag, sources, paint) if diag.related or diag.rendered is not None else ""
             yield f"{place}{printable(diag.message)} [{diag.rule}]\n{excerpt}{hints[diag.hint]}{notes}\n"
+
+
+class _Prepared(NamedTuple):
+    """One file's findings written while the run's checks still ran (see ``prepare``)."""
+
+    color: bool
+    #: Per severity: the diagnostics written, and their text.
+    written: dict[Severity, tuple[tuple[Diagnostic, ...], str]]
+
+
+def prepare(color: bool = False) -> Prepare:
+    """What the engine may call for each file it finishes while checks still run: the file's
+    findings written now, per severity, for ``chunks`` to take as they are.
+
+    A run with ``--jobs`` finishes most files while other processes check later objects; the
+    report's writing of those files then overlaps the checks instead of following them, in
+    one process alone. ``chunks`` writes a file again when the findings it reports for the
+    file are not exactly those written here (suppressed, hidden by a baseline, or joined by
+    findings of the stages after the run).
+    """
+    def written(diagnostics: list[Diagnostic], sources: Mapping[str, SourceText]) -> _Prepared:
+        writer = _Writer(_Paint(color), sources)
+        by_severity: dict[Severity, list[Diagnostic]] = {}
+        for diag in diagnostics:
+            by_severity.setdefault(diag.severity, []).append(diag)
+        return _Prepared(color, {severity: (tuple(run), "".join(writer.findings(severity, run))) for severity, run in by_severity.items()})
+
+    return written
+
+
+def _pieces(result: RunResult, color: bool) -> Iterator[str]:
+    """The findings in pieces (``joined``), errors first; a file written while the run went on
+    (``prepare``) is a piece of its own per severity, as it was written."""
+    writer = _Writer(_Paint(color), result.sources)
+    by_severity: dict[Severity, list[Diagnostic]] = {severity: [] for severity in Severity}
+    for diag in result.diagnostics:
+        by_severity[diag.severity].append(diag)
+    prepared = result.prepared
+    for severity, diagnostics in by_severity.items():
+        if not prepared:
+            yield from joined(writer.findings(severity, diagnostics))
+            continue
+        for path, same_file in groupby(diagnostics, _PATH):
+            run = list(same_file)
+            early = prepared.get(path)
+            made = early.written.get(severity) if isinstance(early, _Prepared) and early.color == color else None
+            if made is not None and len(made[0]) == len(run) and all(map(is_, made[0], run)):
+                yield made[1]
+            else:
+                yield from joined(writer.findings(severity, run))
 
 
 def summary(result: RunResult) -> str:
@@ -112,9 +170,10 @@ def summary(result: RunResult) -> str:
 
 
 def chunks(result: RunResult, color: bool = False) -> Iterator[str]:
-    """The report in pieces of findings (``joined``): a large run's report is several times the
-    size of its input, and is never whole in memory."""
-    yield from joined(_findings(result, _Paint(color)))
+    """The report in pieces (``joined``, and the texts ``prepare`` wrote): a large run's report
+    is several times the size of its input and is never joined whole (a run prepares early only
+    while its report is small, see ``engine._prepares``)."""
+    yield from _pieces(result, color)
     yield summary(result) + "\n"
 
 
