@@ -142,3 +142,28 @@ def test_what_was_written_early_in_one_color_is_not_taken_for_the_other(tmp_path
     assert result.prepared
     assert text.render(result, color=False) == text.render(dataclasses.replace(result, prepared={}), color=False)
     assert text.render(result, color=True) == text.render(dataclasses.replace(result, prepared={}), color=True)
+
+
+def test_the_cli_prints_the_same_text_for_any_number_of_jobs_with_baselines_and_suppressions(in_tmp, monkeypatch):
+    from click.testing import CliRunner
+
+    from dralint.cli.main import main
+
+    monkeypatch.setattr(engine, "_SLICE", 3)  # several slices, so files are finished while others are checked
+    pod = _MANIFESTS["kept.yaml"]
+    for index in range(8):
+        (in_tmp / f"pod-{index}.yaml").write_text(pod.replace("name: kept", f"name: pod-{index}"), encoding="utf-8")
+    (in_tmp / "silenced.yaml").write_text(_MANIFESTS["silenced.yaml"], encoding="utf-8")
+    (in_tmp / "commented.yaml").write_text("# dralint: ignore-file[REL001]\n" + pod.replace("name: kept", "name: commented"), encoding="utf-8")
+
+    def lint_text(*args: str) -> str:
+        out = CliRunner().invoke(main, ["lint", "--no-config", *args, "."]).stdout
+        return out + (in_tmp / "report.txt").read_text() if "--output" in args else out
+
+    recorded = CliRunner().invoke(main, ["lint", "--no-config", "--select", "SEC003", "--write-baseline", "base.json", "pod-3.yaml"])
+    assert recorded.exit_code == 0, recorded.output
+    for args in ((), ("--baseline", "base.json"), ("--color", "always"), ("--format", "text", "--output", "report.txt")):
+        one, two = lint_text("--jobs", "1", *args), lint_text("--jobs", "2", *args)
+        assert one == two and "pod-5.yaml" in one
+    assert "1 known finding hidden by the baseline" in lint_text("--jobs", "2", "--baseline", "base.json")
+    assert "2 suppressed" in lint_text("--jobs", "2")
