@@ -123,6 +123,7 @@ def prepare(color: bool = False) -> Prepare:
     file are not exactly those written here (suppressed, hidden by a baseline, or joined by
     findings of the stages after the run).
     """
+
     def written(diagnostics: list[Diagnostic], sources: Mapping[str, SourceText]) -> _Prepared:
         writer = _Writer(_Paint(color), sources)
         by_severity: dict[Severity, list[Diagnostic]] = {}
@@ -142,7 +143,7 @@ def _pieces(result: RunResult, color: bool) -> Iterator[str]:
         by_severity[diag.severity].append(diag)
     prepared = result.prepared
     for severity, diagnostics in by_severity.items():
-        if not prepared:
+        if not prepared:  # nothing written early: pieces of a thousand findings, across files
             yield from joined(writer.findings(severity, diagnostics))
             continue
         for path, same_file in groupby(diagnostics, _PATH):
