@@ -110,6 +110,8 @@ class Assembly:
         """The run's diagnostics: the files finished early and those of ``rest`` (see
         ``unfinished``) that are in ``reported``, each file's finished, files in path order."""
         files = self._finished
+        # A render's findings move to the files the render reads, which a run never reads as
+        # files of their own (``yaml.render.plan``), so no group here is a file finished early.
         for group in by_file(rest):
             if group[0].span.path in reported:
                 files[group[0].span.path] = one_file(group)
