@@ -7,14 +7,19 @@ from __future__ import annotations
 import dataclasses
 from types import SimpleNamespace
 
-from dralint.diagnostics import Diagnostic, Severity, Span
+from dralint.diagnostics import Diagnostic, Severity, Span, by_file
 from dralint.lint import engine
 from dralint.lint.assembly import Assembly
-from dralint.lint.dedup import one_per_mistake
+from dralint.lint.dedup import one_file
 from dralint.lint.gate import lint_with_config
 from dralint.lint.options import LintOptions
 from dralint.reporters import text
 from dralint.yaml.loader import SourceText
+
+
+def _at_the_end(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    """Every file finished after the last check, files in path order: what Assembly must give."""
+    return [diag for group in by_file(diagnostics) for diag in one_file(group)]
 
 
 def _diag(path: str, rule: str, line: int, message: str, severity: Severity = Severity.WARNING) -> Diagnostic:
@@ -62,7 +67,7 @@ def test_a_file_is_finished_when_its_last_object_is_checked_and_as_if_at_the_end
     assert calls.files == [("a.yaml", 2), ("b.yaml", 3)]
 
     result = assembly.diagnostics(assembly.unfinished(), {"a.yaml", "b.yaml", "c.yaml"})
-    assert result == one_per_mistake(made + first + second + wide)
+    assert result == _at_the_end(made + first + second + wide)
     assert [d.rule for d in result if d.span.path == "a.yaml"] == ["API007", "SEC003"]
     assert assembly.prepared == {path: [d for d in result if d.span.path == path] for path in ("a.yaml", "b.yaml")}
 
@@ -77,7 +82,7 @@ def test_a_file_reported_on_after_it_was_finished_is_finished_again_at_the_end()
     assembly.add(late)
     assembly.checked(2)
     result = assembly.diagnostics(assembly.unfinished(), {"a.yaml", "b.yaml"})
-    assert result == one_per_mistake(early + late)
+    assert result == _at_the_end(early + late)
     assert [d.related[0].message for d in result if d.span.path == "a.yaml"] == ["also: also the class [REF005]"]
     assert set(assembly.prepared) == {"b.yaml"}  # what was prepared for a.yaml no longer holds
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from conftest import rules_of
 from dralint.diagnostics import Diagnostic, ObjectRef, Severity, Span
-from dralint.lint.dedup import one_per_mistake
+from dralint.lint.dedup import one_file
 
 SUBREQUESTS = """apiVersion: resource.k8s.io/v1
 kind: ResourceClaim
@@ -85,16 +85,16 @@ def _diag(rule: str, message: str, line: int, column: int = 5, severity: Severit
 
 def test_judgement_rules_on_one_span_are_not_merged():
     stacked = [_diag("REL001", "no cpu request", 3), _diag("REL002", "no memory request", 3), _diag("SEC002", "escalation", 3)]
-    assert one_per_mistake(stacked) == sorted(stacked, key=lambda d: d.sort_key)
+    assert one_file(stacked) == sorted(stacked, key=lambda d: d.sort_key)
 
 
 def test_one_rule_at_two_places_stays_two_findings():
     """Two duplicate keys are two mistakes, each suppressible on its own line."""
-    assert len(one_per_mistake([_diag("YAML002", "same", 9), _diag("YAML002", "same", 4)])) == 2
+    assert len(one_file([_diag("YAML002", "same", 9), _diag("YAML002", "same", 4)])) == 2
 
 
 def test_different_correctness_families_on_one_span_keep_the_worst_then_the_earliest_stage():
-    merged = one_per_mistake([_diag("REF005", "no such request", 7), _diag("API007", "bad name", 7),
+    merged = one_file([_diag("REF005", "no such request", 7), _diag("API007", "bad name", 7),
                               _diag("SCH001", "no node", 7, severity=Severity.WARNING)])
     assert [d.rule for d in merged] == ["API007"]
     assert sorted(r.message for r in merged[0].related) == ["also: no node [SCH001]", "also: no such request [REF005]"]
@@ -106,7 +106,7 @@ def test_an_exact_repeat_is_reported_once_and_near_repeats_are_kept():
     first = _diag("SEC002", "escalation", 3)
     other_hint = dataclasses.replace(first, hint="a different hint")
     longer = dataclasses.replace(first, span=Span("f.yaml", 3, 5, 3, 20))
-    kept = one_per_mistake([first, dataclasses.replace(first), other_hint, longer, dataclasses.replace(longer)])
+    kept = one_file([first, dataclasses.replace(first), other_hint, longer, dataclasses.replace(longer)])
     assert kept == [first, other_hint, longer]
     assert kept[0] is first
 

@@ -90,7 +90,8 @@ class Assembly:
                 self.prepared[path] = self._prepare(finished, self._sources)
 
     def _finish(self, path: str) -> list[Diagnostic]:
-        return one_file(self._early[path] + self._wide_early.get(path, []))
+        made, wide = self._early[path], self._wide_early.get(path)
+        return one_file(made + wide if wide else made)  # one_file reads its input, never changes it
 
     def unfinished(self) -> list[Diagnostic]:
         """After the last check: finish what is left of the files finished early, and return the

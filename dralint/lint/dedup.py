@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 
-from dralint.diagnostics import Diagnostic, Related, by_file, sort_one_file
+from dralint.diagnostics import Diagnostic, Related, sort_one_file
 
 #: Correctness families, in the order a mistake is met: parse, API server, CEL compile,
 #: references, extended resources, scheduling.
@@ -94,21 +94,15 @@ def _same_span(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
     return out
 
 
-def one_per_mistake(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
-    """The diagnostics, each once, with repeated reports of one mistake merged (see the module
-    docstring), in report order.
+def one_file(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    """The diagnostics of one file, given in the order the run made them, each once, with
+    repeated reports of one mistake merged (see the module docstring), in report order. A
+    mistake is in one file, so merging never crosses files (``lint.assembly`` finishes each
+    file on its own).
 
     Repeats are dropped in the order the run made the diagnostics, which does not depend on
     hashing or on ``--jobs``, so the choice among equal candidates is the same in every run.
     """
-    out: list[Diagnostic] = []
-    for group in by_file(diagnostics):  # a mistake is in one file: merging never crosses files
-        out.extend(one_file(group))
-    return out
-
-
-def one_file(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
-    """``one_per_mistake`` for the diagnostics of one file, in the order the run made them."""
     unique = _same_span(_each_once(diagnostics))
     sort_one_file(unique)
     return unique

@@ -67,7 +67,7 @@ def finish(result: RunResult, options: LintOptions, config: LoadedConfig | None 
     # (both choose manifest checks); only --ignore and severity overrides apply to these rules.
     stage_options = dataclasses.replace(options, profile="strict", select=[])
     staged = to_diagnostics(own, stage_options)
-    # The run's diagnostics are already unique and in report order (one_per_mistake), and
+    # The run's diagnostics are already unique and in report order (dedup.one_file), and
     # suppression keeps that order: only findings of these stages need merging in.
     diagnostics = in_report_order(dict.fromkeys(outcome.active + staged)) if staged else outcome.active
     sources = dict(result.sources)
