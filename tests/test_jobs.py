@@ -96,6 +96,33 @@ def test_a_check_that_fails_in_a_worker_is_reported_like_one_that_fails_here(tmp
     assert internal and all("RuntimeError: boom" in d["message"] for d in internal)
 
 
+def test_while_workers_parse_the_first_object_of_each_kind_is_checked_alone(tmp_path, parallel_everything, monkeypatch):
+    """What a kind's checks load on first use is loaded during the parse; the run itself then
+    checks every object in the run's context, as without workers."""
+    from dralint.lint.registry import Check, all_checks
+
+    seen: list[tuple[str, str, int]] = []  # (kind, name, objects in the context)
+
+    def spy(obj, ctx):
+        seen.append((obj.kind, obj.name, len(ctx.objects)))
+        return ()
+
+    checks = [Check(spy, ("REL006",), None, True), *all_checks()]
+    monkeypatch.setattr(engine, "all_checks", lambda kinds=None: checks)
+    paths = _repository(tmp_path, files=3, per_file=20)
+    run = lint(LintOptions(paths=paths, jobs=2))
+    everything = len(run.context.objects)
+    alone = [entry for entry in seen if entry[2] < everything]
+    first_of_kind: dict[str, tuple[str, str]] = {}
+    for obj in run.context.objects:
+        first_of_kind.setdefault(obj.kind, (obj.kind, obj.name))
+    assert [(kind, name) for kind, name, _ in alone] == list(first_of_kind.values())
+    assert len(first_of_kind) > 5 and seen[: len(alone)] == alone  # all of them before the run's own checks
+    seen.clear()
+    lint(LintOptions(paths=paths, jobs=1))
+    assert {size for _, _, size in seen} == {everything}
+
+
 def test_slices_of_objects_shrink_towards_the_end_and_cover_every_object_once():
     objects = list(range(10_000))
     slices = engine._slices(objects, jobs=2)  # type: ignore[arg-type]
