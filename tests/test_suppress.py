@@ -8,6 +8,7 @@ import datetime as dt
 from conftest import lint_text, rules_of
 from dralint.lint.engine import lint
 from dralint.lint.gate import finish
+from dralint.diagnostics import Severity
 from dralint.lint.options import LintOptions
 
 CM = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n"
@@ -197,3 +198,26 @@ def test_annotation_with_a_bad_date_is_reported_and_ignored(tmp_path):
     result = lint_trainer(tmp_path, TRAINER.replace(ANNOTATION, ANNOTATION + "    dralint.io/ignore-until: someday\n"))
     assert sorted(rules_of(result)) == ["CFG005", "REL001", "REL002"]
     assert where(result, "CFG005") == [(9, 30)]
+
+
+def _counted(result):
+    """Each file's counts beside the ones its reported findings make."""
+    from collections import Counter
+
+    return [(dict((s, n) for s, n in f.counts.items() if n), dict(Counter(d.severity for d in result.diagnostics if d.span.path == f.path)))
+            for f in result.files]
+
+
+def test_per_file_counts_are_the_findings_still_reported(tmp_path):
+    twice = CM + "  name: again\n  name: third\n"
+    (tmp_path / "a.yaml").write_text(twice)
+    (tmp_path / "b.yaml").write_text(twice)
+    options = LintOptions(paths=[str(tmp_path)], select=["YAML"])
+    untouched = finish(lint(options), options)
+    assert len(untouched.diagnostics) == 4 and all(kept == made for kept, made in _counted(untouched))
+    (tmp_path / "b.yaml").write_text(CM + "  name: again  # dralint: ignore[YAML002]\n  name: third\n")
+    (tmp_path / "c.yaml").write_text("# dralint: ignore-file[YAML002]\n" + CM)  # an unused suppression: a finding of the stage
+    changed = finish(lint(options), options)
+    assert len(changed.diagnostics) == 4 and len(changed.suppressed) == 1
+    assert [kept for kept, _ in _counted(changed)] == [{Severity.ERROR: 2}, {Severity.ERROR: 1}, {Severity.WARNING: 1}]
+    assert all(kept == made for kept, made in _counted(changed))

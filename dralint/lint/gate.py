@@ -43,15 +43,18 @@ def failed_gates(result: RunResult, options: LintOptions) -> list[str]:
     return out
 
 
-def _files(result: RunResult, diagnostics: list[Diagnostic], extra_paths: list[str]) -> list[FileResult]:
-    """Per-file counts again, for the diagnostics that are still reported."""
-    files = [FileResult(f.path, f.objects) for f in result.files]
+def _files(result: RunResult, diagnostics: list[Diagnostic], extra_paths: list[str], unchanged: bool) -> list[FileResult]:
+    """Per-file counts for the diagnostics that are still reported: the run's own when
+    ``unchanged`` (they are the run's diagnostics: most runs), else counted again (0.01 s per
+    70,000 findings)."""
+    files = [FileResult(f.path, f.objects, dict(f.counts)) if unchanged else FileResult(f.path, f.objects) for f in result.files]
     known = {f.path for f in files}
     files += [FileResult(p) for p in extra_paths if p not in known and any(d.span.path == p for d in diagnostics)]
-    by_path = {f.path: f for f in files}
-    for diag in diagnostics:
-        if diag.span.path in by_path:
-            by_path[diag.span.path].counts[diag.severity] += 1
+    if not unchanged:
+        by_path = {f.path: f for f in files}
+        for diag in diagnostics:
+            if diag.span.path in by_path:
+                by_path[diag.span.path].counts[diag.severity] += 1
     return files
 
 
@@ -82,7 +85,8 @@ def finish(result: RunResult, options: LintOptions, config: LoadedConfig | None 
     finished = dataclasses.replace(
         result,
         diagnostics=diagnostics,
-        files=_files(result, diagnostics, extra),
+        # Suppressions and the baseline only remove: with nothing added, the same number is the same list.
+        files=_files(result, diagnostics, extra, unchanged=not staged and len(diagnostics) == len(result.diagnostics)),
         sources=sources,
         suppressed=outcome.suppressed,
         known=known,

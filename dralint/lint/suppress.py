@@ -282,9 +282,18 @@ def apply(result: RunResult, options: LintOptions, today: dt.date,
         (o for o in result.context.objects if o.origin != "context" and o.path in annotated), findings))
     suppressions.extend(path_suppressions(options, locate_config))
     live = [s for s in suppressions if s.until is None or s.until >= today]
+    # Most runs have nothing to match: their findings (70,000 in a large run) are all active.
+    active, suppressed = _split(result.diagnostics, live, catalog) if live else (list(result.diagnostics), [])
+    findings.extend(_meta_findings(suppressions, enabled_rules(options, catalog), catalog, today))
+    return Outcome(active, suppressed, findings)
+
+
+def _split(diagnostics: list[Diagnostic], live: list[Suppression], catalog: dict[str, Rule]) -> tuple[list[Diagnostic], list[Suppressed]]:
+    """``diagnostics`` no suppression in ``live`` covers, and the ones some does, each with the
+    first that does; every suppression that covers one is marked used."""
     active: list[Diagnostic] = []
     suppressed: list[Suppressed] = []
-    for diag in result.diagnostics:
+    for diag in diagnostics:
         hit = None
         for sup in live:
             selector = sup.selector_for(diag, catalog)
@@ -295,5 +304,4 @@ def apply(result: RunResult, options: LintOptions, today: dt.date,
             active.append(diag)
         else:
             suppressed.append(Suppressed(diag, hit.kind, hit.justification))
-    findings.extend(_meta_findings(suppressions, enabled_rules(options, catalog), catalog, today))
-    return Outcome(active, suppressed, findings)
+    return active, suppressed
