@@ -202,7 +202,8 @@ def row_jobs(tmp: Path, args: argparse.Namespace) -> None:
     in two halves, each linted by its own ``--jobs 1`` run, both at once. Those two processes
     share nothing and wait for nothing, so their wall time is as low as two processes of this
     work go on this machine (on a virtual machine whose two CPUs are not two free cores, well
-    above half of one run)."""
+    above half of one run). Their CPU (the two runs, which each start and import, and the
+    process that starts them) says how much slower each runs while the other does."""
     files = 500
     paths = write_generated(tmp, "jobs", 2000 if args.quick else 10000, files)
     serial = DRALINT + ["lint", "--no-config", "--jobs", "1"]
@@ -212,7 +213,7 @@ def row_jobs(tmp: Path, args: argparse.Namespace) -> None:
     (low, high), (halves_low, halves_high) = paired.wall_spread[1:]
     line("jobs", f"{files} files, wall time: --jobs 2 {two.wall:.2f} s / --jobs 1 {one.wall:.2f} s = {paired.wall_ratio[1]:.2f}x "
          f"(turns {low:.2f}-{high:.2f}x; CPU {paired.cpu_ratio[1]:.2f}x); two --jobs 1 runs on half the files each, side by side: "
-         f"{paired.wall_ratio[2]:.2f}x (turns {halves_low:.2f}-{halves_high:.2f}x)", "2 jobs <= 0.6x of 1 job")
+         f"{paired.wall_ratio[2]:.2f}x (turns {halves_low:.2f}-{halves_high:.2f}x; CPU {paired.cpu_ratio[2]:.2f}x)", "2 jobs <= 0.6x of 1 job")
 
 
 def write_snapshots(nodes: int, documents: Path, one_list: Path) -> None:
