@@ -82,6 +82,14 @@ class FileResult:
         return score(self.objects, self.counts[Severity.ERROR], self.counts[Severity.WARNING])
 
 
+def count_per_file(files: list[FileResult], diagnostics: Iterable[Diagnostic]) -> None:
+    """Add each of ``diagnostics`` to the counts of its file among ``files`` (if there)."""
+    by_path = {f.path: f for f in files}
+    for diag in diagnostics:
+        if diag.span.path in by_path:
+            by_path[diag.span.path].counts[diag.severity] += 1
+
+
 @dataclass
 class RunResult:
     """Everything a reporter needs; reporters compute nothing themselves."""
@@ -746,10 +754,7 @@ def _run(
         reported |= {f.path for f in scanned.files}
     diagnostics = assembly.diagnostics(rest, reported)  # findings in --context files are not reported
     files = scanned.files + [f for f in snapshot.files if any(d.span.path == f.path for d in diagnostics)]
-    by_path = {f.path: f for f in files}
-    for diag in diagnostics:
-        if diag.span.path in by_path:
-            by_path[diag.span.path].counts[diag.severity] += 1
+    count_per_file(files, diagnostics)
     sources = {**scanned.sources, **snapshot.sources}
     return RunResult(diagnostics, files, sources, ctx, renders=scanned.renders, skipped=scanned.skipped, prepared=assembly.prepared)
 

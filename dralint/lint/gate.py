@@ -16,7 +16,7 @@ from dralint.lint.baseline import read_baseline, split_known
 from dralint.lint.config import BAD_CONFIG, UNKNOWN_RULE, LoadedConfig
 from dralint.diagnostics import Diagnostic, Severity, in_report_order
 from dralint.lint.assembly import Prepare
-from dralint.lint.engine import FileResult, Progress, RunResult, lint, to_diagnostics
+from dralint.lint.engine import FileResult, Progress, RunResult, count_per_file, lint, to_diagnostics
 from dralint.lint.fingerprint import fingerprints
 from dralint.lint.options import LintOptions
 
@@ -51,10 +51,7 @@ def _files(result: RunResult, diagnostics: list[Diagnostic], extra_paths: list[s
     known = {f.path for f in files}
     files += [FileResult(p) for p in extra_paths if p not in known and any(d.span.path == p for d in diagnostics)]
     if not unchanged:
-        by_path = {f.path: f for f in files}
-        for diag in diagnostics:
-            if diag.span.path in by_path:
-                by_path[diag.span.path].counts[diag.severity] += 1
+        count_per_file(files, diagnostics)
     return files
 
 

@@ -105,6 +105,14 @@ class _Writer:
             yield f"{place}{printable(diag.message)} [{diag.rule}]\n{excerpt}{hints[diag.hint]}{notes}\n"
 
 
+def _by_severity(diagnostics: Iterable[Diagnostic]) -> dict[Severity, list[Diagnostic]]:
+    """``diagnostics`` by severity, errors first (the report's order), each in the order given."""
+    out: dict[Severity, list[Diagnostic]] = {severity: [] for severity in Severity}
+    for diag in diagnostics:
+        out[diag.severity].append(diag)
+    return out
+
+
 class _Prepared(NamedTuple):
     """One file's findings written while the run's checks still ran (see ``prepare``)."""
 
@@ -126,10 +134,8 @@ def prepare(color: bool = False) -> Prepare:
 
     def written(diagnostics: list[Diagnostic], sources: Mapping[str, SourceText]) -> _Prepared:
         writer = _Writer(_Paint(color), sources)
-        by_severity: dict[Severity, list[Diagnostic]] = {}
-        for diag in diagnostics:
-            by_severity.setdefault(diag.severity, []).append(diag)
-        return _Prepared(color, {severity: (tuple(run), "".join(writer.findings(severity, run))) for severity, run in by_severity.items()})
+        return _Prepared(color, {severity: (tuple(run), "".join(writer.findings(severity, run)))
+                                 for severity, run in _by_severity(diagnostics).items() if run})
 
     return written
 
@@ -138,11 +144,8 @@ def _pieces(result: RunResult, color: bool) -> Iterator[str]:
     """The findings in pieces (``joined``), errors first; a file written while the run went on
     (``prepare``) is a piece of its own per severity, as it was written."""
     writer = _Writer(_Paint(color), result.sources)
-    by_severity: dict[Severity, list[Diagnostic]] = {severity: [] for severity in Severity}
-    for diag in result.diagnostics:
-        by_severity[diag.severity].append(diag)
     prepared = result.prepared
-    for severity, diagnostics in by_severity.items():
+    for severity, diagnostics in _by_severity(result.diagnostics).items():
         if not prepared:  # nothing written early: pieces of a thousand findings, across files
             yield from joined(writer.findings(severity, diagnostics))
             continue
