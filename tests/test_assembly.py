@@ -142,6 +142,17 @@ def test_the_text_report_takes_what_was_written_early_and_writes_a_changed_file_
     assert "quiet" in plain and "quiet" in marked  # the silenced file's other findings are still reported
 
 
+def test_a_hint_is_written_once_for_all_the_files_prepared_early(monkeypatch):
+    written: list[str | None] = []
+    monkeypatch.setattr(text, "_hint_line", lambda hint: written.append(hint) or f"hint: {hint}\n")
+    prepare = text.prepare()
+    sources = _sources("a.yaml", "b.yaml")
+    for path in ("a.yaml", "b.yaml"):
+        diag = dataclasses.replace(_diag(path, "REL001", 2, "no cpu request"), hint="set resources.requests.cpu")
+        assert "hint: set resources.requests.cpu\n" in prepare([diag], sources).written[Severity.WARNING][1]
+    assert written == ["set resources.requests.cpu"]
+
+
 def test_what_was_written_early_in_one_color_is_not_taken_for_the_other(tmp_path):
     result = _run_with_prepared(tmp_path, color=True)
     assert result.prepared

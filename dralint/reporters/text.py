@@ -79,10 +79,10 @@ class _Writer:
     run of findings. A hint is one of a few per rule (``RepeatedTexts``).
     """
 
-    def __init__(self, paint: _Paint, sources: Mapping[str, SourceText]):
+    def __init__(self, paint: _Paint, sources: Mapping[str, SourceText], hints: RepeatedTexts | None = None):
         self.paint = paint
         self.sources = sources
-        self.hints = RepeatedTexts(_hint_line)
+        self.hints = RepeatedTexts(_hint_line) if hints is None else hints
 
     def findings(self, severity: Severity, diagnostics: Iterable[Diagnostic]) -> Iterator[str]:
         """The texts of ``diagnostics``, all of ``severity``, one per finding."""
@@ -132,8 +132,11 @@ def prepare(color: bool = False) -> Prepare:
     findings of the stages after the run).
     """
 
+    paint = _Paint(color)
+    hints = RepeatedTexts(_hint_line)  # the run's, not each file's: a rule's hint recurs across files
+
     def written(diagnostics: list[Diagnostic], sources: Mapping[str, SourceText]) -> _Prepared:
-        writer = _Writer(_Paint(color), sources)
+        writer = _Writer(paint, sources, hints)
         return _Prepared(color, {severity: (tuple(run), "".join(writer.findings(severity, run)))
                                  for severity, run in _by_severity(diagnostics).items() if run})
 
