@@ -36,14 +36,18 @@ def _repository(tmp_path: Path, files: int = 6, per_file: int = 45) -> list[str]
         path = tmp_path / f"team-{index}.yaml"
         path.write_text(generate(per_file, start=index * per_file), encoding="utf-8")
         paths.append(str(path))
-    # A file with a syntax error, a plain YAML file and a List, so every path through the
-    # engine's file handling is taken in the workers too.
+    # A file with a syntax error, a plain YAML file, a List, a binary file, one in Latin-1 and a
+    # Helm template, so every path through the engine's file handling is taken in the workers too.
     (tmp_path / "broken.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: [\n---\n"
                                           "apiVersion: v1\nkind: Secret\nmetadata: {name: s, namespace: team-0}\n")
     (tmp_path / "workflow.yaml").write_text("on: push\njobs: {build: {runs-on: ubuntu-latest}}\n")
     (tmp_path / "list.yaml").write_text("apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n"
                                         "  metadata: {name: a, namespace: team-1}\n- {apiVersion: v1, kind: Pod, metadata: {name: p}}\n")
-    return paths + [str(tmp_path / n) for n in ("broken.yaml", "workflow.yaml", "list.yaml")]
+    (tmp_path / "binary.yaml").write_bytes(b"\x7fELF\x02\x01\x01\x00\x00\x00")
+    (tmp_path / "latin1.yaml").write_bytes("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: caf\u00e9}\n".encode("latin-1"))
+    (tmp_path / "template.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Values.name }}\n")
+    extra = ("broken.yaml", "workflow.yaml", "list.yaml", "binary.yaml", "latin1.yaml", "template.yaml")
+    return paths + [str(tmp_path / n) for n in extra]
 
 
 def _report(paths: list[str], jobs: int, fmt: str = "json") -> str:
@@ -58,11 +62,16 @@ def _report(paths: list[str], jobs: int, fmt: str = "json") -> str:
     return "".join(chunked_reporter(fmt)(result, False))
 
 
-@pytest.fixture
-def parallel_everything(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Make even a small run use workers for both stages, files cut into pieces, with many small slices."""
-    monkeypatch.setattr(engine, "_PARALLEL_BYTES", 0)
-    monkeypatch.setattr(engine, "_PIECE_LINES", 0)
+@pytest.fixture(params=["cut", "whole"])
+def parallel_everything(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make even a small run use workers for both stages, with many small slices; either every
+    file is read here and cut into pieces ("cut"), or the small files are each read and parsed
+    by the process that takes them and the larger ones read here and parsed whole ("whole")."""
+    if request.param == "cut":
+        monkeypatch.setattr(engine, "_PARALLEL_BYTES", 0)
+        monkeypatch.setattr(engine, "_PIECE_LINES", 0)
+    else:
+        monkeypatch.setattr(engine, "_PARALLEL_BYTES", 4096)
     monkeypatch.setattr(engine, "_SLICE", 7)
 
 
@@ -75,6 +84,8 @@ def test_the_report_is_byte_identical_for_any_number_of_jobs(tmp_path, parallel_
         report = json.loads(one)
         assert report["summary"]["objects"] > 250
         assert {"YAML001", "SEC003", "REF007"} <= {d["rule"] for d in report["diagnostics"]}
+        issues = {(Path(d["path"]).name, d["rule"]) for d in report["diagnostics"] if d["rule"].startswith("YAML")}
+        assert {("binary.yaml", "YAML009"), ("latin1.yaml", "YAML009"), ("template.yaml", "YAML010")} <= issues
 
 
 def test_a_check_that_fails_in_a_worker_is_reported_like_one_that_fails_here(tmp_path, parallel_everything, monkeypatch):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from dralint.yaml.sources import FileIssue, SourceFile, decode, discover, not_a_manifest
+from dralint.yaml.sources import FileIssue, SourceFile, UnreadFile, decode, discover, not_a_manifest
 
 
 def _paths(items):
@@ -67,3 +67,21 @@ def test_non_manifest_files_are_recognised():
     assert {n: i.kind for n, i in found.items()} == {"kustomization.yaml": "kustomization", "Chart.yaml": "chart", "values-prod.yaml": "values", "deploy.yaml": "helm"}
     assert (found["deploy.yaml"].line, found["deploy.yaml"].column) == (2, 9)
     assert not_a_manifest(SourceFile("deploy.yaml", "apiVersion: v1\nkind: Pod\n")) is None
+
+
+def test_files_are_read_when_they_are_parsed_not_when_found(tmp_path):
+    """With --jobs, the process that parses a file reads it (see engine._load_sources): the run
+    is handed files to read, with their size, and a file gone by then is reported, not a crash."""
+    from dralint.lint.engine import read_all, run
+    from dralint.lint.options import LintOptions
+
+    text = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: b}\n"
+    (tmp_path / "a.yaml").write_text(text)
+    (tmp_path / "b.yaml").write_text(text.replace("name: a", "name: c"))
+    items = read_all([str(tmp_path)], LintOptions())
+    assert [(type(item), item.size) for item in items] == [(UnreadFile, len(text))] * 2
+    (tmp_path / "a.yaml").unlink()
+    result = run(items, LintOptions())
+    assert [(d.rule, d.span.path) for d in result.diagnostics] == [("YAML008", str(tmp_path / "a.yaml"))]
+    assert "cannot read" in result.diagnostics[0].message
+    assert [obj.name for obj in result.context.objects] == ["c"]

@@ -31,7 +31,7 @@ from dralint.lint.registry import Check, all_checks
 from dralint.lint.rendering import Remapper, as_stream, render_units
 from dralint.lint.score import score
 from dralint.yaml.render import RenderedSource, RenderIssue, plan
-from dralint.yaml.sources import FileIssue, SourceFile, discover, not_a_manifest, read
+from dralint.yaml.sources import FileIssue, SourceFile, UnreadFile, discover, not_a_manifest, read
 from dralint.yaml.loader import THAWED, Document, Piece, SourceText, YamlProblem, load, load_piece, numbered_right, pieces
 
 
@@ -336,6 +336,31 @@ class _Parsed:
     documents: int
     #: Parsed fine and holds no Kubernetes document (a CI workflow, an empty file).
     no_manifest: bool
+    #: The file's text, when the task read the file itself (see ``_read_and_parse``).
+    source: SourceText | None = None
+
+
+class _NotParsed(NamedTuple):
+    """A file its task read and did not parse: what the run reports about it (``kind`` is a
+    ``FileIssue``'s, or ``not-a-manifest``), and its text when it has one to show."""
+
+    kind: str
+    issue: FileIssue
+    source: SourceText | None
+
+
+def _read_and_parse(file: UnreadFile, origin: str, collect: _Collector, report: bool) -> _Parsed | _NotParsed:
+    """A file read and parsed by one task, in the process the task runs in."""
+    read_file = file.read()
+    if isinstance(read_file, FileIssue):
+        return _NotParsed(read_file.kind, read_file, None)
+    source = SourceText(read_file.path, read_file.text)
+    skip = not_a_manifest(read_file)
+    if skip is not None:
+        return _NotParsed("not-a-manifest", skip, source)
+    parsed = _parse(source, origin, collect, report)
+    parsed.source = source
+    return parsed
 
 
 def _parse(source: SourceText, origin: str, collect: _Collector, report: bool) -> _Parsed:
@@ -406,47 +431,67 @@ def _pieces(source: SourceText, workers: int) -> list[Piece] | None:
     return pieces(source, size)
 
 
-def _register_sources(work: list[SourceFile | FileIssue], loaded: _Loaded, report: bool) -> tuple[list[SourceText], dict[int, FileIssue]]:
-    """Record every file's text (and each render's) in ``loaded``; return the texts to parse
-    and, by position in ``work``, the files that are not manifests at all."""
-    parse: list[SourceText] = []
+#: What ``_load_sources`` is given: files read already (stdin, renders, ``run``'s callers'),
+#: files to read, and files that cannot be linted.
+Item = SourceFile | UnreadFile | FileIssue
+
+
+def _to_parse(work: list[Item]) -> tuple[list[SourceText | UnreadFile], dict[int, SourceText], dict[int, FileIssue]]:
+    """What ``work`` gives to parse (texts, and files to read first), in order; by position in
+    ``work``, the text of each file read already, and the files that are not manifests at all."""
+    parse: list[SourceText | UnreadFile] = []
+    texts: dict[int, SourceText] = {}
     skips: dict[int, FileIssue] = {}
     for index, item in enumerate(work):
-        if isinstance(item, FileIssue):
-            if isinstance(item, RenderIssue) and item.text and report:
-                loaded.sources[item.path] = SourceText(item.path, item.text)
-            continue
-        source = SourceText(item.path, item.text)
-        loaded.sources[item.path] = source
-        if isinstance(item, RenderedSource):
-            loaded.renders[item.path] = item
-            for origin_file in item.files:
-                loaded.sources.setdefault(origin_file.path, SourceText(origin_file.path, origin_file.text))
-        skip = None if isinstance(item, RenderedSource) else not_a_manifest(item)
-        if skip is None:
-            parse.append(source)
-        else:
-            skips[index] = skip
-    return parse, skips
+        if isinstance(item, UnreadFile):
+            parse.append(item)
+        elif isinstance(item, SourceFile):
+            source = texts[index] = SourceText(item.path, item.text)
+            skip = None if isinstance(item, RenderedSource) else not_a_manifest(item)
+            if skip is None:
+                parse.append(source)
+            else:
+                skips[index] = skip
+    return parse, texts, skips
 
 
-def _load_sources(items: Iterable[SourceFile | FileIssue], origin: str, collect: _Collector, report: bool,
+def _register(item: Item, source: SourceText | None, loaded: _Loaded, report: bool) -> None:
+    """Record an item's text (and a render's) in ``loaded``. Called in the order of the items,
+    which suppressions are matched in."""
+    if isinstance(item, FileIssue):
+        if isinstance(item, RenderIssue) and item.text and report:
+            loaded.sources[item.path] = SourceText(item.path, item.text)
+        return
+    if source is None:
+        return
+    loaded.sources[item.path] = source
+    if isinstance(item, RenderedSource):
+        loaded.renders[item.path] = item
+        for origin_file in item.files:
+            loaded.sources.setdefault(origin_file.path, SourceText(origin_file.path, origin_file.text))
+
+
+def _load_sources(items: Iterable[Item], origin: str, collect: _Collector, report: bool,
                   jobs: int = 1, progress: Progress | None = None,
                   meanwhile: Callable[[list[KubeObject]], None] | None = None) -> _Loaded:
     """Read and parse ``items``. When workers parse, ``meanwhile`` is called here with each
     file's objects as they come, in file order, while the workers go on with later files."""
     loaded = _Loaded([], {}, [])
-    work = list(items)
-    parse, skips = _register_sources(work, loaded, report)
-    big = sum(len(source.text) for source in parse) >= _PARALLEL_BYTES
+    # A file large enough to be cut into pieces is read here, where it is cut; every other is
+    # read by the task that parses it.
+    work = [item.read() if isinstance(item, UnreadFile) and item.size >= _PARALLEL_BYTES else item for item in items]
+    parse, texts, skips = _to_parse(work)
+    big = sum(len(source.text) if isinstance(source, SourceText) else source.size for source in parse) >= _PARALLEL_BYTES
     workers = jobs if big else 1
     if workers <= 1:
         meanwhile = None
-    cuts = [_pieces(source, workers) for source in parse]
+    cuts = [_pieces(source, workers) if isinstance(source, SourceText) else None for source in parse]
     tasks = [(source, piece) for source, cut in zip(parse, cuts) for piece in cut or (None,)]
 
-    def parse_one(index: int) -> _Parsed | _PieceRead:
+    def parse_one(index: int) -> _Parsed | _NotParsed | _PieceRead:
         source, piece = tasks[index]
+        if isinstance(source, UnreadFile):
+            return _read_and_parse(source, origin, collect.empty(), report)
         return _parse(source, origin, collect.empty(), report) if piece is None else _parse_piece(source, piece, origin)
 
     # A piece is a large task: handed over one at a time, as many as the workers can share.
@@ -457,45 +502,46 @@ def _load_sources(items: Iterable[SourceFile | FileIssue], origin: str, collect:
         for index, item in enumerate(work):
             if progress is not None and index:
                 progress.read(1, documents)
-            documents = 0
-            skip = skips.get(index)
+            told = 0  # documents of a cut file's pieces, told to progress as they came
+            outcome: _Parsed | _NotParsed
             if isinstance(item, FileIssue):
-                if report:
-                    collect.engine(item.kind, item.message, _issue_span(item))
-                    loaded.files.append(FileResult(item.path))
-                continue
-            if skip is not None:
-                if report:
-                    collect.engine("not-a-manifest", skip.message, _issue_span(skip))
-                    loaded.files.append(FileResult(item.path))
-                continue
-            source = loaded.sources[item.path]
-            cut = next(cut_of)
-            if cut is None:
-                result = cast(_Parsed, next(parsed))
-                documents = result.documents
+                outcome = _NotParsed(item.kind, item, None)
+            elif index in skips:
+                outcome = _NotParsed("not-a-manifest", skips[index], texts[index])
+            elif (cut := next(cut_of)) is None:
+                outcome = cast("_Parsed | _NotParsed", next(parsed))
             else:
                 read = _read_pieces(len(cut), parsed, progress)
-                result = _join_pieces(source, cut, read, origin, collect, report)
-                documents = result.documents - sum(part.documents or 0 for part in read)
-            if result.no_manifest:
+                outcome = _join_pieces(texts[index], cut, read, origin, collect, report)
+                told = sum(part.documents or 0 for part in read)
+            if isinstance(outcome, _NotParsed):
+                documents = 0
+                _register(item, outcome.source, loaded, report)
+                if report:
+                    collect.engine(outcome.kind, outcome.issue.message, _issue_span(outcome.issue))
+                    loaded.files.append(FileResult(item.path))
+                continue
+            source = outcome.source or texts[index]
+            documents = outcome.documents - told
+            _register(item, source, loaded, report)
+            if outcome.no_manifest:
                 # CI workflows, .pre-commit-config.yaml, empty files: counted (--verbose), not reported.
                 loaded.skipped.append(item.path)
                 continue
-            for obj in result.objects:
+            for obj in outcome.objects:
                 obj.doc.attach(source)  # a worker's copy arrives without the file's text
-            collect.diagnostics.extend(from_rows(result.diagnostics))
+            collect.diagnostics.extend(from_rows(outcome.diagnostics))
             if report:
-                loaded.files.append(FileResult(item.path, len(result.objects)))
-            loaded.objects.extend(result.objects)
+                loaded.files.append(FileResult(item.path, len(outcome.objects)))
+            loaded.objects.extend(outcome.objects)
             if meanwhile is not None:
-                meanwhile(result.objects)
+                meanwhile(outcome.objects)
     if progress is not None and work:
         progress.read(1, documents)
     return loaded
 
 
-def _read_pieces(count: int, parsed: Iterator[_Parsed | _PieceRead], progress: Progress | None) -> list[_PieceRead]:
+def _read_pieces(count: int, parsed: Iterator[_Parsed | _NotParsed | _PieceRead], progress: Progress | None) -> list[_PieceRead]:
     """The next ``count`` results of ``parsed``, the pieces of one file, with each piece's
     documents told to ``progress`` as it arrives: one large file is most of such a run."""
     read: list[_PieceRead] = []
@@ -703,10 +749,10 @@ def without_cyclic_gc() -> Iterator[None]:
 
 
 def run(
-    scan: Iterable[SourceFile | FileIssue],
+    scan: Iterable[Item],
     options: LintOptions,
-    context: Iterable[SourceFile | FileIssue] = (),
-    cluster: Iterable[SourceFile | FileIssue] = (),
+    context: Iterable[Item] = (),
+    cluster: Iterable[Item] = (),
     progress: Progress | None = None,
     prepare: Prepare | None = None,
 ) -> RunResult:
@@ -720,10 +766,10 @@ def run(
 
 
 def _run(
-    scan: Iterable[SourceFile | FileIssue],
+    scan: Iterable[Item],
     options: LintOptions,
-    context: Iterable[SourceFile | FileIssue],
-    cluster: Iterable[SourceFile | FileIssue],
+    context: Iterable[Item],
+    cluster: Iterable[Item],
     progress: Progress | None,
     prepare: Prepare | None,
 ) -> RunResult:
@@ -797,12 +843,12 @@ def _from_renders(diagnostics: list[Diagnostic], scanned: _Loaded) -> tuple[list
     return moved, files
 
 
-def read_all(paths: list[str], options: LintOptions, stdin: BinaryIO | None = None) -> list[SourceFile | FileIssue]:
-    """Discover and read every file under ``paths``; charts and overlays among them are
-    rendered, and the files they own are read only through the render."""
+def read_all(paths: list[str], options: LintOptions, stdin: BinaryIO | None = None) -> list[Item]:
+    """Every file under ``paths``, to be read as it is parsed (stdin is read now); charts and
+    overlays among them are rendered, and the files they own are read only through the render."""
     found = list(discover(paths, options.exclude))
     work = plan(item for item in found if isinstance(item, str) and item != "-")
-    out: list[SourceFile | FileIssue] = []
+    out: list[Item] = []
     for item in found:
         if isinstance(item, FileIssue):
             out.append(item)
@@ -810,7 +856,7 @@ def read_all(paths: list[str], options: LintOptions, stdin: BinaryIO | None = No
             read_item = read(item, stdin, options.stdin_name, options.max_file_bytes)
             out.append(as_stream(read_item) if isinstance(read_item, SourceFile) else read_item)
         elif not work.owned or os.path.realpath(item) not in work.owned:
-            out.append(read(item, stdin, options.stdin_name, options.max_file_bytes))
+            out.append(UnreadFile(item, options.max_file_bytes))
     out.extend(render_units(work.units, options))
     return out
 
@@ -826,7 +872,7 @@ def lint(options: LintOptions, stdin: BinaryIO | None = None, progress: Progress
     scan = read_all(options.paths, options, stdin)
     context = read_all(options.context, options)
     if context:
-        scanned = {os.path.realpath(item.path) for item in scan if isinstance(item, SourceFile)}
+        scanned = {os.path.realpath(item.path) for item in scan if isinstance(item, (SourceFile, UnreadFile))}
         context = [item for item in context if os.path.realpath(item.path) not in scanned]
     cluster = read_all([p for p in options.slices if not p.startswith(EXAMPLE_PREFIX)], options)
-    return run(scan, options, context=context, cluster=cluster + example_sources(options.slices), progress=progress, prepare=prepare)
+    return run(scan, options, context=context, cluster=[*cluster, *example_sources(options.slices)], progress=progress, prepare=prepare)
