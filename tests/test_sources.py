@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from dralint.yaml.sources import FileIssue, SourceFile, UnreadFile, decode, discover, not_a_manifest
+from dralint.yaml.sources import FileIssue, SourceFile, UnreadFile, decode, discover, not_a_manifest, read
 
 
 def _paths(items):
@@ -85,3 +85,29 @@ def test_files_are_read_when_they_are_parsed_not_when_found(tmp_path):
     assert [(d.rule, d.span.path) for d in result.diagnostics] == [("YAML008", str(tmp_path / "a.yaml"))]
     assert "cannot read" in result.diagnostics[0].message
     assert [obj.name for obj in result.context.objects] == ["c"]
+
+
+def test_a_file_whose_size_the_system_does_not_know_is_read_whole_and_bounded(tmp_path):
+    # A pipe reports size 0: read() asks for the size it reports and then for the rest, up to the limit.
+    import threading
+
+    text = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: piped}\n" * 50
+    pipe = tmp_path / "pipe.yaml"
+
+    def write() -> None:
+        try:
+            pipe.write_text(text)
+        except BrokenPipeError:  # the reader stopped at its limit
+            pass
+
+    for limit in (1 << 20, 100):
+        os.mkfifo(pipe)
+        writer = threading.Thread(target=write)
+        writer.start()
+        source = read(str(pipe), max_bytes=limit)
+        writer.join()
+        pipe.unlink()
+        if limit > len(text):
+            assert isinstance(source, SourceFile) and source.text == text
+        else:
+            assert isinstance(source, FileIssue) and source.kind == "too-large"

