@@ -268,18 +268,22 @@ def apply(result: RunResult, options: LintOptions, today: dt.date,
     catalog = load_catalog()
     findings: list[Finding] = []
     suppressions: list[Suppression] = []
+    # Only a file that names dralint can hold a suppression, as a comment or an annotation; the
+    # objects of the others are not looked at (sorting 10,000 objects by file took 10 ms).
+    named = {source.path for source in result.sources.values() if "dralint" in source.text}
     documents: dict[str, list[Document]] = {}
-    for obj in result.context.objects:
-        documents.setdefault(obj.path, []).append(obj.doc)  # one each: a List's items are documents of their own
+    for obj in result.context.objects if named else ():
+        if obj.path in named:
+            documents.setdefault(obj.path, []).append(obj.doc)  # one each: a List's items are documents of their own
     for source in result.sources.values():
         render = result.renders.get(source.path)
         if render is not None and render.generated:
             continue  # its comments are the templates' own, read from the templates
         suppressions.extend(comment_suppressions(source, findings, documents.get(source.path, ())))
-    # Only files that spell the annotation can hold one; the others' objects are not expanded.
-    annotated = {source.path for source in result.sources.values() if IGNORE_ANNOTATION in source.text}
-    suppressions.extend(annotation_suppressions(
-        (o for o in result.context.objects if o.origin != "context" and o.path in annotated), findings))
+    annotated = {path for path in named if IGNORE_ANNOTATION in result.sources[path].text}
+    if annotated:
+        suppressions.extend(annotation_suppressions(
+            (o for o in result.context.objects if o.origin != "context" and o.path in annotated), findings))
     suppressions.extend(path_suppressions(options, locate_config))
     live = [s for s in suppressions if s.until is None or s.until >= today]
     # Most runs have nothing to match: their findings (70,000 in a large run) are all active.
