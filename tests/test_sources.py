@@ -72,13 +72,13 @@ def test_non_manifest_files_are_recognised():
 def test_files_are_read_when_they_are_parsed_not_when_found(tmp_path):
     """With --jobs, the process that parses a file reads it (see engine._load_sources): the run
     is handed files to read, with their size, and a file gone by then is reported, not a crash."""
-    from dralint.lint.engine import read_all, run
+    from dralint.lint.engine import find_sources, run
     from dralint.lint.options import LintOptions
 
     text = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: b}\n"
     (tmp_path / "a.yaml").write_text(text)
     (tmp_path / "b.yaml").write_text(text.replace("name: a", "name: c"))
-    items = read_all([str(tmp_path)], LintOptions())
+    items = find_sources([str(tmp_path)], LintOptions())
     assert [(type(item), item.size) for item in items] == [(UnreadFile, len(text))] * 2
     (tmp_path / "a.yaml").unlink()
     result = run(items, LintOptions())

@@ -843,7 +843,7 @@ def _from_renders(diagnostics: list[Diagnostic], scanned: _Loaded) -> tuple[list
     return moved, files
 
 
-def read_all(paths: list[str], options: LintOptions, stdin: BinaryIO | None = None) -> list[Item]:
+def find_sources(paths: list[str], options: LintOptions, stdin: BinaryIO | None = None) -> list[Item]:
     """Every file under ``paths``, to be read as it is parsed (stdin is read now); charts and
     overlays among them are rendered, and the files they own are read only through the render."""
     found = list(discover(paths, options.exclude))
@@ -869,10 +869,10 @@ def lint(options: LintOptions, stdin: BinaryIO | None = None, progress: Progress
     files, the config names the whole tree as context); those files are read once, as scanned,
     so no object appears twice. ``--slices example:NAME`` names a built-in snapshot.
     """
-    scan = read_all(options.paths, options, stdin)
-    context = read_all(options.context, options)
+    scan = find_sources(options.paths, options, stdin)
+    context = find_sources(options.context, options)
     if context:
         scanned = {os.path.realpath(item.path) for item in scan if isinstance(item, (SourceFile, UnreadFile))}
         context = [item for item in context if os.path.realpath(item.path) not in scanned]
-    cluster = read_all([p for p in options.slices if not p.startswith(EXAMPLE_PREFIX)], options)
+    cluster = find_sources([p for p in options.slices if not p.startswith(EXAMPLE_PREFIX)], options)
     return run(scan, options, context=context, cluster=[*cluster, *example_sources(options.slices)], progress=progress, prepare=prepare)
