@@ -349,13 +349,20 @@ class _NotParsed(NamedTuple):
     source: SourceText | None
 
 
+def _recognised(file: SourceFile) -> tuple[SourceText, FileIssue | None]:
+    """A file's text, and why it is no manifest at all (None when it may be one): the one
+    place that decides it, for files read in the parent and in a worker alike. A render is
+    always parsed: it is a chart's or an overlay's output, named after the chart or the
+    overlay, which ``not_a_manifest``'s tests by name and by template syntax would misread."""
+    return SourceText(file.path, file.text), None if isinstance(file, RenderedSource) else not_a_manifest(file)
+
+
 def _read_and_parse(file: UnreadFile, origin: str, collect: _Collector, report: bool) -> _Parsed | _NotParsed:
     """A file read and parsed by one task, in the process the task runs in."""
     read_file = file.read()
     if isinstance(read_file, FileIssue):
         return _NotParsed(read_file.kind, read_file, None)
-    source = SourceText(read_file.path, read_file.text)
-    skip = not_a_manifest(read_file)
+    source, skip = _recognised(read_file)
     if skip is not None:
         return _NotParsed("not-a-manifest", skip, source)
     parsed = _parse(source, origin, collect, report)
@@ -446,8 +453,8 @@ def _to_parse(work: list[Item]) -> tuple[list[SourceText | UnreadFile], dict[int
         if isinstance(item, UnreadFile):
             parse.append(item)
         elif isinstance(item, SourceFile):
-            source = texts[index] = SourceText(item.path, item.text)
-            skip = None if isinstance(item, RenderedSource) else not_a_manifest(item)
+            source, skip = _recognised(item)
+            texts[index] = source
             if skip is None:
                 parse.append(source)
             else:
