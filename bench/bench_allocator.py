@@ -32,7 +32,9 @@ def _rss_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def snapshot(nodes: int, per_node: int, allocated: float = 0.25, seed: int = 7, uuids: bool = False) -> list[dict[str, Any]]:
+def snapshot(
+    nodes: int, per_node: int, allocated: float = 0.25, seed: int = 7, uuids: bool = False
+) -> list[dict[str, Any]]:
     """Node-local slices of ``per_node`` GPUs, two models, two PCIe roots, a share allocated.
 
     As in ``kubectl get resourceslices`` output, slice, node and pool names differ per node and
@@ -174,7 +176,9 @@ def direct(nodes: int, per_node: int, templates: int, allocated: float, uuids: b
             if obj["kind"] != "Deployment":
                 continue
             spec = obj["spec"]["template"]["spec"]
-            demand = pod_demand(obj["metadata"]["name"], spec, "default", lambda k, ns, n: index.get((k, ns, n)), inv, ext)
+            demand = pod_demand(
+                obj["metadata"]["name"], spec, "default", lambda k, ns, n: index.get((k, ns, n)), inv, ext
+            )
             outcome = sim.place(demand, obj["spec"]["replicas"], every_node=every_node)
             fits += outcome.schedulable
             placed += outcome.placed

@@ -31,12 +31,22 @@ def make_devices(count: int) -> list[Device]:
     devices = []
     for i in range(count):
         driver = "gpu.example.com" if i % 20 < 17 else "nic.example.com"
-        devices.append(Device(
-            driver=driver, name=f"dev-{i}", pool=f"node-{i // 8}",
-            attributes={driver: {"productName": "NVIDIA A100" if i % 3 else "NVIDIA H100", "index": i % 8,
-                                 "healthy": True, "driverVersion": parse_semver(f"{540 + i % 20}.1.{i % 5}")}},
-            capacity={driver: {"memory": parse_quantity("80Gi" if i % 2 else "40Gi")}},
-        ))
+        devices.append(
+            Device(
+                driver=driver,
+                name=f"dev-{i}",
+                pool=f"node-{i // 8}",
+                attributes={
+                    driver: {
+                        "productName": "NVIDIA A100" if i % 3 else "NVIDIA H100",
+                        "index": i % 8,
+                        "healthy": True,
+                        "driverVersion": parse_semver(f"{540 + i % 20}.1.{i % 5}"),
+                    }
+                },
+                capacity={driver: {"memory": parse_quantity("80Gi" if i % 2 else "40Gi")}},
+            )
+        )
     return devices
 
 
@@ -51,8 +61,10 @@ def main() -> None:
         start = time.perf_counter()
         selection = matching_devices([SELECTOR], devices)
         elapsed = time.perf_counter() - start
-        print(f"{label}: {count} devices in {elapsed * 1000:.1f} ms "
-              f"({count / elapsed:,.0f} devices/s), {len(selection.matched)} matched")
+        print(
+            f"{label}: {count} devices in {elapsed * 1000:.1f} ms "
+            f"({count / elapsed:,.0f} devices/s), {len(selection.matched)} matched"
+        )
     print(f"check + cost estimate: {compile_ms:.2f} ms")
 
 

@@ -68,7 +68,11 @@ def main() -> None:
             for step in STEPS:
                 runs = [measure(step, path, args.profile) for _ in range(args.repeat)]
                 seconds = statistics.median(r[0] for r in runs)
-                row[step] = {"seconds": round(seconds, 3), "docs_per_s": round(size / seconds), "peak_mib": round(max(r[1] for r in runs), 1)}
+                row[step] = {
+                    "seconds": round(seconds, 3),
+                    "docs_per_s": round(size / seconds),
+                    "peak_mib": round(max(r[1] for r in runs), 1),
+                }
             row["lint_to_parse"] = round(row["lint"]["seconds"] / row["parse"]["seconds"], 2)
             row["load_to_parse"] = round(row["load"]["seconds"] / row["parse"]["seconds"], 2)
             results.append(row)
@@ -79,7 +83,9 @@ def main() -> None:
         print(f"{row['documents']:>6} documents (profile {args.profile})")
         for step in STEPS:
             figures = row[step]
-            print(f"  {step:<6} {figures['seconds']:>7.3f} s  {figures['docs_per_s']:>8} docs/s  peak {figures['peak_mib']:>6.1f} MiB")
+            print(
+                f"  {step:<6} {figures['seconds']:>7.3f} s  {figures['docs_per_s']:>8} docs/s  peak {figures['peak_mib']:>6.1f} MiB"
+            )
         print(f"  dralint lint / bare parse = {row['lint_to_parse']}x   (loader alone: {row['load_to_parse']}x)")
 
 

@@ -52,7 +52,9 @@ def main() -> None:
     firing = SourceText("bench.yaml", text + '---\nkind: ConfigMap\ndata: {a: "1"}#glued\n')
     assert len(load(firing).problems) == 1
     loader_fired = best(lambda: load(firing), args.repeat)
-    print(f"{args.documents} documents, {len(text) / 1e6:.1f} MB, {len(result.documents)} parsed, prefilter fired: {fired}")
+    print(
+        f"{args.documents} documents, {len(text) / 1e6:.1f} MB, {len(result.documents)} parsed, prefilter fired: {fired}"
+    )
     print(f"load (as run)     {loader:7.3f} s")
     print(f"precondition      {prefilter:7.3f} s  ratio to load {prefilter / loader:.3f}")
     print(f"pass, forced      {forced:7.3f} s  ratio to load {forced / loader:.2f}")

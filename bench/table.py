@@ -70,8 +70,11 @@ def run_once(command: list[str]) -> Figures:
 
 def measure(command: list[str], repeat: int) -> Figures:
     runs = [run_once(command) for _ in range(repeat)]
-    return Figures(statistics.median(r.cpu for r in runs), statistics.median(r.peak_mib for r in runs),
-                   statistics.median(r.wall for r in runs))
+    return Figures(
+        statistics.median(r.cpu for r in runs),
+        statistics.median(r.peak_mib for r in runs),
+        statistics.median(r.wall for r in runs),
+    )
 
 
 @dataclass
@@ -96,12 +99,19 @@ def measure_paired(commands: list[list[str]], repeat: int) -> Paired:
     def median_of(index: int, value: Callable[[Figures], float]) -> float:
         return statistics.median(value(turn[index]) for turn in turns)
 
-    figures = [Figures(median_of(i, lambda f: f.cpu), median_of(i, lambda f: f.peak_mib), median_of(i, lambda f: f.wall))
-               for i in range(len(commands))]
+    figures = [
+        Figures(median_of(i, lambda f: f.cpu), median_of(i, lambda f: f.peak_mib), median_of(i, lambda f: f.wall))
+        for i in range(len(commands))
+    ]
     cpus = [[turn[i].cpu / turn[0].cpu for turn in turns] for i in range(len(commands))]
     walls = [[turn[i].wall / turn[0].wall for turn in turns] for i in range(len(commands))]
-    return Paired(figures, [statistics.median(c) for c in cpus], [statistics.median(w) for w in walls],
-                  [(min(c), max(c)) for c in cpus], [(min(w), max(w)) for w in walls])
+    return Paired(
+        figures,
+        [statistics.median(c) for c in cpus],
+        [statistics.median(w) for w in walls],
+        [(min(c), max(c)) for c in cpus],
+        [(min(w), max(w)) for w in walls],
+    )
 
 
 def line(row: str, detail: str, target: str) -> None:
@@ -124,7 +134,11 @@ def row_cold(tmp: Path, args: argparse.Namespace) -> None:
     run_once(DRALINT + ["lint", "--no-config", str(small)])  # compile bytecode once
     paired = measure_paired([IMPORT_YAML, DRALINT + ["lint", "--no-config", str(small)]], args.repeat)
     floor, lint = paired.figures
-    line("cold start", f"lint one small file {lint.cpu:.3f} s / python -c 'import yaml' {floor.cpu:.3f} s = {paired.cpu_ratio[1]:.1f}x", "<= 6x")
+    line(
+        "cold start",
+        f"lint one small file {lint.cpu:.3f} s / python -c 'import yaml' {floor.cpu:.3f} s = {paired.cpu_ratio[1]:.1f}x",
+        "<= 6x",
+    )
 
 
 def row_throughput(tmp: Path, args: argparse.Namespace) -> None:
@@ -133,13 +147,19 @@ def row_throughput(tmp: Path, args: argparse.Namespace) -> None:
     # One process measures the work per document; the default (one job per CPU) adds the cost
     # of handing work to workers, and saves wall time (the jobs row).
     serial_command = DRALINT + ["lint", "--no-config", "--jobs", "1", "--format", "json", path]
-    paired = measure_paired([parse_command(path), serial_command, DRALINT + ["lint", "--no-config", "--format", "json", path]], args.repeat)
+    paired = measure_paired(
+        [parse_command(path), serial_command, DRALINT + ["lint", "--no-config", "--format", "json", path]], args.repeat
+    )
     floor, serial, _ = paired.figures
     _, serial_ratio, default_ratio = paired.cpu_ratio
     low, high = paired.cpu_spread[1]
-    line("throughput", f"{docs:,} documents, one file, --format json, --jobs 1 {serial.cpu:.2f} s / bare CSafeLoader parse "
-         f"{floor.cpu:.2f} s = {serial_ratio:.2f}x (turns {low:.2f}-{high:.2f}x; default --jobs: {default_ratio:.2f}x CPU, "
-         f"{paired.wall_ratio[2] / paired.wall_ratio[1]:.2f}x the wall time of --jobs 1)", "<= 2.0x")
+    line(
+        "throughput",
+        f"{docs:,} documents, one file, --format json, --jobs 1 {serial.cpu:.2f} s / bare CSafeLoader parse "
+        f"{floor.cpu:.2f} s = {serial_ratio:.2f}x (turns {low:.2f}-{high:.2f}x; default --jobs: {default_ratio:.2f}x CPU, "
+        f"{paired.wall_ratio[2] / paired.wall_ratio[1]:.2f}x the wall time of --jobs 1)",
+        "<= 2.0x",
+    )
 
 
 def row_memory(tmp: Path, args: argparse.Namespace) -> None:
@@ -150,14 +170,18 @@ def row_memory(tmp: Path, args: argparse.Namespace) -> None:
     low = measure(DRALINT + ["lint", "--no-config", "--format", "json", *small], 1)
     high = measure(DRALINT + ["lint", "--no-config", "--format", "json", *large], 1)
     growth = (high.peak_mib - low.peak_mib) * 1024 / (docs - docs // 5)
-    line("memory", f"{docs:,} documents in {files} files: peak {high.peak_mib:.0f} MiB (bare parse {floor.peak_mib:.0f} MiB = "
-         f"{high.peak_mib / floor.peak_mib:.1f}x); growth {growth:.1f} KiB per document", "<= 250 MiB, <= 5 KiB/document")
+    line(
+        "memory",
+        f"{docs:,} documents in {files} files: peak {high.peak_mib:.0f} MiB (bare parse {floor.peak_mib:.0f} MiB = "
+        f"{high.peak_mib / floor.peak_mib:.1f}x); growth {growth:.1f} KiB per document",
+        "<= 250 MiB, <= 5 KiB/document",
+    )
 
 
 def as_list(documents: list[str]) -> str:
     """Documents written as one ``kind: List``, the way ``kubectl get -o yaml`` writes a cluster."""
     items = "".join("- " + document.rstrip("\n").replace("\n", "\n  ") + "\n" for document in documents)
-    return f"apiVersion: v1\nitems:\n{items}kind: List\nmetadata:\n  resourceVersion: \"\"\n"
+    return f'apiVersion: v1\nitems:\n{items}kind: List\nmetadata:\n  resourceVersion: ""\n'
 
 
 def write_big_files(documents: Path, one_list: Path) -> None:
@@ -165,7 +189,8 @@ def write_big_files(documents: Path, one_list: Path) -> None:
     List ``kubectl get -A -o yaml`` writes."""
     value = "x" * 1000
     document = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: dump-{i}\n  namespace: default\ndata:\n" + "".join(
-        f"  key{k}: {value}\n" for k in range(1000))
+        f"  key{k}: {value}\n" for k in range(1000)
+    )
     texts = [document.format(i=i) for i in range(18)]
     documents.write_text("---\n".join(texts), encoding="utf-8")
     one_list.write_text(as_list(texts), encoding="utf-8")
@@ -178,22 +203,34 @@ def row_big_file(tmp: Path, args: argparse.Namespace) -> None:
     in_child(write_big_files, *forms.values())
     for form, path in forms.items():
         floor = measure(parse_command(str(path)), 1)
-        paired = measure_paired([DRALINT + ["lint", "--no-config", "--format", "json", "--jobs", str(jobs), str(path)] for jobs in (1, 2)],
-                                args.repeat)
+        paired = measure_paired(
+            [DRALINT + ["lint", "--no-config", "--format", "json", "--jobs", str(jobs), str(path)] for jobs in (1, 2)],
+            args.repeat,
+        )
         one, two = paired.figures
-        refused = subprocess.run(DRALINT + ["lint", "--no-config", "--select", "YAML008", str(path)], capture_output=True, text=True,
-                                 env={**os.environ, "PYTHONPATH": str(ROOT)}).stdout.count("YAML008")
+        refused = subprocess.run(
+            DRALINT + ["lint", "--no-config", "--select", "YAML008", str(path)],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+        ).stdout.count("YAML008")
         verdict = "refused (YAML008)" if refused else "linted"
-        line("big file", f"{path.stat().st_size / 2**20:.0f} MiB in one file, {form}: {verdict}; --jobs 1 {one.cpu:.2f} s / parse "
-             f"{floor.cpu:.2f} s = {one.cpu / floor.cpu:.2f}x, peak {one.peak_mib:.0f} MiB; --jobs 2 wall {two.wall:.2f} s = "
-             f"{paired.wall_ratio[1]:.2f}x, peak {two.peak_mib:.0f} MiB", "accepted up to 256 MiB")
+        line(
+            "big file",
+            f"{path.stat().st_size / 2**20:.0f} MiB in one file, {form}: {verdict}; --jobs 1 {one.cpu:.2f} s / parse "
+            f"{floor.cpu:.2f} s = {one.cpu / floor.cpu:.2f}x, peak {one.peak_mib:.0f} MiB; --jobs 2 wall {two.wall:.2f} s = "
+            f"{paired.wall_ratio[1]:.2f}x, peak {two.peak_mib:.0f} MiB",
+            "accepted up to 256 MiB",
+        )
 
 
 def side_by_side(*commands: list[str]) -> list[str]:
     """One command that runs ``commands`` at once and waits for all of them."""
-    code = ("import json, subprocess, sys\n"
-            "runs = [subprocess.Popen(c, stdout=subprocess.DEVNULL) for c in json.loads(sys.argv[1])]\n"
-            "sys.exit(max(r.wait() for r in runs))")
+    code = (
+        "import json, subprocess, sys\n"
+        "runs = [subprocess.Popen(c, stdout=subprocess.DEVNULL) for c in json.loads(sys.argv[1])]\n"
+        "sys.exit(max(r.wait() for r in runs))"
+    )
     return [PY, "-c", code, json.dumps(list(commands))]
 
 
@@ -208,12 +245,18 @@ def row_jobs(tmp: Path, args: argparse.Namespace) -> None:
     paths = write_generated(tmp, "jobs", 2000 if args.quick else 10000, files)
     serial = DRALINT + ["lint", "--no-config", "--jobs", "1"]
     halves = side_by_side(serial + paths[: files // 2], serial + paths[files // 2 :])
-    paired = measure_paired([serial + paths, DRALINT + ["lint", "--no-config", "--jobs", "2", *paths], halves], args.repeat)
+    paired = measure_paired(
+        [serial + paths, DRALINT + ["lint", "--no-config", "--jobs", "2", *paths], halves], args.repeat
+    )
     one, two, _ = paired.figures
     (low, high), (halves_low, halves_high) = paired.wall_spread[1:]
-    line("jobs", f"{files} files, wall time: --jobs 2 {two.wall:.2f} s / --jobs 1 {one.wall:.2f} s = {paired.wall_ratio[1]:.2f}x "
-         f"(turns {low:.2f}-{high:.2f}x; CPU {paired.cpu_ratio[1]:.2f}x); two --jobs 1 runs on half the files each, side by side: "
-         f"{paired.wall_ratio[2]:.2f}x (turns {halves_low:.2f}-{halves_high:.2f}x; CPU {paired.cpu_ratio[2]:.2f}x)", "2 jobs <= 0.6x of 1 job")
+    line(
+        "jobs",
+        f"{files} files, wall time: --jobs 2 {two.wall:.2f} s / --jobs 1 {one.wall:.2f} s = {paired.wall_ratio[1]:.2f}x "
+        f"(turns {low:.2f}-{high:.2f}x; CPU {paired.cpu_ratio[1]:.2f}x); two --jobs 1 runs on half the files each, side by side: "
+        f"{paired.wall_ratio[2]:.2f}x (turns {halves_low:.2f}-{halves_high:.2f}x; CPU {paired.cpu_ratio[2]:.2f}x)",
+        "2 jobs <= 0.6x of 1 job",
+    )
 
 
 def write_snapshots(nodes: int, documents: Path, one_list: Path) -> None:
@@ -223,8 +266,13 @@ def write_snapshots(nodes: int, documents: Path, one_list: Path) -> None:
 
     fleet = snapshot(nodes, 8)
     documents.write_text(yaml.dump_all(fleet, Dumper=yaml.CSafeDumper), encoding="utf-8")
-    one_list.write_text(yaml.dump({"apiVersion": "v1", "items": fleet, "kind": "List", "metadata": {"resourceVersion": ""}},
-                                  Dumper=yaml.CSafeDumper), encoding="utf-8")
+    one_list.write_text(
+        yaml.dump(
+            {"apiVersion": "v1", "items": fleet, "kind": "List", "metadata": {"resourceVersion": ""}},
+            Dumper=yaml.CSafeDumper,
+        ),
+        encoding="utf-8",
+    )
 
 
 def in_child(function: Callable[..., None], *args: object) -> None:
@@ -243,7 +291,7 @@ def row_simulate(tmp: Path, args: argparse.Namespace) -> None:
 
     manifests = tmp / "workloads.yaml"
     manifests.write_text(yaml.dump_all(workloads(200, 8), Dumper=yaml.CSafeDumper), encoding="utf-8")
-    for nodes in ([1000] if args.quick else args.nodes):
+    for nodes in [1000] if args.quick else args.nodes:
         forms = {"documents": tmp / f"slices-{nodes}.yaml", "one List": tmp / f"slices-{nodes}-list.yaml"}
         in_child(write_snapshots, nodes, *forms.values())
         for form, slices in forms.items():
@@ -251,12 +299,22 @@ def row_simulate(tmp: Path, args: argparse.Namespace) -> None:
             # that a neighbour slowed does not decide it. The parse, only for scale, runs once.
             floor = measure(parse_command(str(slices), str(manifests)), 1)
             sim = measure(DRALINT + ["simulate", "--slices", str(slices), str(manifests)], args.repeat)
-            line("simulate", f"{nodes:,} nodes x 8 devices x 200 workloads, snapshot as {form}: {sim.cpu:.1f} s ({sim.wall:.1f} s wall), "
-                 f"peak {sim.peak_mib:.0f} MiB; bare parse {floor.cpu:.1f} s = {sim.cpu / floor.cpu:.1f}x", "10,000 nodes <= 5 s and <= 300 MiB")
+            line(
+                "simulate",
+                f"{nodes:,} nodes x 8 devices x 200 workloads, snapshot as {form}: {sim.cpu:.1f} s ({sim.wall:.1f} s wall), "
+                f"peak {sim.peak_mib:.0f} MiB; bare parse {floor.cpu:.1f} s = {sim.cpu / floor.cpu:.1f}x",
+                "10,000 nodes <= 5 s and <= 300 MiB",
+            )
 
 
-ROWS = {"cold": row_cold, "throughput": row_throughput, "memory": row_memory, "big-file": row_big_file,
-        "jobs": row_jobs, "simulate": row_simulate}
+ROWS = {
+    "cold": row_cold,
+    "throughput": row_throughput,
+    "memory": row_memory,
+    "big-file": row_big_file,
+    "jobs": row_jobs,
+    "simulate": row_simulate,
+}
 
 
 def main() -> None:
@@ -266,7 +324,10 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="smaller inputs")
     parser.add_argument("--nodes", type=int, nargs="+", default=[1000, 10000], help="fleet sizes for the simulate row")
     args = parser.parse_args()
-    print(f"# {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}, Python {sys.version.split()[0]}; CPU seconds, medians of {args.repeat}", flush=True)
+    print(
+        f"# {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}, Python {sys.version.split()[0]}; CPU seconds, medians of {args.repeat}",
+        flush=True,
+    )
     with tempfile.TemporaryDirectory() as tmp:
         for name in args.rows.split(","):
             ROWS[name](Path(tmp), args)

@@ -141,8 +141,15 @@ def _default_ns(obj: dict[str, Any]) -> str | None:
 CLUSTER_SCOPED = {"DeviceClass", "ResourceSlice", "DeviceTaintRule", "Namespace", "Node"}
 
 
-def _compare_validation(item: Input, obj: dict[str, Any], label: str, mine: list[Diagnostic], stops: list[Diagnostic],
-                        whole_file: list[Diagnostic], tally: Tally) -> None:
+def _compare_validation(
+    item: Input,
+    obj: dict[str, Any],
+    label: str,
+    mine: list[Diagnostic],
+    stops: list[Diagnostic],
+    whole_file: list[Diagnostic],
+    tally: Tally,
+) -> None:
     """Recall: every server error has an error-severity dralint report at its field (any rule:
     REF003 stops an undeclared container claim as surely as an API rule). False errors: an
     API/CEL/YAML error on an object the server accepts."""
@@ -153,7 +160,9 @@ def _compare_validation(item: Input, obj: dict[str, Any], label: str, mine: list
         if mine:
             tally.falsely_rejected += 1
             for d in mine:
-                tally.disagreements.append(Disagreement(item.id, "false-error", label, d.field or "", f"{d.rule}: {d.message}"))
+                tally.disagreements.append(
+                    Disagreement(item.id, "false-error", label, d.field or "", f"{d.rule}: {d.message}")
+                )
         return
     fields = {normal_path(d.field) for d in stops if d.field}
     for path, kind in errors:
@@ -187,33 +196,49 @@ def _compare_cel(item: Input, obj: dict[str, Any], label: str, diags: list[Diagn
             continue  # never compiled by the server; the length error is a field error
         tally.selectors += 1
         at_field = {d.rule for d in diags if d.field == sel["field"]}
-        rejected = {d.rule for d in diags if d.field == sel["field"] and d.rule.startswith("CEL")
-                    and d.severity == Severity.ERROR and d.rule != CEL_LENGTH_RULE}
+        rejected = {
+            d.rule
+            for d in diags
+            if d.field == sel["field"]
+            and d.rule.startswith("CEL")
+            and d.severity == Severity.ERROR
+            and d.rule != CEL_LENGTH_RULE
+        }
         compile_error = bool(sel.get("error"))
         ok = True
         if compile_error != bool(rejected - {CEL_COST_RULE}):
             ok = False
-            tally.disagreements.append(Disagreement(item.id, "cel-compile", label, sel["field"],
-                                                    sel.get("error") or f"dralint: {sorted(rejected)}"))
+            tally.disagreements.append(
+                Disagreement(
+                    item.id, "cel-compile", label, sel["field"], sel.get("error") or f"dralint: {sorted(rejected)}"
+                )
+            )
         if not compile_error and sel["overLimit"] != (CEL_COST_RULE in at_field):
             ok = False
-            tally.disagreements.append(Disagreement(item.id, "cel-cost", label, sel["field"], f"server cost {sel.get('cost', 0)}"))
+            tally.disagreements.append(
+                Disagreement(item.id, "cel-cost", label, sel["field"], f"server cost {sel.get('cost', 0)}")
+            )
         tally.selectors_agreed += ok
 
 
-def _compare_allocation(item: Input, oracle: list[dict[str, Any]], simulated: dict[str, dict[str, Any]], tally: Tally) -> None:
+def _compare_allocation(
+    item: Input, oracle: list[dict[str, Any]], simulated: dict[str, dict[str, Any]], tally: Tally
+) -> None:
     for row in oracle:
         tally.templates += 1
         mine = simulated.get(row["template"])
-        theirs = "unresolved" if row.get("unresolved") else ("error" if row.get("error") else sorted(row["feasibleNodes"]))
+        theirs = (
+            "unresolved" if row.get("unresolved") else ("error" if row.get("error") else sorted(row["feasibleNodes"]))
+        )
         ours: Any = "absent"
         if mine is not None:
             ours = "unresolved" if mine["unresolved"] else ("error" if mine["error"] else sorted(mine["feasibleNodes"]))
         if ours == theirs:
             tally.templates_agreed += 1
         else:
-            tally.disagreements.append(Disagreement(item.id, "allocation", row["template"], "",
-                                                    f"server {theirs}, dralint {ours}"))
+            tally.disagreements.append(
+                Disagreement(item.id, "allocation", row["template"], "", f"server {theirs}, dralint {ours}")
+            )
 
 
 def load_golden(item: Input) -> dict[str, Any]:
@@ -244,9 +269,16 @@ class Allowed:
 
     def matches(self, d: Disagreement) -> bool:
         """Shell-style match where only `*` and `?` are wild: `[0]` in a field path is literal."""
-        return all(_wild_match(value, pattern) for value, pattern in
-                   ((d.input, self.input), (d.check, self.check), (d.object, self.object), (d.field, self.field),
-                    (d.detail, self.detail)))
+        return all(
+            _wild_match(value, pattern)
+            for value, pattern in (
+                (d.input, self.input),
+                (d.check, self.check),
+                (d.object, self.object),
+                (d.field, self.field),
+                (d.detail, self.detail),
+            )
+        )
 
 
 def _wild_match(value: str, pattern: str) -> bool:
@@ -256,8 +288,10 @@ def _wild_match(value: str, pattern: str) -> bool:
 
 def load_allowlist() -> list[Allowed]:
     raw = yaml.safe_load(ALLOWLIST.read_text(encoding="utf-8")) or []
-    return [Allowed(e["input"], e["check"], e.get("object", "*"), e.get("field", "*"), e.get("detail", "*"), e["reason"])
-            for e in raw]
+    return [
+        Allowed(e["input"], e["check"], e.get("object", "*"), e.get("field", "*"), e.get("detail", "*"), e["reason"])
+        for e in raw
+    ]
 
 
 def percent(part: int, whole: int) -> str:
@@ -266,15 +300,17 @@ def percent(part: int, whole: int) -> str:
 
 def figures(t: Tally) -> str:
     """The agreement table published in conformance/README.md."""
-    return "\n".join([
-        "| measure | agreement | on |",
-        "|---|---|---|",
-        f"| recall of server field errors | {percent(t.recalled, t.server_errors)} | {t.server_errors} errors |",
-        f"| false-error rate (API error on an object the server accepts) | {percent(t.falsely_rejected, t.accepted)} | {t.accepted} accepted objects |",
-        f"| CEL compile error and cost-limit agreement | {percent(t.selectors_agreed, t.selectors)} | {t.selectors} selectors |",
-        f"| allocation agreement (`simulate` feasible nodes) | {percent(t.templates_agreed, t.templates)} | {t.templates} pod templates |",
-        f"| inputs / objects / objects the server validates | {t.inputs} / {t.objects} / {t.validated} | |",
-    ])
+    return "\n".join(
+        [
+            "| measure | agreement | on |",
+            "|---|---|---|",
+            f"| recall of server field errors | {percent(t.recalled, t.server_errors)} | {t.server_errors} errors |",
+            f"| false-error rate (API error on an object the server accepts) | {percent(t.falsely_rejected, t.accepted)} | {t.accepted} accepted objects |",
+            f"| CEL compile error and cost-limit agreement | {percent(t.selectors_agreed, t.selectors)} | {t.selectors} selectors |",
+            f"| allocation agreement (`simulate` feasible nodes) | {percent(t.templates_agreed, t.templates)} | {t.templates} pod templates |",
+            f"| inputs / objects / objects the server validates | {t.inputs} / {t.objects} / {t.validated} | |",
+        ]
+    )
 
 
 if __name__ == "__main__":

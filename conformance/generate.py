@@ -36,24 +36,30 @@ OBJECT_NAMES = st.sampled_from(["claim", "x", "my.claim", "Claim", "c" * 253, "c
 CLASS_NAMES = st.sampled_from(["gpu.example.com", "gpu", "Gpu.Example.com", "", "gpu_example", "x" * 253, "x" * 254])
 COUNTS = st.sampled_from([1, 0, -1, 2, 32, 33, 10**6])
 MODES = st.sampled_from(["ExactCount", "All", "exactcount", "Some"])
-DRIVERS = st.sampled_from(["gpu.example.com", "example.com", "GPU.example.com", "gpu", "a" * 64 + ".com", "gpu.example.com."])
-ATTRIBUTES = st.sampled_from(["gpu.example.com/model", "model", "gpu.example.com/Model", "/model", "gpu.example.com/" + "m" * 64])
-CEL = st.sampled_from([
-    'device.driver == "gpu.example.com"',
-    'device.attributes["gpu.example.com"].model == "h100"',
-    'device.attributes["gpu.example.com"].model',
-    'device.capacity["gpu.example.com"].memory.compareTo(quantity("40Gi")) >= 0',
-    'device.capacity["gpu.example.com"].memory >= "40Gi"',
-    'device.attributes["gpu.example.com"].version.isGreaterThan(semver("1.0.0"))',
-    'device.driver ==',
-    'device.nope == "x"',
-    '"gpu.example.com" in device.attributes',
-    'true',
-    '1 + 1',
-    'device.allowMultipleAllocations',
-    'device.attributes.all(d, device.attributes[d].all(a, device.attributes[d][a] != ""))',
-    'x' * 10241,
-])
+DRIVERS = st.sampled_from(
+    ["gpu.example.com", "example.com", "GPU.example.com", "gpu", "a" * 64 + ".com", "gpu.example.com."]
+)
+ATTRIBUTES = st.sampled_from(
+    ["gpu.example.com/model", "model", "gpu.example.com/Model", "/model", "gpu.example.com/" + "m" * 64]
+)
+CEL = st.sampled_from(
+    [
+        'device.driver == "gpu.example.com"',
+        'device.attributes["gpu.example.com"].model == "h100"',
+        'device.attributes["gpu.example.com"].model',
+        'device.capacity["gpu.example.com"].memory.compareTo(quantity("40Gi")) >= 0',
+        'device.capacity["gpu.example.com"].memory >= "40Gi"',
+        'device.attributes["gpu.example.com"].version.isGreaterThan(semver("1.0.0"))',
+        "device.driver ==",
+        'device.nope == "x"',
+        '"gpu.example.com" in device.attributes',
+        "true",
+        "1 + 1",
+        "device.allowMultipleAllocations",
+        'device.attributes.all(d, device.attributes[d].all(a, device.attributes[d][a] != ""))',
+        "x" * 10241,
+    ]
+)
 TOLERATION_OPS = st.sampled_from(["Exists", "Equal", "Gt", "exists", None])
 EFFECTS = st.sampled_from(["NoSchedule", "NoExecute", "PreferNoSchedule", "None", None])
 
@@ -78,8 +84,17 @@ def exact_request(draw: st.DrawFn) -> Obj:
     if draw(st.booleans()):
         body["selectors"] = draw(selectors())
     if draw(st.booleans()):
-        body["tolerations"] = [{k: v for k, v in {"key": "gpu.example.com/unhealthy", "operator": draw(TOLERATION_OPS),
-                                                  "effect": draw(EFFECTS)}.items() if v is not None}]
+        body["tolerations"] = [
+            {
+                k: v
+                for k, v in {
+                    "key": "gpu.example.com/unhealthy",
+                    "operator": draw(TOLERATION_OPS),
+                    "effect": draw(EFFECTS),
+                }.items()
+                if v is not None
+            }
+        ]
     if draw(st.integers(0, 9)) == 0:
         body["adminAccess"] = True
     return body
@@ -107,34 +122,54 @@ def claim_spec(draw: st.DrawFn) -> Obj:
     devices: Obj = {"requests": requests}
     if requests and draw(st.booleans()):
         names = [r["name"] for r in requests] + ["missing"]
-        devices["constraints"] = [{"requests": draw(st.lists(st.sampled_from(names), max_size=2)),
-                                   "matchAttribute": draw(ATTRIBUTES)}]
+        devices["constraints"] = [
+            {"requests": draw(st.lists(st.sampled_from(names), max_size=2)), "matchAttribute": draw(ATTRIBUTES)}
+        ]
     if requests and draw(st.integers(0, 3)) == 0:
-        devices["config"] = [{"requests": [requests[0]["name"]],
-                              "opaque": {"driver": draw(DRIVERS), "parameters": {"sharing": "TimeSlicing"}}}]
+        devices["config"] = [
+            {
+                "requests": [requests[0]["name"]],
+                "opaque": {"driver": draw(DRIVERS), "parameters": {"sharing": "TimeSlicing"}},
+            }
+        ]
     return {"devices": devices}
 
 
 @st.composite
 def resource_claim(draw: st.DrawFn) -> Obj:
-    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": _meta(draw(OBJECT_NAMES)),
-            "spec": draw(claim_spec())}
+    return {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceClaim",
+        "metadata": _meta(draw(OBJECT_NAMES)),
+        "spec": draw(claim_spec()),
+    }
 
 
 @st.composite
 def claim_template(draw: st.DrawFn) -> Obj:
-    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate", "metadata": _meta(draw(OBJECT_NAMES)),
-            "spec": {"spec": draw(claim_spec())}}
+    return {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceClaimTemplate",
+        "metadata": _meta(draw(OBJECT_NAMES)),
+        "spec": {"spec": draw(claim_spec())},
+    }
 
 
 @st.composite
 def device_class(draw: st.DrawFn) -> Obj:
     spec: Obj = {"selectors": draw(selectors())}
     if draw(st.booleans()):
-        spec["extendedResourceName"] = draw(st.sampled_from(["example.com/gpu", "gpu", "kubernetes.io/gpu", "example.com/", "requests.example.com/gpu"]))
+        spec["extendedResourceName"] = draw(
+            st.sampled_from(["example.com/gpu", "gpu", "kubernetes.io/gpu", "example.com/", "requests.example.com/gpu"])
+        )
     if draw(st.booleans()):
         spec["config"] = [{"opaque": {"driver": draw(DRIVERS), "parameters": {}}}]
-    return {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": _meta(draw(CLASS_NAMES)), "spec": spec}
+    return {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "DeviceClass",
+        "metadata": _meta(draw(CLASS_NAMES)),
+        "spec": spec,
+    }
 
 
 @st.composite
@@ -143,25 +178,57 @@ def resource_slice(draw: st.DrawFn) -> Obj:
     for index in range(draw(st.integers(0, 3))):
         device: Obj = {"name": draw(st.sampled_from([f"gpu-{index}", "GPU", "gpu_0", "d" * 64]))}
         if draw(st.booleans()):
-            device["attributes"] = {draw(st.sampled_from(["model", "gpu.example.com/model", "Model", "m" * 33])):
-                                    draw(st.sampled_from([{"string": "h100"}, {"int": 3}, {"version": "1.2.3"},
-                                                          {"version": "v1"}, {}, {"string": "h", "int": 1}]))}
+            device["attributes"] = {
+                draw(st.sampled_from(["model", "gpu.example.com/model", "Model", "m" * 33])): draw(
+                    st.sampled_from(
+                        [
+                            {"string": "h100"},
+                            {"int": 3},
+                            {"version": "1.2.3"},
+                            {"version": "v1"},
+                            {},
+                            {"string": "h", "int": 1},
+                        ]
+                    )
+                )
+            }
         if draw(st.booleans()):
             device["capacity"] = {"memory": {"value": draw(st.sampled_from(["80Gi", "-1", "1.5", "abc", "0"]))}}
         devices.append(device)
-    spec: Obj = {"driver": draw(DRIVERS), "pool": {"name": draw(st.sampled_from(["pool", "node-0/pool", "", "Pool"])),
-                                                    "generation": draw(st.sampled_from([0, 1, -1])),
-                                                    "resourceSliceCount": draw(st.sampled_from([1, 0, 2]))},
-                 "devices": devices}
+    spec: Obj = {
+        "driver": draw(DRIVERS),
+        "pool": {
+            "name": draw(st.sampled_from(["pool", "node-0/pool", "", "Pool"])),
+            "generation": draw(st.sampled_from([0, 1, -1])),
+            "resourceSliceCount": draw(st.sampled_from([1, 0, 2])),
+        },
+        "devices": devices,
+    }
     placement = draw(st.sampled_from(["nodeName", "allNodes", "both", "none", "nodeSelector"]))
     if placement in ("nodeName", "both"):
         spec["nodeName"] = "node-0"
     if placement in ("allNodes", "both"):
         spec["allNodes"] = True
     if placement == "nodeSelector":
-        spec["nodeSelector"] = {"nodeSelectorTerms": [{"matchExpressions": [
-            {"key": "kubernetes.io/hostname", "operator": draw(st.sampled_from(["In", "Exists", "in"])), "values": ["node-0"]}]}]}
-    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": _meta(draw(OBJECT_NAMES)), "spec": spec}
+        spec["nodeSelector"] = {
+            "nodeSelectorTerms": [
+                {
+                    "matchExpressions": [
+                        {
+                            "key": "kubernetes.io/hostname",
+                            "operator": draw(st.sampled_from(["In", "Exists", "in"])),
+                            "values": ["node-0"],
+                        }
+                    ]
+                }
+            ]
+        }
+    return {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceSlice",
+        "metadata": _meta(draw(OBJECT_NAMES)),
+        "spec": spec,
+    }
 
 
 @st.composite
@@ -187,8 +254,12 @@ def pod_with_claims(draw: st.DrawFn) -> Obj:
     if kind == "Job":
         pod_spec["restartPolicy"] = draw(st.sampled_from(["Never", "Always"]))
         return {"apiVersion": "batch/v1", "kind": "Job", "metadata": _meta("job"), "spec": {"template": template}}
-    return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": _meta("deploy"),
-            "spec": {"selector": {"matchLabels": {"app": "x"}}, "template": template}}
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": _meta("deploy"),
+        "spec": {"selector": {"matchLabels": {"app": "x"}}, "template": template},
+    }
 
 
 OBJECTS = st.one_of(resource_claim(), claim_template(), device_class(), resource_slice(), pod_with_claims())
@@ -199,8 +270,14 @@ def generate(count: int) -> list[Obj]:
     drawn: list[Obj] = []
 
     @seed(SEED)
-    @settings(max_examples=count, derandomize=True, database=None, phases=[Phase.generate],
-              suppress_health_check=list(HealthCheck), deadline=None)
+    @settings(
+        max_examples=count,
+        derandomize=True,
+        database=None,
+        phases=[Phase.generate],
+        suppress_health_check=list(HealthCheck),
+        deadline=None,
+    )
     @given(OBJECTS)
     def collect(obj: Obj) -> None:
         drawn.append(obj)
@@ -210,8 +287,10 @@ def generate(count: int) -> list[Obj]:
 
 
 def as_inputs(objects: list[Obj]) -> list[Input]:
-    return [Input(f"generated/{index:05d}", yaml.safe_dump(obj, sort_keys=False).encode("utf-8"), "generated.yaml")
-            for index, obj in enumerate(objects)]
+    return [
+        Input(f"generated/{index:05d}", yaml.safe_dump(obj, sort_keys=False).encode("utf-8"), "generated.yaml")
+        for index, obj in enumerate(objects)
+    ]
 
 
 def main() -> int:

@@ -21,7 +21,10 @@ MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 # Fixture directories whose files are manifests (not expected outputs or test data).
 FIXTURE_GLOBS = ("tests/fix/golden/*/input.*", "examples/**/*.yaml", "conformance/fixtures/*.yaml")
 # The snapshot each example directory is documented with (examples/*/README.md, docs/simulation.md).
-EXAMPLE_SLICES = {"examples/scheduling": "example:h100-mig", "examples/migration": "examples/migration/cluster-state.yaml"}
+EXAMPLE_SLICES = {
+    "examples/scheduling": "example:h100-mig",
+    "examples/migration": "examples/migration/cluster-state.yaml",
+}
 
 
 @dataclass(frozen=True)
@@ -61,8 +64,15 @@ def rule_inputs() -> list[Input]:
         for kind in ("bad", "good"):
             for index, example in enumerate(getattr(rule, kind)):
                 name = str(example.options.get("filename", "example.yaml"))
-                found.append(Input(f"rules/{rule.id}/{kind}-{index}", example.manifest.encode("utf-8"), name,
-                                   example.slices, dict(example.options.get("feature_gates") or {})))
+                found.append(
+                    Input(
+                        f"rules/{rule.id}/{kind}-{index}",
+                        example.manifest.encode("utf-8"),
+                        name,
+                        example.slices,
+                        dict(example.options.get("feature_gates") or {}),
+                    )
+                )
     return found
 
 
@@ -75,5 +85,5 @@ def slices_text(reference: str | None) -> str | None:
     if reference is None:
         return None
     if reference.startswith(PREFIX):
-        return "\n---\n".join(json.dumps(obj, sort_keys=True) for obj in load_example(reference[len(PREFIX):]))
+        return "\n---\n".join(json.dumps(obj, sort_keys=True) for obj in load_example(reference[len(PREFIX) :]))
     return (ROOT / reference).read_text(encoding="utf-8")

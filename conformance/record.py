@@ -63,8 +63,12 @@ def run_oracle(binary: Path, inputs: list[Input]) -> dict[str, dict]:
                 result = json.loads(line)
                 item = by_path[result.pop("path")]
                 result.pop("error", None)
-                verdicts[item.id] = {"input": item.id, "featureGates": item.feature_gates,
-                                     "snapshot": slices is not None, **result}
+                verdicts[item.id] = {
+                    "input": item.id,
+                    "featureGates": item.feature_gates,
+                    "snapshot": slices is not None,
+                    **result,
+                }
     return verdicts
 
 

@@ -52,7 +52,10 @@ def _built_in_one_call(cls: type[R]) -> type[R]:
     params = ", ".join(name if f"_default_{name}" not in defaults else f"{name}=_default_{name}" for name in names)
     stores = "".join(f"    self.{name} = {name}\n" for name in names)
     namespace: dict[str, Any] = {"_twin": twin, "_new": object.__new__, **defaults}
-    exec(f"def __new__(cls, {params}):\n    self = _new(_twin)\n{stores}    self.__class__ = cls\n    return self\n", namespace)
+    exec(
+        f"def __new__(cls, {params}):\n    self = _new(_twin)\n{stores}    self.__class__ = cls\n    return self\n",
+        namespace,
+    )
     namespace["__new__"].__qualname__ = f"{cls.__qualname__}.__new__"
     cls.__new__ = staticmethod(namespace["__new__"])  # type: ignore[method-assign]
     del cls.__init__
@@ -161,8 +164,20 @@ def to_rows(diagnostics: Iterable[Diagnostic], known: Sequence[ObjectRef] = ()) 
         if fields is None:
             fields = spans[id(span)] = (span.path, span.line, span.column, span.end_line, span.end_column)
         obj = indexes.get(id(diag.object), diag.object)
-        rows.append((diag.rule, diag.name, diag.severity, diag.message, fields, diag.hint, obj, diag.field,
-                     diag.related, diag.rendered))
+        rows.append(
+            (
+                diag.rule,
+                diag.name,
+                diag.severity,
+                diag.message,
+                fields,
+                diag.hint,
+                obj,
+                diag.field,
+                diag.related,
+                diag.rendered,
+            )
+        )
     return rows
 
 

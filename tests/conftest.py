@@ -14,6 +14,7 @@ from dralint.lint.engine import RunResult
 from dralint.lint.gate import lint_with_config
 from dralint.lint.options import LintOptions
 
+
 def shared_dir(name: str) -> Path:
     """A folder of the team's shared material (``corpus``, ``yaml-test-suite``).
 
@@ -49,8 +50,15 @@ if os.environ.get("CI"):
     settings.load_profile("ci")
 
 
-def lint_text(tmp_path: Path, manifest: str | bytes, *, slices: str | None = None, name: str = "manifest.yaml",
-              config: str | None = None, **options: Any) -> RunResult:
+def lint_text(
+    tmp_path: Path,
+    manifest: str | bytes,
+    *,
+    slices: str | None = None,
+    name: str = "manifest.yaml",
+    config: str | None = None,
+    **options: Any,
+) -> RunResult:
     """Write ``manifest`` (and a snapshot, and a ``.dralint.yaml``) under ``tmp_path`` and lint
     it from disk the way ``dralint lint`` does, suppressions and config included.
 

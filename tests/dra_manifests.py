@@ -23,5 +23,8 @@ spec:
 def resource_claim(request: str, claim: str = "", name: str = "claim", api_version: str = "resource.k8s.io/v1") -> str:
     """A ResourceClaim whose request ``gpu`` has the fields ``request`` (YAML under the request,
     starting on line 9) and whose ``spec.devices`` also has ``claim`` (constraints, config...)."""
-    return (CLAIM_HEADER.format(name=name, api_version=api_version) + textwrap.indent(textwrap.dedent(request).strip("\n") + "\n", " " * 6)
-            + (textwrap.indent(textwrap.dedent(claim).strip("\n") + "\n", " " * 4) if claim else ""))
+    return (
+        CLAIM_HEADER.format(name=name, api_version=api_version)
+        + textwrap.indent(textwrap.dedent(request).strip("\n") + "\n", " " * 6)
+        + (textwrap.indent(textwrap.dedent(claim).strip("\n") + "\n", " " * 4) if claim else "")
+    )

@@ -120,9 +120,7 @@ class TestConstraints:
         return [resource_slice("s", devs)]
 
     def test_match_attribute_fits_on_same_root(self):
-        spec = claim_spec(
-            request("a"), request("b"), constraints=[{"matchAttribute": "gpu.example.com/pciRoot"}]
-        )
+        spec = claim_spec(request("a"), request("b"), constraints=[{"matchAttribute": "gpu.example.com/pciRoot"}])
         results, *_ = allocate(self.objs(), spec)
         assert picked(results) == [("a", "gpu-0"), ("b", "gpu-1")]
 
@@ -203,7 +201,10 @@ class TestPartitionableDevices:
     def test_partitions_in_one_attempt_share_counters(self):
         results, *_ = allocate(mig_node(allocated=False), claim_spec(request("m", "mig", count=2)))
         assert len(picked(results)) == 2
-        assert allocate(mig_node(allocated=False), claim_spec(request("m", "mig")), claim_spec(request("g", "full")))[0] is None
+        assert (
+            allocate(mig_node(allocated=False), claim_spec(request("m", "mig")), claim_spec(request("g", "full")))[0]
+            is None
+        )
 
     def test_unknown_counter_set_makes_the_pool_invalid(self):
         objs = mig_node(allocated=False)
@@ -300,7 +301,10 @@ class TestPools:
     def test_incomplete_pool_is_not_used(self):
         objs = [resource_slice("s", [device("gpu-0")], count=2)]
         assert allocate(objs, claim_spec(request("g")))[0] is None
-        assert why(objs, claim_spec(request("g"))) == "no device of class gpu matches request g (a pool of driver gpu.example.com is incomplete)"
+        assert (
+            why(objs, claim_spec(request("g")))
+            == "no device of class gpu matches request g (a pool of driver gpu.example.com is incomplete)"
+        )
 
     def test_complete_pool_of_two_slices(self):
         objs = [resource_slice("s1", [device("gpu-0")], count=2), resource_slice("s2", [device("gpu-1")], count=2)]
@@ -320,7 +324,11 @@ class TestPools:
     def test_shared_slice_with_node_selector(self):
         sel = {"nodeSelectorTerms": [{"matchExpressions": [{"key": "zone", "operator": "In", "values": ["a"]}]}]}
         node = lambda n, z: {"kind": "Node", "metadata": {"name": n, "labels": {"zone": z}}}  # noqa: E731
-        objs = [node("n1", "a"), node("n2", "b"), resource_slice("net", [device("gpu-0")], node=None, pool="net", nodeSelector=sel)]
+        objs = [
+            node("n1", "a"),
+            node("n2", "b"),
+            resource_slice("net", [device("gpu-0")], node=None, pool="net", nodeSelector=sel),
+        ]
         assert allocate(objs, claim_spec(request("g")), node="n1")[0] is not None
         assert allocate(objs, claim_spec(request("g")), node="n2")[0] is None
 

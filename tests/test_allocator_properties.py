@@ -116,13 +116,17 @@ def test_node_shape_answers_match_searching_every_node(nodes, claims, replicas, 
     for n, (devs, busy) in enumerate(nodes):
         name = f"n{n}"
         objs.append(
-            resource_slice(f"{name}-s", [device(f"d{i}", model=m, pciRoot=f"r{r}") for i, (m, r) in enumerate(devs)], node=name)
+            resource_slice(
+                f"{name}-s", [device(f"d{i}", model=m, pciRoot=f"r{r}") for i, (m, r) in enumerate(devs)], node=name
+            )
         )
         taken = [(name, f"d{i}") for i in range(len(devs)) if busy[i]]
         if taken:
             objs.append(allocated_claim(f"busy-{name}", *taken))
     if shared_nic:
-        objs.append(resource_slice("net", [device("nic", model="H100", pciRoot="r0")], node=None, pool="net", allNodes=True))
+        objs.append(
+            resource_slice("net", [device("nic", model="H100", pciRoot="r0")], node=None, pool="net", allNodes=True)
+        )
     _, specs = build([("H100", 0, False)], claims)
     templates = {f"t{i}": {"spec": {"spec": s}} for i, s in enumerate(specs)}
     pod = {"resourceClaims": [{"name": f"c{i}", "resourceClaimTemplateName": f"t{i}"} for i in range(len(specs))]}

@@ -29,7 +29,9 @@ device_st = st.fixed_dictionaries(
         "consumesCounters": maybe([{"counterSet": "cs", "counters": {"mem": {"value": "1"}}}]),
         "taints": maybe([{"key": "k", "effect": "NoSchedule"}]),
         "allowMultipleAllocations": maybe(True),
-        "nodeSelector": maybe({"nodeSelectorTerms": [{"matchExpressions": [{"key": "a", "operator": "Gt", "values": ["x"]}]}]}),
+        "nodeSelector": maybe(
+            {"nodeSelectorTerms": [{"matchExpressions": [{"key": "a", "operator": "Gt", "values": ["x"]}]}]}
+        ),
     }
 )
 slice_st = st.fixed_dictionaries(
@@ -57,8 +59,13 @@ claim_st = st.fixed_dictionaries(
                         {
                             "name": maybe("r"),
                             "exactly": maybe(
-                                {"deviceClassName": "gpu", "count": 2, "allocationMode": "ExactCount",
-                                 "capacity": {"requests": {"memory": "3"}}, "tolerations": [{"operator": "Exists"}]}
+                                {
+                                    "deviceClassName": "gpu",
+                                    "count": 2,
+                                    "allocationMode": "ExactCount",
+                                    "capacity": {"requests": {"memory": "3"}},
+                                    "tolerations": [{"operator": "Exists"}],
+                                }
                             ),
                         }
                     ),
@@ -75,8 +82,21 @@ allocated_st = st.fixed_dictionaries(
         "kind": st.just("ResourceClaim"),
         "metadata": maybe({"name": "done", "namespace": "default"}),
         "status": maybe(
-            {"allocation": {"devices": {"results": [{"driver": "gpu.example.com", "pool": "p", "device": "gpu-0",
-                                                     "shareID": "x", "consumedCapacity": {"memory": "1"}}]}}}
+            {
+                "allocation": {
+                    "devices": {
+                        "results": [
+                            {
+                                "driver": "gpu.example.com",
+                                "pool": "p",
+                                "device": "gpu-0",
+                                "shareID": "x",
+                                "consumedCapacity": {"memory": "1"},
+                            }
+                        ]
+                    }
+                }
+            }
         ),
     }
 )

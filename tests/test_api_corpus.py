@@ -50,18 +50,30 @@ def _api_errors(files: list[str]) -> dict[str, list[str]]:
 
 
 def test_v1_driver_manifests_have_no_api_errors_unless_genuinely_wrong():
-    files = [f for f, versions, notes in _rows()
-             if not f.startswith("_md_extracts") and "SYNTHETIC" not in notes
-             and "resource.k8s.io/v1" in versions and not any(OLD_DRA_VERSION.match(v) for v in versions)]
+    files = [
+        f
+        for f, versions, notes in _rows()
+        if not f.startswith("_md_extracts")
+        and "SYNTHETIC" not in notes
+        and "resource.k8s.io/v1" in versions
+        and not any(OLD_DRA_VERSION.match(v) for v in versions)
+    ]
     assert len(files) > 100
     errors = _api_errors(files)
     assert set(errors) == GENUINELY_WRONG, {f: e for f, e in errors.items() if f not in GENUINELY_WRONG}
 
 
 def test_older_dra_versions_get_version_findings():
-    files = [f for f, versions, _ in _rows()
-             if not f.startswith("_md_extracts") and any(OLD_DRA_VERSION.match(v) for v in versions)]
+    files = [
+        f
+        for f, versions, _ in _rows()
+        if not f.startswith("_md_extracts") and any(OLD_DRA_VERSION.match(v) for v in versions)
+    ]
     assert files
     result = lint(LintOptions(paths=[str(CORPUS / f) for f in files], profile="strict"))
-    flagged = {str(Path(d.span.path).relative_to(CORPUS)) for d in result.diagnostics if d.rule in ("API011", "API012", "API015")}
+    flagged = {
+        str(Path(d.span.path).relative_to(CORPUS))
+        for d in result.diagnostics
+        if d.rule in ("API011", "API012", "API015")
+    }
     assert set(files) - flagged == set()

@@ -175,9 +175,9 @@ metadata: {name: gpu.example.com, namespace: team-a}
 
 def test_name_formats_follow_the_kind(tmp_path):
     assert _at(tmp_path, NAMES, *API_RULES) == [
-        ("API007", 4, 9),    # StatefulSet names are DNS labels (ValidateStatefulSetName)
-        ("API007", 5, 14),   # namespaces are DNS labels
-        ("API007", 6, 17),   # generateName: a name prefix, trailing '-' allowed, '.' not in a label
+        ("API007", 4, 9),  # StatefulSet names are DNS labels (ValidateStatefulSetName)
+        ("API007", 5, 14),  # namespaces are DNS labels
+        ("API007", 6, 17),  # generateName: a name prefix, trailing '-' allowed, '.' not in a label
         ("API007", 20, 18),  # RBAC names are path segments: no '/'
         ("API007", 24, 18),  # Service names are DNS-1035 labels: start with a letter
         ("API007", 29, 18),  # CronJob names: at most 52 characters
@@ -191,7 +191,7 @@ apiVersion: resource.k8s.io/v1
 kind: ResourceClaim
 metadata:
   name: gpu
-  annotations: {{big: "{'x' * (256 * 1024)}"}}
+  annotations: {{big: "{"x" * (256 * 1024)}"}}
   finalizers: [example.com/cleanup, a/b/c]
   ownerReferences:
   - {{apiVersion: batch/v1, kind: Job, name: '', uid: 5c6f, controller: true}}
@@ -201,10 +201,10 @@ spec:
     requests: [{{name: g, exactly: {{deviceClassName: gpu}}}}]
 """
     assert _at(tmp_path, manifest, *API_RULES) == [
-        ("API006", 5, 3),    # keys and values add up to more than 256 KiB
-        ("API007", 6, 37),   # a finalizer is a qualified name
-        ("API009", 8, 45),   # ownerReferences[].name must not be empty
-        ("API009", 9, 71),   # only one controller reference
+        ("API006", 5, 3),  # keys and values add up to more than 256 KiB
+        ("API007", 6, 37),  # a finalizer is a qualified name
+        ("API009", 8, 45),  # ownerReferences[].name must not be empty
+        ("API009", 9, 71),  # only one controller reference
     ]
 
 
@@ -254,7 +254,9 @@ status: {}
 def test_server_populated_fields_are_warnings_and_null_ones_are_not(tmp_path):
     result = lint_text(tmp_path, CAPTURED)
     found = [(d.rule, d.span.line, d.span.column, d.severity.value) for d in result.diagnostics if d.rule in API_RULES]
-    assert found == [("API016", line, col, "warning") for line, col in ((5, 3), (6, 3), (7, 3), (8, 3), (9, 3), (23, 1))]
+    assert found == [
+        ("API016", line, col, "warning") for line, col in ((5, 3), (6, 3), (7, 3), (8, 3), (9, 3), (23, 1))
+    ]
     resource_version = next(d for d in result.diagnostics if d.field == "metadata.resourceVersion")
     assert "conflict" in resource_version.message
 
@@ -312,7 +314,10 @@ def test_a_template_one_namespace_over_is_named_with_the_fix(tmp_path):
     first, second = _refs(tmp_path, JOB_WITHOUT_NAMESPACE)
     assert (first.rule, first.span.line, first.span.column) == ("REF001", 28, 64)
     assert "exists in namespace 'training'" in first.message and "sets no metadata.namespace" in first.message
-    assert first.hint == "set `metadata.namespace: training` on the referring object, or apply it with `kubectl apply -n training`"
+    assert (
+        first.hint
+        == "set `metadata.namespace: training` on the referring object, or apply it with `kubectl apply -n training`"
+    )
     # a similar name that is no one-letter typo: a "did you mean", still only not-in-scope
     assert (second.rule, second.span.line, second.span.column) == ("REF001", 38, 63)
     assert second.message.endswith("did you mean 'single-gpu'?")
@@ -391,7 +396,11 @@ spec:
 def test_comprehension_over_an_attribute_value_is_an_error_at_the_macro(tmp_path):
     """The v1.37 compiler rejects it at create (conformance/golden/rules/CEL016/bad-0.json)."""
     result = lint_text(tmp_path, COMPREHENSIONS)
-    found = [(d.span.line, d.span.column, d.span.end_column, d.severity.value) for d in result.diagnostics if d.rule == "CEL016"]
+    found = [
+        (d.span.line, d.span.column, d.span.end_column, d.severity.value)
+        for d in result.diagnostics
+        if d.rule == "CEL016"
+    ]
     # folded scalar: line 9 holds `exists`; iterating over the domain map (`all`) is valid;
     # an optional read with a default is still the attribute's (scalar) value
     assert found == [(9, 51, 57, "error"), (13, 76, 82, "error")]
@@ -466,9 +475,9 @@ spec:
 def test_workload_specs_the_server_rejects(tmp_path):
     assert _at(tmp_path, WORKLOADS, *API_RULES) == [
         ("API004", 12, 22),  # Deployment pods restart Always
-        ("API004", 20, 5),   # a Job template without restartPolicy defaults to Always: rejected
+        ("API004", 20, 5),  # a Job template without restartPolicy defaults to Always: rejected
         ("API004", 44, 26),  # CronJob's job template: Always rejected
-        ("API009", 8, 5),    # rollingUpdate with Recreate
+        ("API009", 8, 5),  # rollingUpdate with Recreate
         ("API009", 10, 16),  # selector does not match the template labels
         ("API009", 27, 13),  # empty selector
         ("API009", 29, 24),  # podManagementPolicy
@@ -538,9 +547,9 @@ spec:
       containers: [{name: c, image: busybox}]
 """
     assert _at(tmp_path, manifest, *API_RULES) == [
-        ("API003", 24, 1),   # Indexed without completions
+        ("API003", 24, 1),  # Indexed without completions
         ("API004", 16, 26),  # DaemonSet strategy type
-        ("API009", 6, 73),   # maxUnavailable 0 with the default maxSurge 0
+        ("API009", 6, 73),  # maxUnavailable 0 with the default maxSurge 0
     ]
 
 
@@ -620,9 +629,9 @@ spec:
 def test_pod_tolerations_follow_validate_tolerations(tmp_path):
     assert _at(tmp_path, POD_TOLERATIONS, *API_RULES) == [
         ("API004", 11, 48),  # unknown effect
-        ("API007", 9, 21),   # Equal takes a label value
-        ("API009", 7, 25),   # empty key needs Exists
-        ("API009", 8, 39),   # Exists takes no value
+        ("API007", 9, 21),  # Equal takes a label value
+        ("API009", 7, 25),  # empty key needs Exists
+        ("API009", 8, 39),  # Exists takes no value
         ("API009", 10, 40),  # tolerationSeconds only with NoExecute
-        ("API009", 13, 5),   # empty key, default operator Equal
+        ("API009", 13, 5),  # empty key, default operator Equal
     ]  # {operator: Exists} with no key tolerates everything: valid

@@ -61,7 +61,11 @@ spec:
 """
     result = lint_text(tmp_path, manifest)
     unknown = next(d for d in result.diagnostics if d.rule == "API001")
-    assert (unknown.span.line, unknown.span.column, unknown.message) == (8, 5, 'unknown field "spec.resourceClaims[0].source"')
+    assert (unknown.span.line, unknown.span.column, unknown.message) == (
+        8,
+        5,
+        'unknown field "spec.resourceClaims[0].source"',
+    )
     assert "removed in v1.31" in unknown.hint
 
 
@@ -74,7 +78,9 @@ def test_selector_with_an_empty_cel_key(tmp_path):
             expression: device.driver == "gpu.example.com"
     """)
     result = lint_text(tmp_path, manifest)
-    found = sorted((d.rule, d.span.line, d.span.column, d.message) for d in result.diagnostics if d.rule in ("API001", "API003"))
+    found = sorted(
+        (d.rule, d.span.line, d.span.column, d.message) for d in result.diagnostics if d.rule in ("API001", "API003")
+    )
     assert found == [
         ("API001", 13, 11, 'unknown field "spec.devices.requests[0].exactly.selectors[0].expression"'),
         ("API003", 12, 11, "spec.devices.requests[0].exactly.selectors[0].cel: Required value"),
@@ -131,8 +137,14 @@ def test_bad_value_points_at_value(tmp_path):
           allocationMode: Some
     """)
     found, _ = _found(tmp_path, manifest, "API004")
-    assert found == [(11, 25, 'spec.devices.requests[0].exactly.allocationMode: Unsupported value: "Some": '
-                                 'supported values: "ExactCount", "All"')]
+    assert found == [
+        (
+            11,
+            25,
+            'spec.devices.requests[0].exactly.allocationMode: Unsupported value: "Some": '
+            'supported values: "ExactCount", "All"',
+        )
+    ]
 
 
 def test_unquoted_yaml_boolean_where_a_string_belongs(tmp_path):
@@ -144,7 +156,10 @@ def test_unquoted_yaml_boolean_where_a_string_belongs(tmp_path):
     """)
     result = lint_text(tmp_path, manifest)
     diag = next(d for d in result.diagnostics if d.rule == "API002")
-    assert diag.message == "spec.devices.requests[0].exactly.tolerations[0].value: Invalid value: true: must be of type string"
+    assert (
+        diag.message
+        == "spec.devices.requests[0].exactly.tolerations[0].value: Invalid value: true: must be of type string"
+    )
     assert (diag.span.line, diag.span.column) == (12, 43)
     assert diag.hint == "quote the value: unquoted, YAML reads it as a boolean"
 
@@ -162,8 +177,10 @@ def test_32_requests_are_fine_33_are_too_many_at_the_list_key(tmp_path):
 
 def _subrequests(n: int) -> str:
     items = "".join(f"        - {{name: s{i}, deviceClassName: gpu.example.com}}\n" for i in range(n))
-    return ("apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata:\n  name: alternatives\nspec:\n  devices:\n"
-            f"    requests:\n    - name: gpu\n      firstAvailable:\n{items}")
+    return (
+        "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata:\n  name: alternatives\nspec:\n  devices:\n"
+        f"    requests:\n    - name: gpu\n      firstAvailable:\n{items}"
+    )
 
 
 def test_firstavailable_boundary_8_and_9(tmp_path):
@@ -198,15 +215,21 @@ def test_opaque_parameters_10240_bytes_fine_10241_too_long(tmp_path):
 def _slice(devices: int, taints: bool) -> str:
     taint = ", taints: [{key: example.com/t, effect: NoSchedule}]" if taints else ""
     items = "".join(f"  - {{name: d{i}{taint}}}\n" for i in range(devices))
-    return ("apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata:\n  name: s\nspec:\n  driver: gpu.example.com\n"
-            "  nodeName: node-1\n  pool: {name: p, generation: 0, resourceSliceCount: 1}\n  devices:\n" + items)
+    return (
+        "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata:\n  name: s\nspec:\n  driver: gpu.example.com\n"
+        "  nodeName: node-1\n  pool: {name: p, generation: 0, resourceSliceCount: 1}\n  devices:\n" + items
+    )
 
 
 def test_devices_per_slice_128_or_64_with_taints(tmp_path):
     assert not _found(tmp_path, _slice(128, False), "API005")[0]
-    assert _found(tmp_path, _slice(129, False), "API005")[0] == [(9, 3, "spec.devices: Too many: 129: must have at most 128 items")]
+    assert _found(tmp_path, _slice(129, False), "API005")[0] == [
+        (9, 3, "spec.devices: Too many: 129: must have at most 128 items")
+    ]
     assert not _found(tmp_path, _slice(64, True), "API005")[0]
-    assert _found(tmp_path, _slice(65, True), "API005")[0] == [(9, 3, "spec.devices: Too many: 65: must have at most 64 items")]
+    assert _found(tmp_path, _slice(65, True), "API005")[0] == [
+        (9, 3, "spec.devices: Too many: 65: must have at most 64 items")
+    ]
 
 
 def test_pod_rules_in_a_deployment_template(tmp_path):
@@ -251,31 +274,50 @@ driverName: gpu.example.com
 """
     result = lint_text(tmp_path, manifest)
     by_rule = {d.rule: d for d in result.diagnostics}
-    assert (by_rule["API012"].span.line, by_rule["API012"].span.column, by_rule["API012"].severity.value) == (1, 13, "error")
+    assert (by_rule["API012"].span.line, by_rule["API012"].span.column, by_rule["API012"].severity.value) == (
+        1,
+        13,
+        "error",
+    )
     assert "removed in v1.38" in by_rule["API012"].message
-    assert (by_rule["API011"].span.line, by_rule["API011"].span.column, by_rule["API011"].severity.value) == (6, 13, "error")
+    assert (by_rule["API011"].span.line, by_rule["API011"].span.column, by_rule["API011"].severity.value) == (
+        6,
+        13,
+        "error",
+    )
     assert "DeviceClass" in by_rule["API011"].hint
     assert "API001" not in by_rule  # an unserved kind is not schema-checked
 
 
 def test_custom_resources_get_one_info_per_kind(tmp_path):
-    manifest = "".join(f"---\napiVersion: gpu.example.com/v1\nkind: GpuConfig\nmetadata:\n  name: c{i}\n" for i in range(3))
+    manifest = "".join(
+        f"---\napiVersion: gpu.example.com/v1\nkind: GpuConfig\nmetadata:\n  name: c{i}\n" for i in range(3)
+    )
     manifest += "---\napiVersion: gpu.example.com/v1\nkind: Other\nmetadata:\n  name: o\n"
     found, _ = _found(tmp_path, manifest, "API014")
     assert [line for line, _, _ in found] == [2, 17]
 
 
 def test_feature_gate_option_accepts_the_field(tmp_path):
-    manifest = resource_claim("""
+    manifest = resource_claim(
+        """
         exactly:
           deviceClassName: gpu.example.com
           derivedAttributes:
           - name: example.com/numa
             expression: device.attributes["gpu.example.com"].numa
-    """, "constraints:\n- matchAttribute: example.com/numa")
+    """,
+        "constraints:\n- matchAttribute: example.com/numa",
+    )
     found, _ = _found(tmp_path, manifest, "API015")
-    assert found == [(11, 9, "spec.devices.requests[0].exactly.derivedAttributes: the API server drops this field unless "
-                             "feature gate DRADerivedAttributes is enabled (off by default in v1.37)")]
+    assert found == [
+        (
+            11,
+            9,
+            "spec.devices.requests[0].exactly.derivedAttributes: the API server drops this field unless "
+            "feature gate DRADerivedAttributes is enabled (off by default in v1.37)",
+        )
+    ]
     assert not _found(tmp_path, manifest, "API015", feature_gates={"DRADerivedAttributes": True})[0]
 
 
@@ -291,13 +333,19 @@ metadata:
     result = lint_text(tmp_path, manifest)
     assert not [d for d in result.diagnostics if d.rule == "INT001"]
     # a captured creationTimestamp is the one finding: the server sets it itself
-    assert [(d.rule, d.field) for d in result.diagnostics if d.rule.startswith("API")] == [("API016", "metadata.creationTimestamp")]
+    assert [(d.rule, d.field) for d in result.diagnostics if d.rule.startswith("API")] == [
+        ("API016", "metadata.creationTimestamp")
+    ]
 
 
 def test_feature_gates_flag_on_the_command_line(tmp_path):
     path = tmp_path / "slice.yaml"
-    path.write_text(_slice(1, False).replace("  - {name: d0}\n", "  - {name: d0, attributes: {numa: {ints: [0, 1]}}}\n"))
+    path.write_text(
+        _slice(1, False).replace("  - {name: d0}\n", "  - {name: d0, attributes: {numa: {ints: [0, 1]}}}\n")
+    )
     gated = CliRunner().invoke(main, ["lint", "--profile", "strict", str(path)])
     assert "[API015]" in gated.output and "DRAListTypeAttributes" in gated.output
-    enabled = CliRunner().invoke(main, ["lint", "--profile", "strict", "--feature-gates", "DRAListTypeAttributes=true", str(path)])
+    enabled = CliRunner().invoke(
+        main, ["lint", "--profile", "strict", "--feature-gates", "DRAListTypeAttributes=true", str(path)]
+    )
     assert "[API015]" not in enabled.output and enabled.exit_code == 0, enabled.output

@@ -13,19 +13,24 @@ import yaml
 from dra_manifests import resource_claim
 from dralint.k8s.apivalidation import check_pod_spec, validate_object
 
-MANIFESTS = resource_claim("""
+MANIFESTS = (
+    resource_claim(
+        """
 firstAvailable:
 - name: big
   deviceClassName: big.example.com
   tolerations: [{key: k, operator: Exists}]
   derivedAttributes: [{name: example.com/numa, expression: "1"}]
   capacity: {requests: {bw: 1Gi}}
-""", """
+""",
+        """
 constraints:
 - {requests: [gpu/big, gpu], matchAttribute: example.com/numa}
 config:
 - {requests: [gpu], opaque: {driver: nic.example.com, parameters: {a: 1}}}
-""") + """---
+""",
+    )
+    + """---
 apiVersion: resource.k8s.io/v1
 kind: ResourceSlice
 metadata: {name: s}
@@ -55,7 +60,23 @@ spec:
   - name: c
     resources: {claims: [{name: gpu, request: big}], limits: {example.com/gpu: 1}, requests: {example.com/gpu: 1}}
 """
-ODD_VALUES: list[Any] = [None, 0, -1, 1.5, True, "", "A_B", [], [None], {}, {"a": {}}, {1: 2}, [[1]], datetime.date(2024, 1, 1)]
+)
+ODD_VALUES: list[Any] = [
+    None,
+    0,
+    -1,
+    1.5,
+    True,
+    "",
+    "A_B",
+    [],
+    [None],
+    {},
+    {"a": {}},
+    {1: 2},
+    [[1]],
+    datetime.date(2024, 1, 1),
+]
 
 
 def _paths(node: Any, path: tuple = ()) -> Iterator[tuple]:

@@ -56,21 +56,37 @@ def test_index_covers_every_served_dra_version():
     assert schema_set().definition_for("resource.k8s.io/v1alpha3", "DeviceClass") is None
 
 
-@pytest.mark.parametrize("check,value,ok", [
-    (formats.dns_label, "gpu-0", True), (formats.dns_label, "GPU", False), (formats.dns_label, "a" * 63, True),
-    (formats.dns_label, "a" * 64, False), (formats.dns_subdomain, "gpu.example.com", True),
-    (formats.dns_subdomain, "gpu_example.com", False), (formats.driver_name, "GPU.Example.com", True),
-    (formats.driver_name, "a" * 64, False), (formats.pool_name, "node-1/gpus", True), (formats.pool_name, "a//b", False),
-    (formats.qualified_name, "model", True), (formats.qualified_name, "gpu.example.com/model", True),
-    (formats.qualified_name, "gpu.example.com/pcie-root", False), (formats.qualified_name, "a/b/c", False),
-    (formats.qualified_name, "x" * 33, False), (formats.fully_qualified_name, "numaNode", False),
-    (formats.fully_qualified_name, "example.com/numaNode", True), (formats.label_key, "example.com/unhealthy", True),
-    (formats.label_value, "", True), (formats.label_value, "-bad", False), (formats.semver, "1.2.3-rc.1+build.5", True),
-    (formats.semver, "1.2", False),
-    (formats.extended_resource_name, "example.com/gpu", True), (formats.extended_resource_name, "example.com", False),
-    (formats.extended_resource_name, "deviceclass.resource.kubernetes.io/gpu", False),
-    (formats.extended_resource_name, "requests.example.com/gpu", False),
-])
+@pytest.mark.parametrize(
+    "check,value,ok",
+    [
+        (formats.dns_label, "gpu-0", True),
+        (formats.dns_label, "GPU", False),
+        (formats.dns_label, "a" * 63, True),
+        (formats.dns_label, "a" * 64, False),
+        (formats.dns_subdomain, "gpu.example.com", True),
+        (formats.dns_subdomain, "gpu_example.com", False),
+        (formats.driver_name, "GPU.Example.com", True),
+        (formats.driver_name, "a" * 64, False),
+        (formats.pool_name, "node-1/gpus", True),
+        (formats.pool_name, "a//b", False),
+        (formats.qualified_name, "model", True),
+        (formats.qualified_name, "gpu.example.com/model", True),
+        (formats.qualified_name, "gpu.example.com/pcie-root", False),
+        (formats.qualified_name, "a/b/c", False),
+        (formats.qualified_name, "x" * 33, False),
+        (formats.fully_qualified_name, "numaNode", False),
+        (formats.fully_qualified_name, "example.com/numaNode", True),
+        (formats.label_key, "example.com/unhealthy", True),
+        (formats.label_value, "", True),
+        (formats.label_value, "-bad", False),
+        (formats.semver, "1.2.3-rc.1+build.5", True),
+        (formats.semver, "1.2", False),
+        (formats.extended_resource_name, "example.com/gpu", True),
+        (formats.extended_resource_name, "example.com", False),
+        (formats.extended_resource_name, "deviceclass.resource.kubernetes.io/gpu", False),
+        (formats.extended_resource_name, "requests.example.com/gpu", False),
+    ],
+)
 def test_formats(check, value, ok):
     assert (check(value) == []) is ok
 
@@ -101,24 +117,37 @@ def _device(body: str) -> list[tuple[str, str]]:
 
 
 def test_attributes_plus_capacity_limit_32():
-    ok = "attributes: {%s}\ncapacity: {%s}" % (", ".join(f"a{i}: {{int: 1}}" for i in range(20)),
-                                                 ", ".join(f"c{i}: {{value: 1}}" for i in range(12)))
+    ok = "attributes: {%s}\ncapacity: {%s}" % (
+        ", ".join(f"a{i}: {{int: 1}}" for i in range(20)),
+        ", ".join(f"c{i}: {{value: 1}}" for i in range(12)),
+    )
     assert _device(ok) == []
     too_many = ok.replace("c0: {value: 1}", "c0: {value: 1}, c99: {value: 1}")
-    assert _device(too_many) == [(E.TOO_MANY, "spec.devices[0]: the total number of attributes and capacities must not exceed 32 (has 33)")]
+    assert _device(too_many) == [
+        (E.TOO_MANY, "spec.devices[0]: the total number of attributes and capacities must not exceed 32 (has 33)")
+    ]
 
 
 def test_attribute_value_rules():
     found = _device("attributes:\n  a: {string: x, int: 1}\n  v: {version: '1.2'}\n  s: {string: %s}" % ("y" * 65))
-    assert (E.ONE_OF, 'spec.devices[0].attributes.a: Invalid value: {"int":1,"string":"x"}: exactly one value must be specified') in found
-    assert (E.INVALID_VALUE, 'spec.devices[0].attributes.v.version: Invalid value: "1.2": must be a string compatible with semver.org spec 2.0.0') in found
+    assert (
+        E.ONE_OF,
+        'spec.devices[0].attributes.a: Invalid value: {"int":1,"string":"x"}: exactly one value must be specified',
+    ) in found
+    assert (
+        E.INVALID_VALUE,
+        'spec.devices[0].attributes.v.version: Invalid value: "1.2": must be a string compatible with semver.org spec 2.0.0',
+    ) in found
     assert (E.TOO_LONG, "spec.devices[0].attributes.s.string: Too long: may not be more than 64 bytes") in found
 
 
 def test_capacity_request_policy_rules():
     without_sharing = "capacity:\n  mem: {value: 8Gi, requestPolicy: {default: 1Gi, validValues: [1Gi]}}"
     assert [r for r, _ in _device(without_sharing)] == [E.INVALID_VALUE]
-    good = "allowMultipleAllocations: true\n" + "capacity:\n  mem: {value: 8Gi, requestPolicy: {default: 2Gi, validRange: {min: 1Gi, max: 8Gi, step: 1Gi}}}"
+    good = (
+        "allowMultipleAllocations: true\n"
+        + "capacity:\n  mem: {value: 8Gi, requestPolicy: {default: 2Gi, validRange: {min: 1Gi, max: 8Gi, step: 1Gi}}}"
+    )
     assert _device(good) == []
     bad = good.replace("default: 2Gi", "default: 1500Mi").replace("max: 8Gi", "max: 9Gi")
     messages = [m for _, m in _device(bad)]
@@ -133,15 +162,17 @@ def test_capacity_request_policy_rules():
     no_default = "allowMultipleAllocations: true\ncapacity:\n  mem: {value: 8Gi, requestPolicy: {validRange: {min: 1Gi, step: 0}}}"
     assert [m for _, m in _device(no_default)] == [
         "spec.devices[0].capacity.mem.requestPolicy.default: Required value: required when validRange is defined",
-        'spec.devices[0].capacity.mem.requestPolicy.validRange.step: Invalid value: 0: must be greater than zero',
+        "spec.devices[0].capacity.mem.requestPolicy.validRange.step: Invalid value: 0: must be greater than zero",
     ]
 
 
 def test_node_allocatable_resources_rules():
     good = "capacity: {cores: {value: 8}}\nnodeAllocatableResources:\n  cpu: {mapping: {capacityKey: cores, capacityMultiplier: 1}}"
     assert [r for r, _ in _device(good)] == [E.FEATURE_GATED]
-    bad = ("capacity: {cores: {value: 8}}\nnodeAllocatableResources:\n  example.com/gpu: {}\n"
-           "  cpu: {mapping: {capacityKey: threads, deviceMultiplier: 0}, overhead: {perPod: -1}}")
+    bad = (
+        "capacity: {cores: {value: 8}}\nnodeAllocatableResources:\n  example.com/gpu: {}\n"
+        "  cpu: {mapping: {capacityKey: threads, deviceMultiplier: 0}, overhead: {perPod: -1}}"
+    )
     found = [m for r, m in _device(bad) if r != E.FEATURE_GATED]
     assert found == [
         'spec.devices[0].nodeAllocatableResources[example.com/gpu]: Invalid value: "example.com/gpu": must be a node-allocatable resource name, not an extended resource',
@@ -162,9 +193,18 @@ def test_binding_conditions_need_each_other_and_must_not_overlap():
 def test_slice_node_selection_one_of_and_counters_xor_devices():
     text = DEVICE_SLICE.replace("  nodeName: node-1\n", "  allNodes: false\n") % ""
     assert _errors(text) == [  # false does not count as choosing, so both complaints apply
-        (E.ONE_OF, "spec: Required value: exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required"),
-        (E.INVALID_VALUE, "spec.allNodes: Invalid value: false: must be either unset or set to true")]
-    both = DEVICE_SLICE.replace("  nodeName: node-1\n", "  nodeName: node-1\n  sharedCounters: [{name: cs, counters: {mem: {value: 1}}}]\n") % ""
+        (
+            E.ONE_OF,
+            "spec: Required value: exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required",
+        ),
+        (E.INVALID_VALUE, "spec.allNodes: Invalid value: false: must be either unset or set to true"),
+    ]
+    both = (
+        DEVICE_SLICE.replace(
+            "  nodeName: node-1\n", "  nodeName: node-1\n  sharedCounters: [{name: cs, counters: {mem: {value: 1}}}]\n"
+        )
+        % ""
+    )
     assert _errors(both) == [(E.ONE_OF, "spec: only one of `sharedCounters` or `devices` is allowed")]
     none = DEVICE_SLICE.replace("  nodeName: node-1\n", "") % ""
     assert [r for r, _ in _errors(none)] == [E.ONE_OF]
@@ -185,7 +225,12 @@ firstAvailable:
 
 def test_constraint_references_and_count():
     ok = resource_claim(FALLBACKS, "constraints:\n- {requests: [gpu/big, gpu], matchAttribute: example.com/numa}")
-    assert _errors(ok) == [(E.INVALID_VALUE, "spec.devices.requests[0].firstAvailable[1].count: Invalid value: -1: must be greater than zero")]
+    assert _errors(ok) == [
+        (
+            E.INVALID_VALUE,
+            "spec.devices.requests[0].firstAvailable[1].count: Invalid value: -1: must be greater than zero",
+        )
+    ]
     bad = resource_claim(FALLBACKS, "constraints:\n- {requests: [gpu/huge, gpu/big/x, gpu, gpu], matchAttribute: numa}")
     rules = [r for r, _ in _errors(bad)]
     assert rules.count(E.UNDEFINED_REFERENCE) == 2
@@ -209,13 +254,24 @@ spec:
           count: 2
           tolerations: [{key: k, operator: Exists, value: v, effect: PreferNoSchedule}]
 """
-    assert sorted(_errors(text)) == sorted([
-        (E.INVALID_VALUE, "spec.metadata.name: Forbidden: cannot be set"),
-        (E.INVALID_VALUE, "spec.spec.devices.requests[0].exactly.count: Invalid value: 2: must not be specified when allocationMode is 'All'"),
-        (E.INVALID_VALUE, 'spec.spec.devices.requests[0].exactly.tolerations[0].value: Invalid value: "v": must be empty for operator `Exists`'),
-        (E.UNSUPPORTED_VALUE, 'spec.spec.devices.requests[0].exactly.tolerations[0].effect: Unsupported value: "PreferNoSchedule": '
-                              'supported values: "None", "NoSchedule", "NoExecute"'),
-    ])
+    assert sorted(_errors(text)) == sorted(
+        [
+            (E.INVALID_VALUE, "spec.metadata.name: Forbidden: cannot be set"),
+            (
+                E.INVALID_VALUE,
+                "spec.spec.devices.requests[0].exactly.count: Invalid value: 2: must not be specified when allocationMode is 'All'",
+            ),
+            (
+                E.INVALID_VALUE,
+                'spec.spec.devices.requests[0].exactly.tolerations[0].value: Invalid value: "v": must be empty for operator `Exists`',
+            ),
+            (
+                E.UNSUPPORTED_VALUE,
+                'spec.spec.devices.requests[0].exactly.tolerations[0].effect: Unsupported value: "PreferNoSchedule": '
+                'supported values: "None", "NoSchedule", "NoExecute"',
+            ),
+        ]
+    )
 
 
 def test_opaque_parameters_must_be_an_object():
@@ -238,9 +294,15 @@ def test_derived_attribute_must_be_referenced_by_a_constraint():
           deviceClassName: gpu.example.com
           derivedAttributes: [{name: example.com/numa, expression: "1"}]
     """)
-    assert _errors(text, DRADerivedAttributes=True) == [(E.UNDEFINED_REFERENCE, (
-        'spec.devices.requests[0].exactly.derivedAttributes[0].name: Invalid value: "example.com/numa": must be referenced '
-        "by at least one matchAttribute or distinctAttribute constraint targeting this request"))]
+    assert _errors(text, DRADerivedAttributes=True) == [
+        (
+            E.UNDEFINED_REFERENCE,
+            (
+                'spec.devices.requests[0].exactly.derivedAttributes[0].name: Invalid value: "example.com/numa": must be referenced '
+                "by at least one matchAttribute or distinctAttribute constraint targeting this request"
+            ),
+        )
+    ]
 
 
 def test_v1beta1_shapes_validate_against_their_own_schema():
@@ -262,24 +324,30 @@ spec:
     assert _rules(request) == [E.VERSION_DEPRECATED, E.ONE_OF]
     v1_shape = resource_claim("exactly: {deviceClassName: gpu.example.com}", api_version="resource.k8s.io/v1beta1")
     unknown = [e for e in validate_object(yaml.safe_load(v1_shape)) if e.rule == E.UNKNOWN_FIELD]
-    assert [(e.path, e.hint) for e in unknown] == [(("spec", "devices", "requests", 0, "exactly"),
-                                                    "`exactly:` is the v1 request shape: change apiVersion to resource.k8s.io/v1 "
-                                                    "(v1beta1 is removed in v1.38)")]
+    assert [(e.path, e.hint) for e in unknown] == [
+        (
+            ("spec", "devices", "requests", 0, "exactly"),
+            "`exactly:` is the v1 request shape: change apiVersion to resource.k8s.io/v1 (v1beta1 is removed in v1.38)",
+        )
+    ]
 
 
-@pytest.mark.parametrize("api_version,kind,rule,definition", [
-    ("resource.k8s.io/v1", "DeviceClass", None, True),
-    ("resource.k8s.io/v1beta2", "ResourceSlice", E.VERSION_DEPRECATED, True),
-    ("resource.k8s.io/v1alpha3", "DeviceTaintRule", E.VERSION_DEPRECATED, True),
-    ("resource.k8s.io/v1alpha3", "ResourcePoolStatusRequest", E.FEATURE_GATED, True),
-    ("resource.k8s.io/v1alpha3", "ResourceClaimTemplate", E.VERSION_NOT_SERVED, False),
-    ("resource.k8s.io/v1alpha2", "PodSchedulingContext", E.VERSION_NOT_SERVED, False),
-    ("resource.k8s.io/v1", "Deviceclass", E.UNKNOWN_KIND, False),
-    ("resource.k8s.io/v1", "ResourceClass", E.VERSION_NOT_SERVED, False),
-    ("extensions/v1beta1", "Deployment", E.VERSION_NOT_SERVED, False),
-    ("batch/v1beta1", "CronJob", E.VERSION_NOT_SERVED, False),
-    ("kubeflow.org/v2beta1", "MPIJob", E.NOT_VALIDATED, False),
-])
+@pytest.mark.parametrize(
+    "api_version,kind,rule,definition",
+    [
+        ("resource.k8s.io/v1", "DeviceClass", None, True),
+        ("resource.k8s.io/v1beta2", "ResourceSlice", E.VERSION_DEPRECATED, True),
+        ("resource.k8s.io/v1alpha3", "DeviceTaintRule", E.VERSION_DEPRECATED, True),
+        ("resource.k8s.io/v1alpha3", "ResourcePoolStatusRequest", E.FEATURE_GATED, True),
+        ("resource.k8s.io/v1alpha3", "ResourceClaimTemplate", E.VERSION_NOT_SERVED, False),
+        ("resource.k8s.io/v1alpha2", "PodSchedulingContext", E.VERSION_NOT_SERVED, False),
+        ("resource.k8s.io/v1", "Deviceclass", E.UNKNOWN_KIND, False),
+        ("resource.k8s.io/v1", "ResourceClass", E.VERSION_NOT_SERVED, False),
+        ("extensions/v1beta1", "Deployment", E.VERSION_NOT_SERVED, False),
+        ("batch/v1beta1", "CronJob", E.VERSION_NOT_SERVED, False),
+        ("kubeflow.org/v2beta1", "MPIJob", E.NOT_VALIDATED, False),
+    ],
+)
 def test_version_verdicts(api_version, kind, rule, definition):
     verdict = version_verdict(api_version, kind)
     assert [e.rule for e in verdict.errors] == ([rule] if rule else [])
@@ -288,7 +356,9 @@ def test_version_verdicts(api_version, kind, rule, definition):
 
 def test_a_kind_in_the_wrong_group_names_its_group():
     verdict = version_verdict("v1", "Deployment")
-    assert [(e.rule, e.hint) for e in verdict.errors] == [(E.UNKNOWN_KIND, "Deployment is served as apiVersion apps/v1")]
+    assert [(e.rule, e.hint) for e in verdict.errors] == [
+        (E.UNKNOWN_KIND, "Deployment is served as apiVersion apps/v1")
+    ]
 
 
 def test_removed_versions_name_the_migration_target():
@@ -315,12 +385,26 @@ ephemeralContainers:
 - name: debug
   resources: {claims: [{name: gpu, request: Big_One}]}
 """)
-    assert (E.DUPLICATE, ("spec", "resourceClaims", 1, "name"), 'spec.resourceClaims[1].name: Duplicate value: "gpu"') in found
-    assert (E.ONE_OF, ("spec", "resourceClaims", 2), "spec.resourceClaims[2]: Required value: must specify one of: "
-            "`resourceClaimName`, `resourceClaimTemplateName`") in found
-    assert (E.INVALID_VALUE, ("spec", "resources", "claims"), "spec.resources.claims: Forbidden: claims cannot be set for Resources at pod-level") in found
-    assert (E.DUPLICATE, ("spec", "initContainers", 0, "resources", "claims", 1),
-            'spec.initContainers[0].resources.claims[1]: Duplicate value: "gpu/big"') in found
+    assert (
+        E.DUPLICATE,
+        ("spec", "resourceClaims", 1, "name"),
+        'spec.resourceClaims[1].name: Duplicate value: "gpu"',
+    ) in found
+    assert (
+        E.ONE_OF,
+        ("spec", "resourceClaims", 2),
+        "spec.resourceClaims[2]: Required value: must specify one of: `resourceClaimName`, `resourceClaimTemplateName`",
+    ) in found
+    assert (
+        E.INVALID_VALUE,
+        ("spec", "resources", "claims"),
+        "spec.resources.claims: Forbidden: claims cannot be set for Resources at pod-level",
+    ) in found
+    assert (
+        E.DUPLICATE,
+        ("spec", "initContainers", 0, "resources", "claims", 1),
+        'spec.initContainers[0].resources.claims[1]: Duplicate value: "gpu/big"',
+    ) in found
     assert [r for r, p, _ in found if p[1] == "ephemeralContainers"] == [E.INVALID_FORMAT]
 
 
@@ -329,15 +413,30 @@ def test_container_claim_names_are_left_to_the_reference_checks():
     assert _pod("containers: [{name: c, resources: {claims: [{name: gpu}]}}]") == []
 
 
-@pytest.mark.parametrize("resources,messages", [
-    ({"limits": {"example.com/gpu": 1}}, []),
-    ({"limits": {"example.com/gpu": 2}, "requests": {"example.com/gpu": 2}}, []),
-    ({"limits": {"example.com/gpu": "500m"}}, ['spec.containers[0].resources.limits[example.com/gpu]: Invalid value: "500m": must be an integer']),
-    ({"requests": {"example.com/gpu": 1}}, ["spec.containers[0].resources.limits[example.com/gpu]: Required value: Limit must be set for non overcommitable resources"]),
-    ({"limits": {"example.com/gpu": 2}, "requests": {"example.com/gpu": 1}},
-     ["spec.containers[0].resources.requests[example.com/gpu]: Invalid value: 1: must be equal to example.com/gpu limit of 2"]),
-    ({"limits": {"cpu": "500m", "kubernetes.io/foo": "0.5"}}, []),
-])
+@pytest.mark.parametrize(
+    "resources,messages",
+    [
+        ({"limits": {"example.com/gpu": 1}}, []),
+        ({"limits": {"example.com/gpu": 2}, "requests": {"example.com/gpu": 2}}, []),
+        (
+            {"limits": {"example.com/gpu": "500m"}},
+            ['spec.containers[0].resources.limits[example.com/gpu]: Invalid value: "500m": must be an integer'],
+        ),
+        (
+            {"requests": {"example.com/gpu": 1}},
+            [
+                "spec.containers[0].resources.limits[example.com/gpu]: Required value: Limit must be set for non overcommitable resources"
+            ],
+        ),
+        (
+            {"limits": {"example.com/gpu": 2}, "requests": {"example.com/gpu": 1}},
+            [
+                "spec.containers[0].resources.requests[example.com/gpu]: Invalid value: 1: must be equal to example.com/gpu limit of 2"
+            ],
+        ),
+        ({"limits": {"cpu": "500m", "kubernetes.io/foo": "0.5"}}, []),
+    ],
+)
 def test_extended_resources(resources: dict[str, Any], messages: list[str]):
     spec = {"containers": [{"name": "c", "resources": resources}]}
     assert [e.message for e in check_pod_spec(spec, ("spec",))] == messages
@@ -352,14 +451,20 @@ spec: {}
 status:
   reservedFor: [{resource: pods, name: p}]
 """
-    assert _errors(text) == [(E.SERVER_WRITTEN, "status: is written by the server (status); it is ignored on create or rejected on apply")]
+    assert _errors(text) == [
+        (E.SERVER_WRITTEN, "status: is written by the server (status); it is ignored on create or rejected on apply")
+    ]
 
 
 def test_validation_inside_a_discarded_status_is_not_reported_but_decoding_is():
     """Create resets status, so only what the JSON decoder rejects there still fails a request."""
-    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
-           "spec": {"containers": [{"name": "c", "image": "registry.example/app:1"}]},
-           "status": {"containerStatuses": [{"name": "c"}]}}
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "p"},
+        "spec": {"containers": [{"name": "c", "image": "registry.example/app:1"}]},
+        "status": {"containerStatuses": [{"name": "c"}]},
+    }
     assert [(e.rule, e.path) for e in validate_object(pod)] == [("API016", ("status",))]
     pod["status"]["containerStatuses"][0]["bogus"] = 1
     pod["status"]["containerStatuses"][0]["restartCount"] = "many"
@@ -368,12 +473,15 @@ def test_validation_inside_a_discarded_status_is_not_reported_but_decoding_is():
     assert not any(rule == "API003" for rule, _ in rules)
 
 
-@pytest.mark.parametrize("field_name, value", [
-    ("annotations", {"big": "x" * (256 * 1024)}),
-    ("finalizers", ["a/b/c"]),
-    ("ownerReferences", [{"apiVersion": "v1", "kind": "Job", "name": "", "uid": "u"}]),
-    *[(name, "x") for name in sorted(meta.SERVER_SET_FIELDS)],
-])
+@pytest.mark.parametrize(
+    "field_name, value",
+    [
+        ("annotations", {"big": "x" * (256 * 1024)}),
+        ("finalizers", ["a/b/c"]),
+        ("ownerReferences", [{"apiVersion": "v1", "kind": "Job", "name": "", "uid": "u"}]),
+        *[(name, "x") for name in sorted(meta.SERVER_SET_FIELDS)],
+    ],
+)
 def test_each_metadata_field_is_checked_on_its_own(field_name, value):
     """``check_object_meta`` skips its last checks when none of their fields is there: each
     field alone must still be reported."""

@@ -50,7 +50,11 @@ def test_a_file_is_finished_when_its_last_object_is_checked_and_as_if_at_the_end
     made = [_diag("b.yaml", "YAML002", 2, "duplicate key")]
     wide = [_diag("a.yaml", "REF005", 3, "no such class"), _diag("c.yaml", "SCH001", 1, "snapshot finding")]
     # The API error and the reference error on one span are one mistake (merged); the repeat is dropped.
-    first = [_diag("a.yaml", "SEC003", 4, "root"), _diag("a.yaml", "API007", 3, "bad name"), _diag("a.yaml", "SEC003", 4, "root")]
+    first = [
+        _diag("a.yaml", "SEC003", 4, "root"),
+        _diag("a.yaml", "API007", 3, "bad name"),
+        _diag("a.yaml", "SEC003", 4, "root"),
+    ]
     second = [_diag("b.yaml", "REL001", 5, "no cpu request"), _diag("b.yaml", "REL001", 1, "no cpu request")]
     calls = _Calls()
     assembly = Assembly(_objects("a.yaml", "a.yaml", "b.yaml"), (), made, wide, _sources("a.yaml", "b.yaml"), calls)
@@ -76,7 +80,10 @@ def test_a_file_reported_on_after_it_was_finished_is_finished_again_at_the_end()
     calls = _Calls()
     assembly = Assembly(_objects("a.yaml", "b.yaml"), (), [], [], _sources("a.yaml", "b.yaml"), calls)
     early = [_diag("a.yaml", "API007", 3, "bad name")]
-    late = [_diag("b.yaml", "SEC003", 1, "root"), _diag("a.yaml", "REF005", 3, "also the class")]  # a check of b's object reports in a.yaml
+    late = [
+        _diag("b.yaml", "SEC003", 1, "root"),
+        _diag("a.yaml", "REF005", 3, "also the class"),
+    ]  # a check of b's object reports in a.yaml
     assembly.add(early)
     assembly.checked(1)
     assembly.add(late)
@@ -97,7 +104,10 @@ def test_renders_files_without_objects_and_unreported_files_wait_for_the_end():
     assert calls.files == [("plain.yaml", 0)]
     rest = assembly.unfinished()
     assert rest == made + rendered[:1]  # in the order made, for the caller to move render findings
-    moved = [dataclasses.replace(d, span=d.span._replace(path="templates/job.yaml")) if d.span.path == "chart" else d for d in rest]
+    moved = [
+        dataclasses.replace(d, span=d.span._replace(path="templates/job.yaml")) if d.span.path == "chart" else d
+        for d in rest
+    ]
     result = assembly.diagnostics(moved, {"empty.yaml", "plain.yaml", "templates/job.yaml"})
     assert [d.span.path for d in result] == ["empty.yaml", "plain.yaml", "templates/job.yaml"]
 
@@ -112,8 +122,10 @@ def test_only_a_run_with_other_processes_and_a_small_report_prepares_early(monke
 
 _MANIFESTS = {
     "kept.yaml": "apiVersion: v1\nkind: Pod\nmetadata:\n  name: kept\n  namespace: a\nspec:\n  containers:\n  - name: app\n    image: nginx:1.27\n",
-    "silenced.yaml": ("apiVersion: v1\nkind: Pod\nmetadata:\n  name: quiet\n  namespace: a\n  annotations:\n"
-                      "    dralint.io/ignore: SEC003\nspec:\n  containers:\n  - name: app\n    image: nginx:1.27\n"),
+    "silenced.yaml": (
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: quiet\n  namespace: a\n  annotations:\n"
+        "    dralint.io/ignore: SEC003\nspec:\n  containers:\n  - name: app\n    image: nginx:1.27\n"
+    ),
 }
 
 
@@ -170,15 +182,24 @@ def test_the_cli_prints_the_same_text_for_any_number_of_jobs_with_baselines_and_
     for index in range(8):
         (in_tmp / f"pod-{index}.yaml").write_text(pod.replace("name: kept", f"name: pod-{index}"), encoding="utf-8")
     (in_tmp / "silenced.yaml").write_text(_MANIFESTS["silenced.yaml"], encoding="utf-8")
-    (in_tmp / "commented.yaml").write_text("# dralint: ignore-file[REL001]\n" + pod.replace("name: kept", "name: commented"), encoding="utf-8")
+    (in_tmp / "commented.yaml").write_text(
+        "# dralint: ignore-file[REL001]\n" + pod.replace("name: kept", "name: commented"), encoding="utf-8"
+    )
 
     def lint_text(*args: str) -> str:
         out = CliRunner().invoke(main, ["lint", "--no-config", *args, "."]).stdout
         return out + (in_tmp / "report.txt").read_text() if "--output" in args else out
 
-    recorded = CliRunner().invoke(main, ["lint", "--no-config", "--select", "SEC003", "--write-baseline", "base.json", "pod-3.yaml"])
+    recorded = CliRunner().invoke(
+        main, ["lint", "--no-config", "--select", "SEC003", "--write-baseline", "base.json", "pod-3.yaml"]
+    )
     assert recorded.exit_code == 0, recorded.output
-    for args in ((), ("--baseline", "base.json"), ("--color", "always"), ("--format", "text", "--output", "report.txt")):
+    for args in (
+        (),
+        ("--baseline", "base.json"),
+        ("--color", "always"),
+        ("--format", "text", "--output", "report.txt"),
+    ):
         one, two = lint_text("--jobs", "1", *args), lint_text("--jobs", "2", *args)
         assert one == two and "pod-5.yaml" in one
     assert "1 known finding hidden by the baseline" in lint_text("--jobs", "2", "--baseline", "base.json")

@@ -63,8 +63,36 @@ scalars = st.one_of(
     st.integers(min_value=-(2**70), max_value=2**70),
     st.floats(allow_nan=False),
     st.text(max_size=12),
-    st.sampled_from(["yes", "no", "on", "0755", "0x1F", "1e3", "1_000", "~", "null", ".inf", "12:30", "- a",
-                     "a: b", "#x", "a #b", "'q'", '"q"', "it's", "<<", "", " ", "---", "...", "x\ny", "|", "-1"]),
+    st.sampled_from(
+        [
+            "yes",
+            "no",
+            "on",
+            "0755",
+            "0x1F",
+            "1e3",
+            "1_000",
+            "~",
+            "null",
+            ".inf",
+            "12:30",
+            "- a",
+            "a: b",
+            "#x",
+            "a #b",
+            "'q'",
+            '"q"',
+            "it's",
+            "<<",
+            "",
+            " ",
+            "---",
+            "...",
+            "x\ny",
+            "|",
+            "-1",
+        ]
+    ),
 )
 keys = st.one_of(st.text(max_size=8), st.sampled_from(["yes", "1", "null", "a b", "a: b", "-x", "<<", "k"]))
 values = st.recursive(
@@ -72,8 +100,11 @@ values = st.recursive(
     lambda children: st.one_of(st.lists(children, max_size=4), st.dictionaries(keys, children, max_size=4)),
     max_leaves=25,
 )
-documents = st.lists(st.one_of(st.dictionaries(keys, values, min_size=1, max_size=5), st.lists(values, min_size=1, max_size=4)),
-                     min_size=1, max_size=3)
+documents = st.lists(
+    st.one_of(st.dictionaries(keys, values, min_size=1, max_size=5), st.lists(values, min_size=1, max_size=4)),
+    min_size=1,
+    max_size=3,
+)
 
 
 @settings(max_examples=300, deadline=None)
@@ -95,14 +126,31 @@ def test_indentation_and_line_breaks_read_the_same(docs, newline, indent):
     assert_same(text)
 
 
-sentences = st.lists(st.sampled_from(["gpu", "a", "device.driver", "==", "'x'", "&&", ">=", "0", "-", "true", "1"]),
-                     min_size=1, max_size=12).map(" ".join)
+sentences = st.lists(
+    st.sampled_from(["gpu", "a", "device.driver", "==", "'x'", "&&", ">=", "0", "-", "true", "1"]),
+    min_size=1,
+    max_size=12,
+).map(" ".join)
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.dictionaries(keys, st.recursive(st.one_of(scalars, sentences), lambda c: st.one_of(
-    st.lists(c, max_size=3), st.dictionaries(keys, c, max_size=3)), max_leaves=8), min_size=1, max_size=4), min_size=1, max_size=2),
-    st.integers(min_value=8, max_value=40))
+@given(
+    st.lists(
+        st.dictionaries(
+            keys,
+            st.recursive(
+                st.one_of(scalars, sentences),
+                lambda c: st.one_of(st.lists(c, max_size=3), st.dictionaries(keys, c, max_size=3)),
+                max_leaves=8,
+            ),
+            min_size=1,
+            max_size=4,
+        ),
+        min_size=1,
+        max_size=2,
+    ),
+    st.integers(min_value=8, max_value=40),
+)
 def test_strings_folded_over_lines_read_the_same(docs, width):
     """Dumpers fold long strings at a space (PyYAML like Go's encoder, at ``width``)."""
     assert_same(yaml.dump_all(docs, Dumper=yaml.CSafeDumper, width=width))
@@ -113,12 +161,17 @@ def test_the_readers_take_what_machines_write():
         "apiVersion": "resource.k8s.io/v1",
         "kind": "ResourceSlice",
         "metadata": {"name": "node-1-gpus", "labels": {"a b": "yes", "port": "8080"}},
-        "spec": {"driver": "gpu.example.com", "devices": [{"name": "gpu-0", "attributes": {"index": {"int": 0}}},
-                                                          {"name": "gpu-1", "capacity": {}}], "allNodes": True},
+        "spec": {
+            "driver": "gpu.example.com",
+            "devices": [{"name": "gpu-0", "attributes": {"index": {"int": 0}}}, {"name": "gpu-1", "capacity": {}}],
+            "allNodes": True,
+        },
     }
-    for text in (yaml.dump_all([manifest, manifest], Dumper=yaml.CSafeDumper),
-                 yaml.safe_dump(manifest, default_flow_style=False),
-                 yaml.safe_dump(manifest, default_flow_style=False, indent=4)):
+    for text in (
+        yaml.dump_all([manifest, manifest], Dumper=yaml.CSafeDumper),
+        yaml.safe_dump(manifest, default_flow_style=False),
+        yaml.safe_dump(manifest, default_flow_style=False, indent=4),
+    ):
         assert fully_taken(text), taken(text)
         assert_same(text)
 
@@ -127,7 +180,9 @@ def test_the_readers_take_what_machines_write():
 
 
 def _yaml_files(*folders: Path) -> list[Path]:
-    return sorted(p for folder in folders if folder.is_dir() for p in folder.rglob("*") if p.suffix in (".yaml", ".yml", ".json"))
+    return sorted(
+        p for folder in folders if folder.is_dir() for p in folder.rglob("*") if p.suffix in (".yaml", ".yml", ".json")
+    )
 
 
 REAL_FILES = _yaml_files(CORPUS, ROOT / "examples", ROOT / "tests" / "data")
@@ -175,17 +230,19 @@ TAKEN = {
     "trailing spaces": "a: b   \nc:    d  \ne: \n- \n",
     "CRLF": "a: 1\r\nb:\r\n- x\r\n- 'y'\r\nc: |\r\n  z\r\n",
     "comments": "# head\na: 1 # one\n  # deeper comment\nb: # none\n  c: 2\n# tail\n",
-    "flow on one line": "a: {x: 1, \"y\": 'z'}\nb: [1, \"two\", three four]\nc: []\nd: { }\ne:\n- [ ]\n",
+    "flow on one line": 'a: {x: 1, "y": \'z\'}\nb: [1, "two", three four]\nc: []\nd: { }\ne:\n- [ ]\n',
     "literal block scalars": "a: |\n  x\n\n  y\nb: |-\n  z\n   w\n# c\nc:\n- |\n  v\n",
     "documents": "---\na: 1\n--- # second\n- b\n---\nc: 2",
-    "unicode": "k: héllo\nb: 😀x\n\"ü\": 1\n",
+    "unicode": 'k: héllo\nb: 😀x\n"ü": 1\n',
     "indented root": "  a: 1\n  b:\n    - x\n",
     "plain scalars with indicators inside": "a: b:c\nd: e#f\ng: h - i\nj: k, l\nm: -n\no: '-'\n",
     "values on the next line": "a:\n  b\nc:\n  'd'\ne:\n  [1]\nf:\n  |\n    g\nh:\n-\n  i\n",
     "no final line break": "a: 1\nb: |\n  x",
     # Go's YAML encoder (kubectl -o yaml) folds strings longer than 80 columns at a space.
-    "plain scalars over several lines": ("expression: device.driver == 'gpu.example.com' && device.attributes['gpu.example.com'].model\n"
-                                         "  != 'none'\nb:\n  c: one two\n    three\n      four\n  d: 1\n"),
+    "plain scalars over several lines": (
+        "expression: device.driver == 'gpu.example.com' && device.attributes['gpu.example.com'].model\n"
+        "  != 'none'\nb:\n  c: one two\n    three\n      four\n  d: 1\n"
+    ),
     "plain scalars over lines in sequences": "- one two\n  three\n- - a\n    b\n---\nk:\n- x y\n  z\nz: 1\n",
     "plain scalars over lines that resolve": "a: 1\n  2\nb: true\n  false\nc: 1e99\n  9\nd: x\n  - y\n",
     "plain scalars over lines, then a comment": "a: b  \n   c  \n  # c\nd: e\r\nf: g\r\n  h\r\n",
@@ -218,7 +275,7 @@ DECLINED = {
     "plain scalar going on after its mapping closed": ("a:\n  b:\n    x\n y\n", "indentation"),
     "quoted scalar going on": ("a: 'q'\n  b\n", "indentation"),
     "multi-line quoted scalar": ("a: 'b\n  c'\n", "outside the subset"),
-    "escapes": ("a: \"b\\n\"\n", "outside the subset"),
+    "escapes": ('a: "b\\n"\n', "outside the subset"),
     "nested flow": ("a: {b: [1]}\n", "outside the subset"),
     "flow spanning lines": ("a: [1,\n  2]\n", "outside the subset"),
     "colon in flow plain scalar": ("a: {b: c:d}\n", "outside the subset"),
@@ -308,8 +365,24 @@ def test_lines_repeated_across_a_large_run_stay_cached_while_lines_met_once_age_
 
 #: Every way a scalar can resolve to NaN or an infinity, in block and in flow context; the API
 #: validation skips its search for them in a document whose ``finite`` says there are none.
-NON_FINITE = [".inf", "+.INF", "-.Inf", ".nan", ".NaN", ".NAN", "1e999", "-1e999", ".5e999", "1_0e999", "9" * 400,
-              "!!float .nan", "!!float .inf", "!!float -1e999", "!!float 1e400", "!!float '.inf'"]
+NON_FINITE = [
+    ".inf",
+    "+.INF",
+    "-.Inf",
+    ".nan",
+    ".NaN",
+    ".NAN",
+    "1e999",
+    "-1e999",
+    ".5e999",
+    "1_0e999",
+    "9" * 400,
+    "!!float .nan",
+    "!!float .inf",
+    "!!float -1e999",
+    "!!float 1e400",
+    "!!float '.inf'",
+]
 
 
 def _holds_non_finite(value) -> bool:
@@ -321,8 +394,17 @@ def _holds_non_finite(value) -> bool:
 
 
 @pytest.mark.parametrize("written", NON_FINITE)
-@pytest.mark.parametrize("shape", ["a: 1\nb: {w}\n", "a:\n- x\n- {w}\n", "a: [1, {w}]\n", "a: {{b: {w}}}\n",
-                                   "a: &n {w}\nb: *n\n", "a: 1\n---\nb: {w}\n"])
+@pytest.mark.parametrize(
+    "shape",
+    [
+        "a: 1\nb: {w}\n",
+        "a:\n- x\n- {w}\n",
+        "a: [1, {w}]\n",
+        "a: {{b: {w}}}\n",
+        "a: &n {w}\nb: *n\n",
+        "a: 1\n---\nb: {w}\n",
+    ],
+)
 def test_a_document_with_nan_or_infinity_is_not_finite_through_both_readers(written, shape):
     text = shape.format(w=written)
     for result in (load(SourceText("t.yaml", text)), events_only(text)):
@@ -332,7 +414,10 @@ def test_a_document_with_nan_or_infinity_is_not_finite_through_both_readers(writ
         assert all(d.finite for d in before)
 
 
-@pytest.mark.parametrize("written", ["1e3", ".5", "-1.5e308", "'.inf'", '".nan"', "inf", "nan", "!!float nan", "!!str .inf", "99999999999999999999"])
+@pytest.mark.parametrize(
+    "written",
+    ["1e3", ".5", "-1.5e308", "'.inf'", '".nan"', "inf", "nan", "!!float nan", "!!str .inf", "99999999999999999999"],
+)
 def test_a_document_with_finite_numbers_only_is_finite_through_both_readers(written):
     text = f"a: {written}\nb: [{written}]\n"
     for result in (load(SourceText("t.yaml", text)), events_only(text)):
@@ -340,10 +425,22 @@ def test_a_document_with_finite_numbers_only_is_finite_through_both_readers(writ
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.dictionaries(keys, st.recursive(
-    st.one_of(st.floats(), scalars),
-    lambda children: st.one_of(st.lists(children, max_size=3), st.dictionaries(keys, children, max_size=3)),
-    max_leaves=10), min_size=1, max_size=4), min_size=1, max_size=3))
+@given(
+    st.lists(
+        st.dictionaries(
+            keys,
+            st.recursive(
+                st.one_of(st.floats(), scalars),
+                lambda children: st.one_of(st.lists(children, max_size=3), st.dictionaries(keys, children, max_size=3)),
+                max_leaves=10,
+            ),
+            min_size=1,
+            max_size=4,
+        ),
+        min_size=1,
+        max_size=3,
+    )
+)
 def test_finite_never_hides_a_nan_or_infinity(docs):
     text = yaml.dump_all(docs, Dumper=yaml.CSafeDumper)
     for result in (load(SourceText("t.yaml", text)), events_only(text)):
@@ -389,9 +486,17 @@ def cut_into_items(result: LoadResult) -> list:
     out = []
     for document in result.documents:
         data = document.data
-        if isinstance(data, dict) and str(data.get("kind")).endswith("List") and isinstance(data.get("items"), list) and data["items"]:
+        if (
+            isinstance(data, dict)
+            and str(data.get("kind")).endswith("List")
+            and isinstance(data.get("items"), list)
+            and data["items"]
+        ):
             children = document._walk(("items",))[0][5]
-            out.extend((document.index, number, repr(item), repr(pos)) for number, (item, pos) in enumerate(zip(data["items"], children)))
+            out.extend(
+                (document.index, number, repr(item), repr(pos))
+                for number, (item, pos) in enumerate(zip(data["items"], children))
+            )
         else:
             out.append((document.index, None, repr(data), repr(document._walk(())[0])))
     return out
@@ -400,7 +505,12 @@ def cut_into_items(result: LoadResult) -> list:
 def item_segments(text: str) -> list[blockfast.Segment]:
     """The segments of the items the fast reader takes one by one."""
     segments: list[blockfast.Segment] = []
-    blockfast.read(text, lambda data, segment: None, max_depth=MAX_DEPTH, add_items=lambda items: segments.extend(s for _, s in items))
+    blockfast.read(
+        text,
+        lambda data, segment: None,
+        max_depth=MAX_DEPTH,
+        add_items=lambda items: segments.extend(s for _, s in items),
+    )
     return segments
 
 
@@ -424,8 +534,12 @@ def a_list(items: list, kind: str = "List") -> dict:
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(values, min_size=1, max_size=5), st.sampled_from([yaml.SafeDumper, IndentedSequences]),
-       st.integers(min_value=8, max_value=80), st.lists(st.tuples(st.integers(min_value=0), st.sampled_from(["", "# c", "  # c", "    #"])), max_size=4))
+@given(
+    st.lists(values, min_size=1, max_size=5),
+    st.sampled_from([yaml.SafeDumper, IndentedSequences]),
+    st.integers(min_value=8, max_value=80),
+    st.lists(st.tuples(st.integers(min_value=0), st.sampled_from(["", "# c", "  # c", "    #"])), max_size=4),
+)
 def test_a_list_reads_item_by_item_the_same(items, dumper, width, inserted):
     """Items of any shape, indented or not, strings folded, blank and comment lines anywhere."""
     lines = yaml.dump(a_list(items), Dumper=dumper, width=width).split("\n")
@@ -436,7 +550,7 @@ def test_a_list_reads_item_by_item_the_same(items, dumper, width, inserted):
 
 TAKEN_LISTS = {
     "kubectl": "apiVersion: v1\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: a\n- apiVersion: v1\n  kind: ConfigMap\n"
-               "  metadata:\n    name: b\nkind: List\nmetadata:\n  resourceVersion: \"\"\n",
+    '  metadata:\n    name: b\nkind: List\nmetadata:\n  resourceVersion: ""\n',
     "indented items last": "---\nkind: PodList\napiVersion: v1\nitems:\n  - kind: Pod\n    metadata: {name: a}\n  -\n    kind: Pod\n",
     "literal at an item's end": "kind: List\nitems:\n  - data:\n      s: |\n        x\n  - data:\n      s: |-\n        y\n\nmetadata: {}\n",
     "folded at an item's end": "kind: List\nitems:\n- a: one two\n    three\n- b: four\nmetadata: {}\n",
@@ -503,7 +617,11 @@ def test_a_list_libyaml_reads_comes_item_by_item_and_frozen():
     """libyaml's List is not held whole either: each item is pickled once it is built."""
     text = "kind: List\nitems:\n- a: 1\n- b: &x 2\n- c: *x\n"
     received = []
-    load(SourceText("t.yaml", text), lambda d: received.append((d._frozen is not None, d.index, d.item, d.data)), lists=True)
+    load(
+        SourceText("t.yaml", text),
+        lambda d: received.append((d._frozen is not None, d.index, d.item, d.data)),
+        lists=True,
+    )
     assert received == [(True, 0, 0, {"a": 1}), (True, 0, 1, {"b": 2}), (True, 0, 2, {"c": 2})]
 
 

@@ -12,7 +12,10 @@ from allocator_fixtures import allocate, claim_spec, request
 from dralint.k8s.allocator import MAX_RESULTS, Fatal
 from dralint.k8s.apivalidation import validate_object
 from dralint.k8s.apivalidation.semantic import (
-    MAX_ATTRIBUTE_STRING_LENGTH, MAX_ATTRIBUTES_AND_CAPACITIES, MAX_DEVICES_PER_SLICE, OPAQUE_PARAMETERS_MAX_LENGTH,
+    MAX_ATTRIBUTE_STRING_LENGTH,
+    MAX_ATTRIBUTES_AND_CAPACITIES,
+    MAX_DEVICES_PER_SLICE,
+    OPAQUE_PARAMETERS_MAX_LENGTH,
 )
 from dralint.lint.config import load_config
 from dralint.lint.score import score
@@ -23,6 +26,7 @@ from test_allocator import gpus
 
 # --- the allocator's per-claim device limit -------------------------------------------------
 
+
 def test_a_claim_of_exactly_the_device_limit_allocates():
     results, *_ = allocate([gpus(MAX_RESULTS + 8)], claim_spec(request("g", count=MAX_RESULTS)))
     assert results is not None
@@ -30,7 +34,9 @@ def test_a_claim_of_exactly_the_device_limit_allocates():
 
 
 def test_a_claim_of_one_more_than_the_limit_is_fatal():
-    with pytest.raises(Fatal, match=f"number of requested devices {MAX_RESULTS + 1} exceeds the claim limit of {MAX_RESULTS}"):
+    with pytest.raises(
+        Fatal, match=f"number of requested devices {MAX_RESULTS + 1} exceeds the claim limit of {MAX_RESULTS}"
+    ):
         allocate([gpus(MAX_RESULTS + 8)], claim_spec(request("g", count=MAX_RESULTS + 1)))
 
 
@@ -46,6 +52,7 @@ def test_all_mode_at_the_device_limit(devices, fatal):
 
 
 # --- reading input --------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("size,kept", [(100, True), (101, False)])
 def test_file_size_limit(tmp_path, size, kept):
@@ -79,10 +86,19 @@ def test_config_file_size_limit(tmp_path, extra, refused):
 
 # --- API limits ----------------------------------------------------------------------------
 
+
 def _slice(devices: list[dict]) -> dict:
-    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "s"},
-            "spec": {"driver": "gpu.example.com", "nodeName": "n1", "pool": {"name": "p", "generation": 1, "resourceSliceCount": 1},
-                     "devices": devices}}
+    return {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceSlice",
+        "metadata": {"name": "s"},
+        "spec": {
+            "driver": "gpu.example.com",
+            "nodeName": "n1",
+            "pool": {"name": "p", "generation": 1, "resourceSliceCount": 1},
+            "devices": devices,
+        },
+    }
 
 
 def _messages(obj: dict) -> list[str]:
@@ -95,14 +111,18 @@ def test_devices_per_slice(count, refused):
     assert any("spec.devices" in m and "Too many" in m for m in found) is refused, found
 
 
-@pytest.mark.parametrize("count,refused", [(MAX_ATTRIBUTES_AND_CAPACITIES, False), (MAX_ATTRIBUTES_AND_CAPACITIES + 1, True)])
+@pytest.mark.parametrize(
+    "count,refused", [(MAX_ATTRIBUTES_AND_CAPACITIES, False), (MAX_ATTRIBUTES_AND_CAPACITIES + 1, True)]
+)
 def test_attributes_and_capacities_per_device(count, refused):
     attributes = {f"a{i}": {"int": i} for i in range(count - 1)}
     found = _messages(_slice([{"name": "d", "attributes": attributes, "capacity": {"memory": {"value": "1Gi"}}}]))
     assert bool(found) is refused, found
 
 
-@pytest.mark.parametrize("length,refused", [(MAX_ATTRIBUTE_STRING_LENGTH, False), (MAX_ATTRIBUTE_STRING_LENGTH + 1, True)])
+@pytest.mark.parametrize(
+    "length,refused", [(MAX_ATTRIBUTE_STRING_LENGTH, False), (MAX_ATTRIBUTE_STRING_LENGTH + 1, True)]
+)
 def test_attribute_string_length(length, refused):
     found = _messages(_slice([{"name": "d", "attributes": {"model": {"string": "x" * length}}}]))
     assert bool(found) is refused, found
@@ -112,18 +132,36 @@ def test_attribute_string_length(length, refused):
 def test_opaque_parameters_size(extra, refused):
     # {"v":"..."} is 8 bytes of JSON around the string.
     parameters = {"v": "x" * (OPAQUE_PARAMETERS_MAX_LENGTH - 8 + extra)}
-    obj = {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "c"},
-           "spec": {"config": [{"opaque": {"driver": "gpu.example.com", "parameters": parameters}}]}}
+    obj = {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "DeviceClass",
+        "metadata": {"name": "c"},
+        "spec": {"config": [{"opaque": {"driver": "gpu.example.com", "parameters": parameters}}]},
+    }
     found = _messages(obj)
     assert any("Too long" in m for m in found) is refused, found
 
 
 # --- exact scores --------------------------------------------------------------------------
 
-@pytest.mark.parametrize("objects,errors,warnings,expected", [
-    (1, 0, 0, 100), (0, 0, 0, 100), (0, 1, 0, 16), (1, 0, 1, 50), (1, 1, 0, 16), (10, 1, 0, 66),
-    (10, 0, 1, 90), (100, 0, 1, 99), (99, 0, 1, 99), (1000, 1, 0, 99), (19, 0, 1, 95), (5, 1, 5, 33),
-])
+
+@pytest.mark.parametrize(
+    "objects,errors,warnings,expected",
+    [
+        (1, 0, 0, 100),
+        (0, 0, 0, 100),
+        (0, 1, 0, 16),
+        (1, 0, 1, 50),
+        (1, 1, 0, 16),
+        (10, 1, 0, 66),
+        (10, 0, 1, 90),
+        (100, 0, 1, 99),
+        (99, 0, 1, 99),
+        (1000, 1, 0, 99),
+        (19, 0, 1, 95),
+        (5, 1, 5, 33),
+    ],
+)
 def test_exact_scores(objects, errors, warnings, expected):
     assert score(objects, errors, warnings) == expected
 

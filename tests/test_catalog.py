@@ -95,5 +95,7 @@ def test_compiled_catalog_is_read_only_while_it_matches_the_files(tmp_path):
 
 
 def test_check_index_is_up_to_date():
-    on_disk = (Path(__file__).resolve().parent.parent / "dralint" / "lint" / "check_index.py").read_text(encoding="utf-8")
+    on_disk = (Path(__file__).resolve().parent.parent / "dralint" / "lint" / "check_index.py").read_text(
+        encoding="utf-8"
+    )
     assert on_disk == check_index(), "dralint/lint/check_index.py is stale: run `python tools/generate_docs.py`"

@@ -10,7 +10,15 @@ import yaml
 from dralint.lint.catalog import CatalogError, load_catalog, parse_rule
 from dralint.lint.ruledocs import README_END, README_START, peer_table
 
-BASE = {"id": "SEC999", "name": "x-rule", "severity": "warning", "category": "security", "summary": "s", "rationale": "r", "fix": "f"}
+BASE = {
+    "id": "SEC999",
+    "name": "x-rule",
+    "severity": "warning",
+    "category": "security",
+    "summary": "s",
+    "rationale": "r",
+    "fix": "f",
+}
 
 
 def test_peers_are_parsed_in_a_fixed_tool_order():
@@ -44,8 +52,12 @@ def test_readme_table_is_up_to_date():
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
     start, end = readme.index(README_START) + len(README_START), readme.index(README_END)
     rules = sorted(load_catalog().values(), key=lambda r: r.id)
-    elsewhere = yaml.safe_load((Path(__file__).resolve().parent.parent / "docs" / "peer-coverage-elsewhere.yaml").read_text(encoding="utf-8"))
-    assert readme[start:end].strip() == peer_table(rules, elsewhere).strip(), "README rule table is stale: run `python tools/generate_docs.py`"
+    elsewhere = yaml.safe_load(
+        (Path(__file__).resolve().parent.parent / "docs" / "peer-coverage-elsewhere.yaml").read_text(encoding="utf-8")
+    )
+    assert readme[start:end].strip() == peer_table(rules, elsewhere).strip(), (
+        "README rule table is stale: run `python tools/generate_docs.py`"
+    )
 
 
 def test_severity_in_gives_a_profile_its_own_default():

@@ -40,15 +40,21 @@ def _at(diag) -> tuple[int, int, int, int]:
 
 # Each case: the expression scalar as written in YAML; the error is the `>` of `device.driver > 5`
 # or the `drivr` field, on the line and column given (1-based, end exclusive).
-@pytest.mark.parametrize(("scalar", "where"), [
-    ("      expression: device.driver > 5\n", (8, 33, 8, 34)),
-    ("      expression: |\n        device.driver == \"a\" ||\n        device.driver > 5\n", (10, 23, 10, 24)),
-    ("      expression: >-\n        device.driver == \"a\" ||\n        device.driver > 5\n", (10, 23, 10, 24)),
-    ("      expression: 'device.driver == ''a'' ||\n        device.driver > 5'\n", (9, 23, 9, 24)),
-    ("      expression: \"device.driver == \\\"a\\\" ||\n        device.driver > 5\"\n", (9, 23, 9, 24)),
-    ("      expression: \"device.driver == \\u0022a\\u0022 || device.driver > 5\"\n", (8, 68, 8, 69)),   # escapes count in the file
-    ("      expression: |\n        device.driver == \"a\" ||\n          device.drivr == \"b\"\n", (10, 18, 10, 23)),
-])
+@pytest.mark.parametrize(
+    ("scalar", "where"),
+    [
+        ("      expression: device.driver > 5\n", (8, 33, 8, 34)),
+        ('      expression: |\n        device.driver == "a" ||\n        device.driver > 5\n', (10, 23, 10, 24)),
+        ('      expression: >-\n        device.driver == "a" ||\n        device.driver > 5\n', (10, 23, 10, 24)),
+        ("      expression: 'device.driver == ''a'' ||\n        device.driver > 5'\n", (9, 23, 9, 24)),
+        ('      expression: "device.driver == \\"a\\" ||\n        device.driver > 5"\n', (9, 23, 9, 24)),
+        (
+            '      expression: "device.driver == \\u0022a\\u0022 || device.driver > 5"\n',
+            (8, 68, 8, 69),
+        ),  # escapes count in the file
+        ('      expression: |\n        device.driver == "a" ||\n          device.drivr == "b"\n', (10, 18, 10, 23)),
+    ],
+)
 def test_compile_error_position_in_every_scalar_style(tmp_path, scalar: str, where) -> None:
     diags = _diags(tmp_path, HEAD + scalar)
     assert len(diags) == 1, diags
@@ -57,9 +63,11 @@ def test_compile_error_position_in_every_scalar_style(tmp_path, scalar: str, whe
 
 
 def test_eof_error_in_block_scalar_points_at_the_last_content_character(tmp_path) -> None:
-    diags = _diags(tmp_path, HEAD + "      expression: |\n        device.driver == \"a\" &&\n          (device.driver == \"b\"\n")
+    diags = _diags(
+        tmp_path, HEAD + '      expression: |\n        device.driver == "a" &&\n          (device.driver == "b"\n'
+    )
     assert len(diags) == 1 and "<EOF>" in diags[0].message
-    assert _at(diags[0])[:2] == (10, 31)   # the closing quote, last character of the content
+    assert _at(diags[0])[:2] == (10, 31)  # the closing quote, last character of the content
 
 
 def test_selectors_in_claims_templates_and_subrequests(tmp_path) -> None:
@@ -94,37 +102,52 @@ spec:
 
 
 def test_v1beta1_flat_request(tmp_path) -> None:
-    manifest = _claim("""    - name: gpu
+    manifest = _claim(
+        """    - name: gpu
       deviceClassName: gpu.example.com
       selectors:
       - cel:
           expression: device.driver == 1
-""", "resource.k8s.io/v1beta1")
+""",
+        "resource.k8s.io/v1beta1",
+    )
     assert [d.span.line for d in _diags(tmp_path, manifest)] == [13]
 
 
 def test_result_type_length_and_not_checked(tmp_path) -> None:
     assert _diags(tmp_path, HEAD + "      expression: device.driver\n", "CEL002")
-    long = "device.driver == \"" + "x" * 10300 + "\""
+    long = 'device.driver == "' + "x" * 10300 + '"'
     assert _diags(tmp_path, HEAD + f"      expression: '{long}'\n", "CEL003")
-    info = _diags(tmp_path, HEAD + "      expression: url(\"https://a\").getHost() == \"a\"\n", "CEL006")
+    info = _diags(tmp_path, HEAD + '      expression: url("https://a").getHost() == "a"\n', "CEL006")
     assert [d.severity.value for d in info] == ["info"]
-    assert not _diags(tmp_path, HEAD + "      expression: url(\"https://a\").getHost() == \"a\"\n")
+    assert not _diags(tmp_path, HEAD + '      expression: url("https://a").getHost() == "a"\n')
 
 
 def test_version_and_capacity_lints_point_at_the_operator(tmp_path) -> None:
-    version = _diags(tmp_path, HEAD + """      expression: |
+    version = _diags(
+        tmp_path,
+        HEAD
+        + """      expression: |
         device.driver == "gpu.example.com" &&
         device.attributes["gpu.example.com"].driverVersion >= "550"
-""", "CEL011")
-    capacity = _diags(tmp_path, HEAD + """      expression: |
+""",
+        "CEL011",
+    )
+    capacity = _diags(
+        tmp_path,
+        HEAD
+        + """      expression: |
         device.driver == "gpu.example.com" &&
         device.capacity["gpu.example.com"].memory == "40Gi"
-""", "CEL012")
+""",
+        "CEL012",
+    )
     assert [(_at(d), d.severity.value) for d in version] == [((10, 60, 10, 62), "error")]
     assert [(_at(d), d.severity.value) for d in capacity] == [((10, 51, 10, 53), "error")]
-    assert capacity[0].message == ("compilation failed: ERROR: <input>:2:43: found no matching overload for "
-                                   "'_==_' applied to '(kubernetes.Quantity, string)'")
+    assert capacity[0].message == (
+        "compilation failed: ERROR: <input>:2:43: found no matching overload for "
+        "'_==_' applied to '(kubernetes.Quantity, string)'"
+    )
 
 
 SLICES = """apiVersion: v1
@@ -155,9 +178,12 @@ def test_snapshot_knows_which_attributes_are_versions(tmp_path) -> None:
 
 
 def test_request_inherits_the_class_selectors(tmp_path) -> None:
-    manifest = HEAD + """      expression: device.driver == "gpu.example.com"
+    manifest = (
+        HEAD
+        + """      expression: device.driver == "gpu.example.com"
 ---
-""" + _claim("""    - name: gpu
+"""
+        + _claim("""    - name: gpu
       exactly:
         deviceClassName: gpu.example.com
         selectors:
@@ -165,16 +191,19 @@ def test_request_inherits_the_class_selectors(tmp_path) -> None:
             expression: |
               device.attributes["gpu.example.com"].?productName.orValue("") == "H100"
 """)
+    )
     diags = _diags(tmp_path, manifest, "CEL015", slices=SLICES)
     assert len(diags) == 1
     assert diags[0].object.kind == "ResourceClaim"
-    assert 'considered the 2 devices that DeviceClass "gpu.example.com" admits (2 of gpu.example.com)' in diags[0].message
+    assert (
+        'considered the 2 devices that DeviceClass "gpu.example.com" admits (2 of gpu.example.com)' in diags[0].message
+    )
     assert (diags[0].span.line, diags[0].span.column) == (24, 15)
 
 
 def test_snapshot_rules_stay_quiet_without_slices(tmp_path) -> None:
     manifest = HEAD + '      expression: device.attributes["gpu.example.com"].productName == "H100"\n'
-    result = lint_text(tmp_path, manifest)   # strict profile: CEL009 is on
+    result = lint_text(tmp_path, manifest)  # strict profile: CEL009 is on
     assert not {d.rule for d in result.diagnostics} & {"CEL008", "CEL010", "CEL015"}
     assert {d.rule for d in result.diagnostics} >= {"CEL009"}
 
@@ -198,14 +227,17 @@ def test_feature_gated_parts_of_the_environment(tmp_path) -> None:
     assert "undeclared reference to 'includes'" in off[0].message
     assert not _diags(tmp_path, manifest, feature_gates={"DRAListTypeAttributes": True})
     field = HEAD + "      expression: device.allowMultipleAllocations\n"
-    assert not _diags(tmp_path, field)                      # beta, on by default
+    assert not _diags(tmp_path, field)  # beta, on by default
     assert _diags(tmp_path, field, feature_gates={"DRAConsumableCapacity": False})
 
 
 def test_only_the_newest_generation_of_a_pool_counts(tmp_path) -> None:
-    stale = SLICES.replace("generation: 1", "generation: 0").replace("name: a\n", "name: old\n").replace(
-        "productName: {string: A100}", "productName: {string: H100}")
+    stale = (
+        SLICES.replace("generation: 1", "generation: 0")
+        .replace("name: a\n", "name: old\n")
+        .replace("productName: {string: A100}", "productName: {string: H100}")
+    )
     manifest = HEAD + '      expression: device.attributes["gpu.example.com"].?productName.orValue("") == "H100"\n'
     both = stale + "\n".join(SLICES.splitlines()[3:]) + "\n"
-    assert _diags(tmp_path, manifest, "CEL015", slices=both)       # the H100 slice is outdated
+    assert _diags(tmp_path, manifest, "CEL015", slices=both)  # the H100 slice is outdated
     assert not _diags(tmp_path, manifest, "CEL015", slices=stale)  # alone, it is the newest

@@ -13,7 +13,7 @@ def test_comprehension_over_attributes_is_bounded_by_32_entries() -> None:
     nested = check('device.attributes.exists(d, device.attributes[d].exists(k, k == "x"))').cost
     assert one is not None and nested is not None
     assert 32 <= one.max_cost < 1000
-    assert nested.max_cost > 20 * one.max_cost       # nesting multiplies
+    assert nested.max_cost > 20 * one.max_cost  # nesting multiplies
     assert nested.max_cost < MAX_COST
 
 
@@ -24,13 +24,13 @@ def test_string_functions_scale_with_input_length() -> None:
 
 
 def test_over_the_limit_is_an_error() -> None:
-    result = check('lists.range(2000).all(i, lists.range(2000).all(j, i != j + 5000))')
+    result = check("lists.range(2000).all(i, lists.range(2000).all(j, i != j + 5000))")
     assert [e.kind for e in result.errors] == ["cost"]
     assert "exceeds cost limit" in result.errors[0].message
 
 
 def test_near_the_limit_is_a_warning() -> None:
-    result = check('lists.range(300).all(i, lists.range(300).all(j, i != j))')
+    result = check("lists.range(300).all(i, lists.range(300).all(j, i != j))")
     assert result.errors == ()
     assert [w.kind for w in result.warnings] == ["cost"]
 

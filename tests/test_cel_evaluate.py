@@ -10,35 +10,43 @@ GPU = "gpu.example.com"
 
 
 def _gpu(model: str = "A100", memory: str = "40Gi", version: str = "550.1.0", **extra) -> Device:
-    return Device(driver=GPU, name=f"gpu-{model}", pool="node-a",
-                  attributes={GPU: {"model": model, "index": 0, "healthy": True,
-                                    "driverVersion": parse_semver(version), **extra}},
-                  capacity={GPU: {"memory": parse_quantity(memory)}})
+    return Device(
+        driver=GPU,
+        name=f"gpu-{model}",
+        pool="node-a",
+        attributes={
+            GPU: {"model": model, "index": 0, "healthy": True, "driverVersion": parse_semver(version), **extra}
+        },
+        capacity={GPU: {"memory": parse_quantity(memory)}},
+    )
 
 
-@pytest.mark.parametrize(("expression", "value"), [
-    (f'device.driver == "{GPU}"', True),
-    (f'device.attributes["{GPU}"].model == "A100"', True),
-    (f'device.attributes["{GPU}"].model == "H100"', False),
-    (f'device.capacity["{GPU}"].memory.compareTo(quantity("40960Mi")) == 0', True),
-    (f'device.capacity["{GPU}"].memory.isGreaterThan(quantity("40G"))', True),
-    (f'device.capacity["{GPU}"].memory == quantity("40Gi")', True),
-    (f'device.capacity["{GPU}"].memory.asInteger() == 42949672960', True),
-    (f'device.capacity["{GPU}"].memory.add(quantity("1Gi")).compareTo(quantity("41Gi")) == 0', True),
-    (f'device.attributes["{GPU}"].driverVersion.isGreaterThan(semver("550.0.9"))', True),
-    (f'device.attributes["{GPU}"].driverVersion == semver("550.1.0+build")', True),   # build ignored
-    (f'device.attributes["{GPU}"].driverVersion == "550.1.0"', False),   # Semver is not a string
-    (f'device.attributes["{GPU}"].driverVersion.major() == 550', True),
-    ('"other.io" in device.attributes', False),
-    ('has(device.attributes["other.io"].model)', False),
-    ('device.attributes["other.io"].?model.orValue("none") == "none"', True),   # unknown domain = {}
-    ('device.attributes["other.io"].size() == 0', True),
-    (f'device.attributes["{GPU}"].missing == 1 || true', True),     # error absorbed by ||
-    (f'false && device.attributes["{GPU}"].missing == 1', False),   # error absorbed by &&
-    (f'device.attributes["{GPU}"].all(k, v, k != "")', True),
-    (f'cel.bind(g, device.attributes["{GPU}"], g.model == "A100" && g.healthy)', True),
-    ('device.allowMultipleAllocations', False),
-])
+@pytest.mark.parametrize(
+    ("expression", "value"),
+    [
+        (f'device.driver == "{GPU}"', True),
+        (f'device.attributes["{GPU}"].model == "A100"', True),
+        (f'device.attributes["{GPU}"].model == "H100"', False),
+        (f'device.capacity["{GPU}"].memory.compareTo(quantity("40960Mi")) == 0', True),
+        (f'device.capacity["{GPU}"].memory.isGreaterThan(quantity("40G"))', True),
+        (f'device.capacity["{GPU}"].memory == quantity("40Gi")', True),
+        (f'device.capacity["{GPU}"].memory.asInteger() == 42949672960', True),
+        (f'device.capacity["{GPU}"].memory.add(quantity("1Gi")).compareTo(quantity("41Gi")) == 0', True),
+        (f'device.attributes["{GPU}"].driverVersion.isGreaterThan(semver("550.0.9"))', True),
+        (f'device.attributes["{GPU}"].driverVersion == semver("550.1.0+build")', True),  # build ignored
+        (f'device.attributes["{GPU}"].driverVersion == "550.1.0"', False),  # Semver is not a string
+        (f'device.attributes["{GPU}"].driverVersion.major() == 550', True),
+        ('"other.io" in device.attributes', False),
+        ('has(device.attributes["other.io"].model)', False),
+        ('device.attributes["other.io"].?model.orValue("none") == "none"', True),  # unknown domain = {}
+        ('device.attributes["other.io"].size() == 0', True),
+        (f'device.attributes["{GPU}"].missing == 1 || true', True),  # error absorbed by ||
+        (f'false && device.attributes["{GPU}"].missing == 1', False),  # error absorbed by &&
+        (f'device.attributes["{GPU}"].all(k, v, k != "")', True),
+        (f'cel.bind(g, device.attributes["{GPU}"], g.model == "A100" && g.healthy)', True),
+        ("device.allowMultipleAllocations", False),
+    ],
+)
 def test_values(expression: str, value: bool) -> None:
     result = evaluate(expression, _gpu())
     assert (result.value, result.error, result.unsupported) == (value, None, None)
@@ -78,22 +86,31 @@ def test_mixed_quantity_semver_at_runtime_is_an_error() -> None:
 
 
 def test_compile_error_and_unsupported() -> None:
-    assert evaluate('device.driver > 1', _gpu()).error.startswith("CEL compile error")
+    assert evaluate("device.driver > 1", _gpu()).error.startswith("CEL compile error")
     unsupported = evaluate('url("https://a").getHost() == "a"', _gpu())
     assert unsupported.unsupported and unsupported.value is None and unsupported.error is None
 
 
 def test_device_with_unloadable_attribute_fails_every_selector() -> None:
     device = Device.from_slice(GPU, {"name": "bad", "attributes": {"v": {"version": "1.0"}}})
-    result = evaluate('true', device)
+    result = evaluate("true", device)
     assert result.error == "attribute v: parse semantic version: No Major.Minor.Patch elements found"
 
 
 def test_from_slice_domains_lists_and_basic_wrapper() -> None:
-    entry = {"name": "gpu-0", "basic": {
-        "attributes": {"model": {"string": "A100"}, "other.io/numa": {"int": 1},
-                       "ids": {"ints": [1, 2]}, "driverVersion": {"version": "1.2.3"}},
-        "capacity": {"memory": {"value": "80Gi"}}, "allowMultipleAllocations": True}}
+    entry = {
+        "name": "gpu-0",
+        "basic": {
+            "attributes": {
+                "model": {"string": "A100"},
+                "other.io/numa": {"int": 1},
+                "ids": {"ints": [1, 2]},
+                "driverVersion": {"version": "1.2.3"},
+            },
+            "capacity": {"memory": {"value": "80Gi"}},
+            "allowMultipleAllocations": True,
+        },
+    }
     device = Device.from_slice(GPU, entry, pool="p")
     assert device.attributes[GPU]["model"] == "A100"
     assert device.attributes["other.io"]["numa"] == 1
@@ -105,10 +122,10 @@ def test_from_slice_domains_lists_and_basic_wrapper() -> None:
 
 def test_matches_runs_selectors_in_order() -> None:
     device = _gpu()
-    assert matches([f'device.driver == "{GPU}"', 'true'], device).matched
-    stopped = matches(['false', f'device.attributes["{GPU}"].missing'], device)
+    assert matches([f'device.driver == "{GPU}"', "true"], device).matched
+    stopped = matches(["false", f'device.attributes["{GPU}"].missing'], device)
     assert (stopped.matched, stopped.selector, stopped.error) == (False, 0, None)
-    failed = matches(['true', f'device.attributes["{GPU}"].missing'], device)
+    failed = matches(["true", f'device.attributes["{GPU}"].missing'], device)
     assert failed.selector == 1 and failed.error is not None
 
 
@@ -116,10 +133,10 @@ def test_conjuncts_split_at_top_level_and() -> None:
     parts = conjuncts('device.driver == "a" && (true || false) &&\n  device.attributes["a"].b == 1')
     assert [p.text for p in parts] == ['device.driver == "a"', "(true || false)", 'device.attributes["a"].b == 1']
     # the split uses the operator positions of the top-level chain: && inside a macro stays put
-    assert [p.text for p in conjuncts('[1].all(i, i > 0 && i < 2)')] == ['[1].all(i, i > 0 && i < 2)']
+    assert [p.text for p in conjuncts("[1].all(i, i > 0 && i < 2)")] == ["[1].all(i, i > 0 && i < 2)"]
     source = 'true && device.driver == "a"'
     for part in conjuncts(source):
-        assert source[part.start:part.end] == part.text
+        assert source[part.start : part.end] == part.text
 
 
 def test_matching_devices_names_the_excluding_conjunct() -> None:

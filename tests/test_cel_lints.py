@@ -1,8 +1,15 @@
 """Static selector lints in dralint.k8s.cel.lints (offsets are into the expression)."""
 
 from dralint.k8s.cel import check
-from dralint.k8s.cel.lints import (constant_value, domain_mismatches, lookups, pinned_drivers,
-                               quantity_string_comparisons, unguarded_lookups, version_string_comparisons)
+from dralint.k8s.cel.lints import (
+    constant_value,
+    domain_mismatches,
+    lookups,
+    pinned_drivers,
+    quantity_string_comparisons,
+    unguarded_lookups,
+    version_string_comparisons,
+)
 
 
 def _ast(expression: str):
@@ -12,15 +19,21 @@ def _ast(expression: str):
 
 
 def _texts(expression, notes):
-    return [expression[n.start:n.end] for n in notes]
+    return [expression[n.start : n.end] for n in notes]
 
 
 def test_lookups_find_literal_reads_and_guards() -> None:
-    expression = ('has(device.attributes["d"].x) && device.attributes["d"]["y"] == 1 && '
-                  'device.capacity["d"].?m.hasValue() && "z" in device.attributes["d"]')
+    expression = (
+        'has(device.attributes["d"].x) && device.attributes["d"]["y"] == 1 && '
+        'device.capacity["d"].?m.hasValue() && "z" in device.attributes["d"]'
+    )
     found = {(lk.kind, lk.domain, lk.name, lk.guarded) for lk in lookups(_ast(expression))}
-    assert found == {("attributes", "d", "x", True), ("attributes", "d", "y", False),
-                     ("capacity", "d", "m", True), ("attributes", "d", "z", True)}
+    assert found == {
+        ("attributes", "d", "x", True),
+        ("attributes", "d", "y", False),
+        ("capacity", "d", "m", True),
+        ("attributes", "d", "z", True),
+    }
 
 
 def test_pinned_drivers_only_from_top_level_conjuncts() -> None:
@@ -37,8 +50,10 @@ def test_domain_mismatch_points_at_the_domain_literal() -> None:
 
 
 def test_domain_mismatch_ignores_own_domain_standard_domain_and_published_ones() -> None:
-    expression = ('device.attributes["gpu.nvidia.com"].a == 1 && device.attributes["resource.kubernetes.io"].pcieRoot == "x"'
-                  ' && device.attributes["extra.io"].b == 1')
+    expression = (
+        'device.attributes["gpu.nvidia.com"].a == 1 && device.attributes["resource.kubernetes.io"].pcieRoot == "x"'
+        ' && device.attributes["extra.io"].b == 1'
+    )
     ast = _ast(expression)
     assert domain_mismatches(expression, ast, {"gpu.nvidia.com"}, published={"extra.io"}) == []
     assert domain_mismatches(expression, ast, set()) == []
@@ -64,7 +79,7 @@ def test_version_compared_with_string() -> None:
 def test_version_knowledge_from_a_snapshot_overrides_the_name_guess() -> None:
     expression = 'device.attributes["d"].fw > "1.2.3" && device.attributes["d"].version == "x"'
     ast = _ast(expression)
-    assert version_string_comparisons(expression, ast) == []          # no snapshot: "fw" not guessed
+    assert version_string_comparisons(expression, ast) == []  # no snapshot: "fw" not guessed
     notes = version_string_comparisons(expression, ast, versions={("d", "fw")})
     assert _texts(expression, notes) == [">"]
 

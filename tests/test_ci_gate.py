@@ -13,8 +13,14 @@ ROOT = Path(__file__).resolve().parent.parent
 def _pytest(*args: str, **env: str) -> subprocess.CompletedProcess:
     """pytest in a child process, with ``CI`` only when given here."""
     base = {k: v for k, v in os.environ.items() if k != "CI"}
-    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args], cwd=ROOT,
-                          env={**base, **env}, capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args],
+        cwd=ROOT,
+        env={**base, **env},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def test_ci_script_installs_the_schemas_extra_and_sets_ci():

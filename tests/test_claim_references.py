@@ -77,8 +77,13 @@ items:
 
 
 def _claim(**values):
-    defaults = {"nic_class": "nic.vendor.example", "constraint_requests": "[gpu, nic]",
-                "attribute": "resource.kubernetes.io/pcieRoot", "config_requests": "", "driver": "gpu.vendor.example"}
+    defaults = {
+        "nic_class": "nic.vendor.example",
+        "constraint_requests": "[gpu, nic]",
+        "attribute": "resource.kubernetes.io/pcieRoot",
+        "config_requests": "",
+        "driver": "gpu.vendor.example",
+    }
     defaults.update(values)
     text = CLAIM
     for key, value in defaults.items():
@@ -96,7 +101,9 @@ def test_shared_attribute_of_both_drivers_is_fine(tmp_path):
 
 def test_short_attribute_names_are_qualified_with_the_driver(tmp_path):
     assert not _rules(tmp_path, _claim(constraint_requests="[gpu]", attribute="gpu.vendor.example/numa"), "REF010")
-    (diag,) = _rules(tmp_path, _claim(constraint_requests="[gpu, nic]", attribute="gpu.vendor.example/numaNode"), "REF010")
+    (diag,) = _rules(
+        tmp_path, _claim(constraint_requests="[gpu, nic]", attribute="gpu.vendor.example/numaNode"), "REF010"
+    )
     assert "none of the 2 devices" in diag.message and diag.related[0].span.path.endswith("slices.yaml")
 
 
@@ -119,17 +126,23 @@ def test_config_for_every_request_must_name_one_of_their_drivers(tmp_path):
 
 
 def test_config_scoped_to_a_request_of_its_driver_is_fine(tmp_path):
-    assert not _rules(tmp_path, _claim(driver="nic.vendor.example", config_requests="requests: [nic]\n      "), "REF009")
+    assert not _rules(
+        tmp_path, _claim(driver="nic.vendor.example", config_requests="requests: [nic]\n      "), "REF009"
+    )
     assert _rules(tmp_path, _claim(driver="nic.vendor.example", config_requests="requests: [gpu]\n      "), "REF009")
 
 
 def test_driver_name_case_is_ignored_like_the_api_server_does(tmp_path):
-    assert not _rules(tmp_path, _claim(driver="GPU.vendor.example", config_requests="requests: [gpu]\n      "), "REF009")
+    assert not _rules(
+        tmp_path, _claim(driver="GPU.vendor.example", config_requests="requests: [gpu]\n      "), "REF009"
+    )
 
 
 def test_a_snapshot_slice_whose_driver_is_not_a_string_is_skipped(tmp_path):
     # `driver: {a: 1}` used to reach a set lookup: TypeError (unhashable dict), an internal error.
-    broken = SLICES + """\
+    broken = (
+        SLICES
+        + """\
 - apiVersion: resource.k8s.io/v1
   kind: ResourceSlice
   metadata: {name: broken}
@@ -142,7 +155,10 @@ def test_a_snapshot_slice_whose_driver_is_not_a_string_is_skipped(tmp_path):
       attributes:
         numaNode: {int: 0}
 """
-    result = lint_text(tmp_path, _claim(constraint_requests="[gpu, nic]", attribute="gpu.vendor.example/numaNode"), slices=broken)
+    )
+    result = lint_text(
+        tmp_path, _claim(constraint_requests="[gpu, nic]", attribute="gpu.vendor.example/numaNode"), slices=broken
+    )
     assert not [d for d in result.diagnostics if d.rule == "INT001"]
     (diag,) = [d for d in result.diagnostics if d.rule == "REF010"]
     assert "none of the 2 devices" in diag.message

@@ -72,7 +72,21 @@ def test_json_contract(tmp_path):
     assert report["version"] == 1 and report["tool"]["name"] == "dralint"
     assert report["summary"] == {"files": 2, "objects": 2, "error": 1, "warning": 0, "info": 0}
     (diag,) = report["diagnostics"]
-    assert set(diag) == {"rule", "name", "severity", "message", "hint", "path", "line", "column", "endLine", "endColumn", "object", "field", "related"}
+    assert set(diag) == {
+        "rule",
+        "name",
+        "severity",
+        "message",
+        "hint",
+        "path",
+        "line",
+        "column",
+        "endLine",
+        "endColumn",
+        "object",
+        "field",
+        "related",
+    }
     assert (diag["rule"], diag["name"], diag["severity"]) == ("YAML002", "duplicate-key", "error")
     assert (diag["line"], diag["column"], diag["endLine"], diag["endColumn"]) == (6, 3, 6, 7)
     assert diag["related"] == [{"path": diag["path"], "line": 4, "column": 3, "message": "first defined here"}]
@@ -106,14 +120,21 @@ def test_rules_and_explain():
 
 def _program(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     """``dralint`` as installed (``python -m dralint`` runs the console script's function)."""
-    return subprocess.run([sys.executable, "-m", "dralint", *args], cwd=cwd, capture_output=True, text=True,
-                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    return subprocess.run(
+        [sys.executable, "-m", "dralint", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
 
 
 def test_the_program_ends_with_every_report_written_in_full(tmp_path):
     # The process ends without Python's shutdown (command_line): a report larger than a pipe
     # holds must still arrive whole, on stdout and in a file, with the gate's exit code.
-    (tmp_path / "many.yaml").write_text("---\n".join(DUPLICATE.replace("settings", f"settings-{n}") for n in range(300)))
+    (tmp_path / "many.yaml").write_text(
+        "---\n".join(DUPLICATE.replace("settings", f"settings-{n}") for n in range(300))
+    )
     done = _program("lint", "--no-config", "--format", "json", "many.yaml", cwd=tmp_path)
     assert done.returncode == 1, done.stderr
     assert len(done.stdout) > 1 << 16

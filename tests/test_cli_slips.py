@@ -38,7 +38,9 @@ def test_unknown_rule_selector_is_a_usage_error_with_a_suggestion(tmp_path, opti
 def test_comma_separated_select_selects_each_rule(tmp_path):
     (tmp_path / "pod.yaml").write_text(PRIVILEGED)
     together = invoke("lint", "--format", "json", "--select", "SEC001,SEC003,REL001", str(tmp_path))
-    apart = invoke("lint", "--format", "json", "--select", "SEC001", "--select", "SEC003", "--select", "REL001", str(tmp_path))
+    apart = invoke(
+        "lint", "--format", "json", "--select", "SEC001", "--select", "SEC003", "--select", "REL001", str(tmp_path)
+    )
     assert together.exit_code == apart.exit_code
     assert together.output == apart.output
     assert '"rule": "' in together.output
@@ -67,7 +69,14 @@ def test_unknown_feature_gate_is_a_usage_error(tmp_path):
     result = invoke("lint", "--feature-gates", "DRAPartitionableDevice=true", str(tmp_path))
     assert result.exit_code == 2
     assert "did you mean 'DRAPartitionableDevices'?" in result.output
-    ok = invoke("lint", "--select", "API", "--feature-gates", "DRAListTypeAttributes=true,DRADerivedAttributes=false", str(tmp_path))
+    ok = invoke(
+        "lint",
+        "--select",
+        "API",
+        "--feature-gates",
+        "DRAListTypeAttributes=true,DRADerivedAttributes=false",
+        str(tmp_path),
+    )
     assert ok.exit_code == 0, ok.output
 
 
@@ -126,7 +135,9 @@ def test_unreadable_file_named_on_the_command_line_is_a_finding_and_the_run_goes
         return real_open(path, *args, **kwargs)
 
     monkeypatch.setattr(dralint.yaml.sources, "open", deny_open, raising=False)
-    monkeypatch.setattr(os, "access", lambda path, mode, *a, **k: str(path) != str(secret) and real_access(path, mode, *a, **k))
+    monkeypatch.setattr(
+        os, "access", lambda path, mode, *a, **k: str(path) != str(secret) and real_access(path, mode, *a, **k)
+    )
     result = invoke("lint", "--format", "json", "--select", "YAML008,SEC001", str(secret), str(good))
     assert result.exit_code == 1, result.output
     assert f"cannot read {secret}: Permission denied" in result.output
@@ -154,7 +165,9 @@ def test_junit_verdict_agrees_with_the_exit_code(tmp_path):
 
 def test_junit_fails_when_only_the_score_gate_fails(tmp_path):
     (tmp_path / "pod.yaml").write_text(PRIVILEGED)
-    result = invoke("lint", "--format", "junit", "--select", "REL001", "--fail-on", "never", "--min-score", "100", str(tmp_path))
+    result = invoke(
+        "lint", "--format", "junit", "--select", "REL001", "--fail-on", "never", "--min-score", "100", str(tmp_path)
+    )
     root = _junit(result.output)
     assert result.exit_code == 1
     assert root.get("failures") == "1"

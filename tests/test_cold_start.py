@@ -37,7 +37,9 @@ print(json.dumps(sorted(sys.modules)), file=sys.stderr)
 
 def test_a_small_lint_leaves_the_heavy_modules_unloaded(tmp_path):
     manifest = tmp_path / "cm.yaml"
-    manifest.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  namespace: default\ndata:\n  mode: fast\n")
+    manifest.write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  namespace: default\ndata:\n  mode: fast\n"
+    )
     run = subprocess.run([sys.executable, "-c", PROGRAM, str(manifest)], capture_output=True, text=True, check=True)
     loaded = set(json.loads(run.stderr.strip().splitlines()[-1]))
     assert "dralint.lint.engine" in loaded and "dralint.checks.scheduling.placement" in loaded

@@ -28,19 +28,35 @@ def write(path: Path, text: str) -> str:
     return str(path)
 
 
-
 def _valid_value(name: str, type_text: str):
     """A non-default value of each field's type, so the test covers fields added later too."""
-    special = {"profile": "strict", "fail_on": "warning", "severity_overrides": {"YAML002": "warning"},
-               "select": ["YAML"], "ignore": ["YAML010"], "per_path_ignores": {"vendor/*": ["YAML002"]},
-               "min_score": 80, "max_file_bytes": 1000, "pss_level": "restricted", "closed_world": ["DeviceClass"],
-               "feature_gates": {"DRAPrioritizedList": False},
-               "charts": {"chart": {"values": ["prod.yaml"], "set": ["workers=4"], "release": "r", "namespace": "ml"}}}
+    special = {
+        "profile": "strict",
+        "fail_on": "warning",
+        "severity_overrides": {"YAML002": "warning"},
+        "select": ["YAML"],
+        "ignore": ["YAML010"],
+        "per_path_ignores": {"vendor/*": ["YAML002"]},
+        "min_score": 80,
+        "max_file_bytes": 1000,
+        "pss_level": "restricted",
+        "closed_world": ["DeviceClass"],
+        "feature_gates": {"DRAPrioritizedList": False},
+        "charts": {"chart": {"values": ["prod.yaml"], "set": ["workers=4"], "release": "r", "namespace": "ml"}},
+    }
     if name in special:
         return special[name]
     base = type_text.removesuffix("| None").strip()
-    return {"str": "x", "int": 3, "bool": True, "list[str]": ["x"], "set[str]": ["X"], "dict[str, bool]": {"Gate": True},
-            "dict[str, str]": {"k": "v"}, "dict[str, list[str]]": {"k": ["v"]}}[base]
+    return {
+        "str": "x",
+        "int": 3,
+        "bool": True,
+        "list[str]": ["x"],
+        "set[str]": ["X"],
+        "dict[str, bool]": {"Gate": True},
+        "dict[str, str]": {"k": "v"},
+        "dict[str, list[str]]": {"k": ["v"]},
+    }[base]
 
 
 def test_every_lintoptions_field_is_a_config_key(in_tmp):
@@ -51,21 +67,23 @@ def test_every_lintoptions_field_is_a_config_key(in_tmp):
     options = config.apply(LintOptions())
     for f in dataclasses.fields(LintOptions):
         expected = values[config_key(f.name)]
-        assert getattr(options, f.name) == (set(expected) if isinstance(getattr(options, f.name), set) else expected), f.name
+        assert getattr(options, f.name) == (set(expected) if isinstance(getattr(options, f.name), set) else expected), (
+            f.name
+        )
 
 
 def test_unknown_key_and_bad_values_have_positions(in_tmp):
     text = (
-        "profile: strictest\n"           # 1: bad choice
-        "fail_on: warning\n"             # 2: unknown key (snake case)
-        "min-score: 120\n"               # 3: out of range
-        "select: YAML\n"                 # 4: string instead of list
+        "profile: strictest\n"  # 1: bad choice
+        "fail_on: warning\n"  # 2: unknown key (snake case)
+        "min-score: 120\n"  # 3: out of range
+        "select: YAML\n"  # 4: string instead of list
         "severity-overrides:\n"
-        "  YAML002: fatal\n"             # 6: bad level
-        "  NOPE001: error\n"             # 7: unknown rule id
+        "  YAML002: fatal\n"  # 6: bad level
+        "  NOPE001: error\n"  # 7: unknown rule id
         "feature-gates:\n"
         "  DRAPrioritizedList: yes please\n"  # 9: not a bool
-        "closed-world: [DeviceClass, 3]\n"    # 10: item not a string
+        "closed-world: [DeviceClass, 3]\n"  # 10: item not a string
     )
     config = load_config(write(in_tmp / ".dralint.yaml", text))
     got = {(line, col): message for _, line, col, message in problems(config)}
@@ -84,7 +102,9 @@ def test_unknown_key_and_bad_values_have_positions(in_tmp):
 
 def test_unknown_rule_names_are_warnings_but_apply(in_tmp):
     config = load_config(write(in_tmp / ".dralint.yaml", "ignore: [YAML010, YAML999]\n"))
-    assert problems(config) == [("CFG002", 1, 19, "'YAML999' matches no dralint rule (by id, family, name, category or tag)")]
+    assert problems(config) == [
+        ("CFG002", 1, 19, "'YAML999' matches no dralint rule (by id, family, name, category or tag)")
+    ]
     assert config.values["ignore"] == ["YAML010", "YAML999"]
 
 
@@ -133,7 +153,10 @@ def test_discovery_prefers_the_nearest_and_skips_pyproject_without_table(in_tmp)
 
 
 def test_paths_are_relative_to_the_config_file(in_tmp, monkeypatch):
-    write(in_tmp / ".dralint.yaml", "paths: [deploy]\ncontext: [shared]\nslices: ['example:h100']\nper-path-ignores:\n  deploy/vendor/*: [YAML002]\n")
+    write(
+        in_tmp / ".dralint.yaml",
+        "paths: [deploy]\ncontext: [shared]\nslices: ['example:h100']\nper-path-ignores:\n  deploy/vendor/*: [YAML002]\n",
+    )
     (in_tmp / "sub").mkdir()
     monkeypatch.chdir(in_tmp / "sub")
     config = load_config(find_config("."))
@@ -200,8 +223,10 @@ def test_readme_config_reference_is_a_valid_config(in_tmp):
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(text=st.text(alphabet=st.sampled_from(list("abc-_:[]{}#\"' \n\t0123456789.=\x00é")), max_size=80),
-       name=st.sampled_from([".dralint.yaml", "pyproject.toml"]))
+@given(
+    text=st.text(alphabet=st.sampled_from(list("abc-_:[]{}#\"' \n\t0123456789.=\x00é")), max_size=80),
+    name=st.sampled_from([".dralint.yaml", "pyproject.toml"]),
+)
 def test_any_config_text_gives_findings_never_an_exception(tmp_path, text, name):
     if name == "pyproject.toml":
         text = "[tool.dralint]\n" + text

@@ -59,7 +59,10 @@ def test_published_figures_are_the_measured_ones(tally):
     assert figures(tally) in readme, "conformance/README.md figures are stale: run python conformance/compare.py"
 
 
-@pytest.mark.skipif(shutil.which("go") is None, reason="go is not on PATH: the generator needs the oracle built from the Kubernetes Go modules")
+@pytest.mark.skipif(
+    shutil.which("go") is None,
+    reason="go is not on PATH: the generator needs the oracle built from the Kubernetes Go modules",
+)
 def test_generated_manifests_agree_with_the_oracle(tmp_path):
     inputs = as_inputs(generate(1500))
     verdicts = run_oracle(build_oracle(), inputs)
@@ -71,4 +74,6 @@ def test_generated_manifests_agree_with_the_oracle(tmp_path):
         for d in compare_input(item, verdicts[item.id], folder).disagreements:
             if not any(a.matches(d) for a in allowed):
                 unexplained.append(f"{d.key()}  [{d.detail}]\n{item.text.decode()}")
-    assert not unexplained, "generated objects dralint disagrees on (record with generate.py --save):\n" + "\n".join(unexplained[:20])
+    assert not unexplained, "generated objects dralint disagrees on (record with generate.py --save):\n" + "\n".join(
+        unexplained[:20]
+    )

@@ -27,7 +27,9 @@ def first_content_after_end_marker(path: Path) -> tuple[int, int]:
     """1-based (line of the '...' marker, line of the first content after it), read directly."""
     lines = path.read_text(encoding="utf-8").splitlines()
     marker = next(i for i, line in enumerate(lines) if re.match(r"\.\.\.(\s|$)", line))
-    content = next(i for i in range(marker + 1, len(lines)) if lines[i].strip() and not lines[i].lstrip().startswith("#"))
+    content = next(
+        i for i in range(marker + 1, len(lines)) if lines[i].strip() and not lines[i].lstrip().startswith("#")
+    )
     return marker + 1, content + 1
 
 

@@ -32,6 +32,10 @@ def test_the_memory_dra_driver_is_exempted_not_flagged_privileged(corpus_result)
 
 def test_batch_workloads_get_no_probe_findings(corpus_result):
     batch = {"Job", "CronJob", "MPIJob", "JobSet"}
-    probed = [d for d in corpus_result.diagnostics if d.rule in ("REL006", "REL007") and d.object and d.object.kind in batch]
+    probed = [
+        d for d in corpus_result.diagnostics if d.rule in ("REL006", "REL007") and d.object and d.object.kind in batch
+    ]
     assert not probed
-    assert any(d.object and d.object.kind in batch for d in corpus_result.diagnostics), "the corpus should hold batch workloads"
+    assert any(d.object and d.object.kind in batch for d in corpus_result.diagnostics), (
+        "the corpus should hold batch workloads"
+    )

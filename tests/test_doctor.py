@@ -18,9 +18,12 @@ DRIVER = "gpu.example.com"
 
 
 def node(name: str, kubelet: str = "v1.37.0", **allocatable: str) -> dict[str, Any]:
-    return {"apiVersion": "v1", "kind": "Node",
-            "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}},
-            "status": {"allocatable": {"cpu": "8", **allocatable}, "nodeInfo": {"kubeletVersion": kubelet}}}
+    return {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}},
+        "status": {"allocatable": {"cpu": "8", **allocatable}, "nodeInfo": {"kubeletVersion": kubelet}},
+    }
 
 
 def device_class(ext: str | None = None) -> dict[str, Any]:
@@ -30,17 +33,31 @@ def device_class(ext: str | None = None) -> dict[str, Any]:
     return {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu"}, "spec": spec}
 
 
-def slice_(node_name: str, gpus: int, *, count: int = 1, name: str | None = None, generation: int = 1) -> dict[str, Any]:
-    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
-            "metadata": {"name": name or f"{node_name}-gpus"},
-            "spec": {"driver": DRIVER, "nodeName": node_name,
-                     "pool": {"name": node_name, "generation": generation, "resourceSliceCount": count},
-                     "devices": [{"name": f"gpu-{i}"} for i in range(gpus)]}}
+def slice_(
+    node_name: str, gpus: int, *, count: int = 1, name: str | None = None, generation: int = 1
+) -> dict[str, Any]:
+    return {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceSlice",
+        "metadata": {"name": name or f"{node_name}-gpus"},
+        "spec": {
+            "driver": DRIVER,
+            "nodeName": node_name,
+            "pool": {"name": node_name, "generation": generation, "resourceSliceCount": count},
+            "devices": [{"name": f"gpu-{i}"} for i in range(gpus)],
+        },
+    }
 
 
-def claim(name: str, *, owner: tuple[str, str] | None = None, pod_claim: str | None = None,
-          devices: tuple[tuple[str, str], ...] = (), reserved: tuple[tuple[str, str], ...] = (),
-          extended: bool = False) -> dict[str, Any]:
+def claim(
+    name: str,
+    *,
+    owner: tuple[str, str] | None = None,
+    pod_claim: str | None = None,
+    devices: tuple[tuple[str, str], ...] = (),
+    reserved: tuple[tuple[str, str], ...] = (),
+    extended: bool = False,
+) -> dict[str, Any]:
     meta: dict[str, Any] = {"name": name, "namespace": "ml"}
     if owner:
         meta["ownerReferences"] = [{"apiVersion": "v1", "kind": "Pod", "name": owner[0], "uid": owner[1]}]
@@ -51,18 +68,36 @@ def claim(name: str, *, owner: tuple[str, str] | None = None, pod_claim: str | N
         annotations["resource.kubernetes.io/extended-resource-claim"] = "true"
     if annotations:
         meta["annotations"] = annotations
-    data: dict[str, Any] = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": meta,
-                            "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu"}}]}}}
+    data: dict[str, Any] = {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceClaim",
+        "metadata": meta,
+        "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu"}}]}},
+    }
     if devices:
-        data["status"] = {"allocation": {"devices": {"results": [
-            {"request": "gpu", "driver": DRIVER, "pool": pool, "device": dev} for pool, dev in devices]}}}
+        data["status"] = {
+            "allocation": {
+                "devices": {
+                    "results": [
+                        {"request": "gpu", "driver": DRIVER, "pool": pool, "device": dev} for pool, dev in devices
+                    ]
+                }
+            }
+        }
         if reserved:
             data["status"]["reservedFor"] = [{"resource": "pods", "name": n, "uid": u} for n, u in reserved]
     return data
 
 
-def pod(name: str, *, claims: list[dict[str, Any]] | None = None, node_name: str | None = None,
-        gpus: int = 0, image: str = "registry.example.com/app:1.0", status: dict[str, Any] | None = None) -> dict[str, Any]:
+def pod(
+    name: str,
+    *,
+    claims: list[dict[str, Any]] | None = None,
+    node_name: str | None = None,
+    gpus: int = 0,
+    image: str = "registry.example.com/app:1.0",
+    status: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     container: dict[str, Any] = {"name": "app", "image": image}
     if gpus:
         container["resources"] = {"limits": {"example.com/gpu": gpus}}
@@ -71,15 +106,22 @@ def pod(name: str, *, claims: list[dict[str, Any]] | None = None, node_name: str
         spec["resourceClaims"] = claims
     if node_name:
         spec["nodeName"] = node_name
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "ml", "uid": f"uid-{name}"},
-            "spec": spec, "status": {"phase": "Pending", **(status or {})}}
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "namespace": "ml", "uid": f"uid-{name}"},
+        "spec": spec,
+        "status": {"phase": "Pending", **(status or {})},
+    }
 
 
 def doctor(*objects: dict[str, Any]) -> dict[str, Any]:
     """Diagnoses keyed by pod name: (stuck message or None, [(check, status, message)])."""
     text = yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": list(objects)}, sort_keys=False)
-    return {d.name: (d.stuck.message if d.stuck else None, [(s.check, s.status, s.message) for s in d.steps])
-            for d in diagnose(load_dump(text, "dump.yaml"))}
+    return {
+        d.name: (d.stuck.message if d.stuck else None, [(s.check, s.status, s.message) for s in d.steps])
+        for d in diagnose(load_dump(text, "dump.yaml"))
+    }
 
 
 BASE = [device_class(), node("n0"), slice_(("n0"), 2)]
@@ -88,28 +130,47 @@ BASE = [device_class(), node("n0"), slice_(("n0"), 2)]
 def test_no_driver_publishes_devices_for_the_class():
     found = doctor(device_class(), node("n0"), pod("p", claims=[{"name": "gpu", "resourceClaimName": "c"}]), claim("c"))
     stuck, _ = found["p"]
-    assert stuck == "no ResourceSlice publishes a device that DeviceClass gpu matches: is its driver installed and running?"
+    assert (
+        stuck
+        == "no ResourceSlice publishes a device that DeviceClass gpu matches: is its driver installed and running?"
+    )
 
 
 def test_driver_publishes_for_other_nodes_only():
-    found = doctor(device_class(), node("n0"), node("n1"), slice_("n1", 1),
-                   pod("p", node_name="n0", claims=[{"name": "gpu", "resourceClaimName": "c"}]), claim("c"))
+    found = doctor(
+        device_class(),
+        node("n0"),
+        node("n1"),
+        slice_("n1", 1),
+        pod("p", node_name="n0", claims=[{"name": "gpu", "resourceClaimName": "c"}]),
+        claim("c"),
+    )
     stuck, _ = found["p"]
     assert stuck == "gpu.example.com publishes no usable device of class gpu for node n0"
 
 
 def test_incomplete_pool_is_named():
-    found = doctor(device_class(), node("n0"), slice_("n0", 1, count=2),
-                   pod("p", claims=[{"name": "gpu", "resourceClaimName": "c"}]), claim("c"))
+    found = doctor(
+        device_class(),
+        node("n0"),
+        slice_("n0", 1, count=2),
+        pod("p", claims=[{"name": "gpu", "resourceClaimName": "c"}]),
+        claim("c"),
+    )
     stuck, steps = found["p"]
     assert stuck.startswith("pool gpu.example.com/n0 incomplete")
     assert ("allocation", PROBLEM) in [(c, s) for c, s, _ in steps]
 
 
 def test_old_generation_slices_are_noted():
-    found = doctor(device_class(), node("n0"), slice_("n0", 1, generation=2),
-                   slice_("n0", 1, generation=1, name="old"),
-                   pod("p", claims=[{"name": "gpu", "resourceClaimName": "c"}]), claim("c"))
+    found = doctor(
+        device_class(),
+        node("n0"),
+        slice_("n0", 1, generation=2),
+        slice_("n0", 1, generation=1, name="old"),
+        pod("p", claims=[{"name": "gpu", "resourceClaimName": "c"}]),
+        claim("c"),
+    )
     _, steps = found["p"]
     assert any("still has slices of generation 1 beside the current 2" in m for _, _, m in steps)
 
@@ -128,11 +189,16 @@ def test_claim_not_generated_from_template():
 
 
 def test_generated_claim_not_recorded_in_pod_status():
-    found = doctor(*BASE, claim("p-gpu-x", owner=("p", "uid-p"), pod_claim="gpu"),
-                   pod("p", claims=[{"name": "gpu", "resourceClaimTemplateName": "one-gpu"}]))
+    found = doctor(
+        *BASE,
+        claim("p-gpu-x", owner=("p", "uid-p"), pod_claim="gpu"),
+        pod("p", claims=[{"name": "gpu", "resourceClaimTemplateName": "one-gpu"}]),
+    )
     stuck, steps = found["p"]
-    assert stuck == ("the pod status does not record generated claim(s) gpu -> p-gpu-x: the scheduler and kubelet "
-                     "look claims up there")
+    assert stuck == (
+        "the pod status does not record generated claim(s) gpu -> p-gpu-x: the scheduler and kubelet "
+        "look claims up there"
+    )
     # The claim itself was found through its owner and annotation, and the allocator would place it.
     assert ("allocation", "ok") in [(c, s) for c, s, _ in steps]
 
@@ -141,8 +207,9 @@ def test_allocated_devices_of_other_claims_are_taken():
     busy = claim("busy", devices=(("n0", "gpu-0"), ("n0", "gpu-1")), reserved=(("other", "uid-other"),))
     found = doctor(*BASE, busy, claim("c"), pod("p", claims=[{"name": "gpu", "resourceClaimName": "c"}]))
     stuck, _ = found["p"]
-    assert stuck == ("does not fit on the free devices: 1 node: not enough devices of class gpu "
-                     "(need 1, node has 0 free)")
+    assert stuck == (
+        "does not fit on the free devices: 1 node: not enough devices of class gpu (need 1, node has 0 free)"
+    )
 
 
 def test_free_devices_fit_and_the_pod_is_not_stuck_for_devices():
@@ -153,39 +220,74 @@ def test_free_devices_fit_and_the_pod_is_not_stuck_for_devices():
 
 
 def test_scheduled_pod_with_unreserved_claim():
-    found = doctor(*BASE, claim("c", devices=(("n0", "gpu-0"),)),
-                   pod("p", node_name="n0", claims=[{"name": "gpu", "resourceClaimName": "c"}]))
+    found = doctor(
+        *BASE,
+        claim("c", devices=(("n0", "gpu-0"),)),
+        pod("p", node_name="n0", claims=[{"name": "gpu", "resourceClaimName": "c"}]),
+    )
     stuck, _ = found["p"]
     assert stuck.startswith("claim gpu: ResourceClaim c is allocated on gpu.example.com/n0/gpu-0")
     assert stuck.endswith("but not reserved for this pod; the kubelet will not prepare it")
 
 
 def test_old_kubelet_rules_the_node_out():
-    found = doctor(device_class(), node("old", kubelet="v1.33.4"), slice_("old", 2), claim("c"),
-                   pod("p", claims=[{"name": "gpu", "resourceClaimName": "c"}]))
+    found = doctor(
+        device_class(),
+        node("old", kubelet="v1.33.4"),
+        slice_("old", 2),
+        claim("c"),
+        pod("p", claims=[{"name": "gpu", "resourceClaimName": "c"}]),
+    )
     stuck, _ = found["p"]
-    assert stuck == ("does not fit on the free devices: 1 node: kubelet v1.33.4 is older than 1.34, the first "
-                     "release with DynamicResourceAllocation on by default (ResourceClaims)")
+    assert stuck == (
+        "does not fit on the free devices: 1 node: kubelet v1.33.4 is older than 1.34, the first "
+        "release with DynamicResourceAllocation on by default (ResourceClaims)"
+    )
 
 
 def test_old_kubelet_for_extended_resources_on_a_scheduled_pod():
     ext = claim("p-ext", owner=("p", "uid-p"), devices=(("n0", "gpu-0"),), reserved=(("p", "uid-p"),), extended=True)
-    status = {"extendedResourceClaimStatus": {"resourceClaimName": "p-ext", "requestMappings": [
-        {"containerName": "app", "resourceName": "example.com/gpu", "requestName": "container-0-request-0"}]}}
-    found = doctor(device_class("example.com/gpu"), node("n0", kubelet="v1.35.1"), slice_("n0", 2), ext,
-                   pod("p", node_name="n0", gpus=1, status=status))
+    status = {
+        "extendedResourceClaimStatus": {
+            "resourceClaimName": "p-ext",
+            "requestMappings": [
+                {"containerName": "app", "resourceName": "example.com/gpu", "requestName": "container-0-request-0"}
+            ],
+        }
+    }
+    found = doctor(
+        device_class("example.com/gpu"),
+        node("n0", kubelet="v1.35.1"),
+        slice_("n0", 2),
+        ext,
+        pod("p", node_name="n0", gpus=1, status=status),
+    )
     stuck, steps = found["p"]
-    assert stuck == ("node n0: kubelet v1.35.1 is older than 1.36, the first release with DRAExtendedResource on "
-                     "by default (extended resources backed by DRA)")
+    assert stuck == (
+        "node n0: kubelet v1.35.1 is older than 1.36, the first release with DRAExtendedResource on "
+        "by default (extended resources backed by DRA)"
+    )
     assert any(c == "claims" and s == "ok" and "p-ext allocated on gpu.example.com/n0/gpu-0" in m for c, s, m in steps)
 
 
 def test_device_plugin_and_driver_on_one_node_is_a_warning():
-    found = doctor(device_class("example.com/gpu"), node("n0", **{"example.com/gpu": "2"}), slice_("n0", 2),
-                   pod("p", node_name="n0", gpus=1, image="app:${TAG}",
-                       status={"containerStatuses": [{"name": "app", "state": {"waiting": {"reason": "InvalidImageName"}}}]}))
+    found = doctor(
+        device_class("example.com/gpu"),
+        node("n0", **{"example.com/gpu": "2"}),
+        slice_("n0", 2),
+        pod(
+            "p",
+            node_name="n0",
+            gpus=1,
+            image="app:${TAG}",
+            status={"containerStatuses": [{"name": "app", "state": {"waiting": {"reason": "InvalidImageName"}}}]},
+        ),
+    )
     stuck, steps = found["p"]
-    assert stuck == "container app: image 'app:${TAG}' is invalid: '${TAG}' is an unrendered template placeholder (characters 5-10)"
+    assert (
+        stuck
+        == "container app: image 'app:${TAG}' is invalid: '${TAG}' is an unrendered template placeholder (characters 5-10)"
+    )
     warning = [m for c, s, m in steps if s == WARNING]
     assert warning and warning[0].startswith("node n0 advertises example.com/gpu: 2 in status.allocatable")
 
@@ -228,8 +330,15 @@ def test_text_output_shows_commands_and_reads_stdin():
 
 def test_exit_0_when_nothing_is_stuck(tmp_path):
     dump = tmp_path / "dump.yaml"
-    dump.write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": [*BASE, claim("c"),
-                    pod("p", claims=[{"name": "gpu", "resourceClaimName": "c"}])]}))
+    dump.write_text(
+        yaml.safe_dump(
+            {
+                "apiVersion": "v1",
+                "kind": "List",
+                "items": [*BASE, claim("c"), pod("p", claims=[{"name": "gpu", "resourceClaimName": "c"}])],
+            }
+        )
+    )
     result = _cli([str(dump)])
     assert result.exit_code == 0, result.output
     assert "no cause found in the dump" in result.output
@@ -277,16 +386,27 @@ def test_the_walk_through_shows_the_current_output():
 
 
 def test_running_pod_in_crash_loop_points_at_the_logs():
-    status = {"phase": "Running", "containerStatuses": [
-        {"name": "app", "state": {"waiting": {"reason": "CrashLoopBackOff", "message": "back-off 5m0s"}}}]}
+    status = {
+        "phase": "Running",
+        "containerStatuses": [
+            {"name": "app", "state": {"waiting": {"reason": "CrashLoopBackOff", "message": "back-off 5m0s"}}}
+        ],
+    }
     crashing = pod("p", node_name="n0", claims=[{"name": "gpu", "resourceClaimName": "c"}], status=status)
     crashing["status"]["phase"] = "Running"
-    text = yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": [
-        *BASE, claim("c", devices=(("n0", "gpu-0"),), reserved=(("p", "uid-p"),)), crashing]})
+    text = yaml.safe_dump(
+        {
+            "apiVersion": "v1",
+            "kind": "List",
+            "items": [*BASE, claim("c", devices=(("n0", "gpu-0"),), reserved=(("p", "uid-p"),)), crashing],
+        }
+    )
     (found,) = diagnose(load_dump(text))
     assert found.stuck is not None
     assert (found.stuck.message, found.stuck.command) == (
-        "container app: waiting, CrashLoopBackOff: back-off 5m0s", "kubectl logs -n ml p -c app --previous")
+        "container app: waiting, CrashLoopBackOff: back-off 5m0s",
+        "kubectl logs -n ml p -c app --previous",
+    )
     assert ("claims", "ok") == (found.steps[2].check, found.steps[2].status)
 
 
@@ -295,6 +415,8 @@ def test_unscheduled_extended_resource_pod_runs_through_the_allocator():
     found = doctor(device_class("example.com/gpu"), node("n0"), slice_("n0", 2), busy, pod("p", gpus=1))
     stuck, steps = found["p"]
     assert ("claims", "ok", "example.com/gpu: the scheduler generates the claim when it binds the pod") in steps
-    assert stuck == "does not fit on the free devices: 1 node: not enough devices of class gpu (need 1, node has 0 free)"
+    assert (
+        stuck == "does not fit on the free devices: 1 node: not enough devices of class gpu (need 1, node has 0 free)"
+    )
     fits = doctor(device_class("example.com/gpu"), node("n0"), slice_("n0", 2), pod("p", gpus=1))
     assert fits["p"][0] is None

@@ -10,8 +10,11 @@ from dralint.yaml.sources import SourceFile
 
 MANIFEST = SourceFile("m.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: team}\n")
 #: A Deployment with an error (replicas) and warnings (no resources, no probes, a floating image).
-BROKEN = SourceFile("d.yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  replicas: two\n"
-                              "  template:\n    spec:\n      containers:\n      - name: app\n        image: nginx\n")
+BROKEN = SourceFile(
+    "d.yaml",
+    "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  replicas: two\n"
+    "  template:\n    spec:\n      containers:\n      - name: app\n        image: nginx\n",
+)
 
 
 def test_a_run_restores_the_garbage_collector_state():
@@ -31,10 +34,15 @@ def test_profiles_nest_dra_within_recommended_within_strict():
     from dralint.lint.engine import enabled_rules
 
     catalog = load_catalog()
-    dra, recommended, strict = (set(enabled_rules(LintOptions(profile=p), catalog)) for p in ("dra", "recommended", "strict"))
+    dra, recommended, strict = (
+        set(enabled_rules(LintOptions(profile=p), catalog)) for p in ("dra", "recommended", "strict")
+    )
     assert dra < recommended < strict == set(catalog)
-    assert all(catalog[r].category in ("yaml", "api", "cel", "reference", "extended-resources", "scheduling", "pod-security", "internal")
-               for r in dra)
+    assert all(
+        catalog[r].category
+        in ("yaml", "api", "cel", "reference", "extended-resources", "scheduling", "pod-security", "internal")
+        for r in dra
+    )
     assert not any(not catalog[r].recommended for r in recommended)
 
 
@@ -46,7 +54,9 @@ def test_the_tally_counts_each_severity_and_feeds_the_score():
     tally = result.tally()
     assert list(tally) == list(Severity)
     assert tally == {s: sum(1 for d in result.diagnostics if d.severity is s) for s in Severity}
-    assert tally[Severity.ERROR] and tally[Severity.WARNING], "the fixture must produce both for the test to mean anything"
+    assert tally[Severity.ERROR] and tally[Severity.WARNING], (
+        "the fixture must produce both for the test to mean anything"
+    )
     assert result.score == score(result.objects, tally[Severity.ERROR], tally[Severity.WARNING])
 
 

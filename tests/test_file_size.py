@@ -14,7 +14,10 @@ from dralint.lint.options import LintOptions
 MANIFEST = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: big\n  namespace: default\ndata:\n  a: b\n"
 
 
-@pytest.mark.parametrize("text,expected", [("1000", 1000), ("2K", 2048), ("64m", 64 << 20), ("256MiB", 256 << 20), ("1 GB", 1 << 30), ("10b", 10)])
+@pytest.mark.parametrize(
+    "text,expected",
+    [("1000", 1000), ("2K", 2048), ("64m", 64 << 20), ("256MiB", 256 << 20), ("1 GB", 1 << 30), ("10b", 10)],
+)
 def test_sizes_in_bytes_or_binary_units(text: str, expected: int) -> None:
     assert parse_size(text) == expected
 

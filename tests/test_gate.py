@@ -18,7 +18,6 @@ CM = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n"
 DUPLICATE = CM + "  name: again\n"
 
 
-
 def invoke(*args):
     return CliRunner().invoke(main, ["lint", "--no-config", "--select", "YAML", *args])
 
@@ -42,7 +41,7 @@ def test_baseline_hides_known_findings_and_survives_edits_above(in_tmp):
     assert "duplicate key 'name'" not in new.stdout
 
 
-@pytest.mark.parametrize("text", ["", DUPLICATE + "---\n" + CM.replace("settings", "caf\u00e9-\\\"q\\\"")])
+@pytest.mark.parametrize("text", ["", DUPLICATE + "---\n" + CM.replace("settings", 'caf\u00e9-\\"q\\"')])
 def test_the_baseline_written_by_templates_is_its_document_indented(in_tmp, text):
     import json
 
@@ -87,7 +86,10 @@ def test_summary_line_only_where_it_cannot_corrupt_a_report(in_tmp):
 
 def test_report_targets_pairing():
     assert report_targets([]) == [("text", None)]
-    assert report_targets(["--format", "sarif", "--output", "a.sarif", "--format", "text"]) == [("sarif", "a.sarif"), ("text", None)]
+    assert report_targets(["--format", "sarif", "--output", "a.sarif", "--format", "text"]) == [
+        ("sarif", "a.sarif"),
+        ("text", None),
+    ]
     assert report_targets(["--output", "sarif=a.sarif", "--format=json"]) == [("sarif", "a.sarif"), ("json", None)]
     assert report_targets(["-o", "log.txt"]) == [("text", "log.txt")]
     assert report_targets(["-olog.txt", "--format", "junit"]) == [("junit", "log.txt")]
@@ -106,7 +108,9 @@ def test_github_annotations(in_tmp):
     (in_tmp / "a, b.yaml").write_text(DUPLICATE)
     result = invoke("--format", "github", "a, b.yaml")
     first = result.stdout.splitlines()[0]
-    assert first.startswith("::error file=a%2C b.yaml,line=5,col=3,endLine=5,endColumn=6,title=YAML002 duplicate-key::duplicate key 'name'")
+    assert first.startswith(
+        "::error file=a%2C b.yaml,line=5,col=3,endLine=5,endColumn=6,title=YAML002 duplicate-key::duplicate key 'name'"
+    )
     assert "%0Ahint: keep one of the two keys" in first
     assert result.stdout.splitlines()[-1].startswith("1 files, 1 objects")
 
@@ -120,8 +124,10 @@ def test_github_annotations_escape_message_hint_and_title_as_one_text():
     result = lint(LintOptions(paths=[]))
     result.diagnostics = [diag, diag]
     first, second = render(result).splitlines()[:2]
-    expected = (f"::warning file=a.yaml,line=300,col=2,endLine=301,endColumn=9,title={_property('API007 odd,name:x')}"
-                f"::{_data(odd + chr(10) + 'hint: ' + odd)}")
+    expected = (
+        f"::warning file=a.yaml,line=300,col=2,endLine=301,endColumn=9,title={_property('API007 odd,name:x')}"
+        f"::{_data(odd + chr(10) + 'hint: ' + odd)}"
+    )
     assert first == second == expected
     assert expected.endswith("::50%25 of%0D%0Abell \\x07, colon: done%0Ahint: 50%25 of%0D%0Abell \\x07, colon: done")
 

@@ -46,20 +46,34 @@ spec:
 """
 
 
-NON_FINITE = [(".nan", ".nan"), (".NaN", ".nan"), (".inf", ".inf"), ("-.inf", "-.inf"), ("-.Inf", "-.inf"), ("+.INF", ".inf"),
-              ("1e999", ".inf"), ("-1e999", "-.inf"), ("!!float .nan", ".nan"), ("!!float 1e999", ".inf")]
+NON_FINITE = [
+    (".nan", ".nan"),
+    (".NaN", ".nan"),
+    (".inf", ".inf"),
+    ("-.inf", "-.inf"),
+    ("-.Inf", "-.inf"),
+    ("+.INF", ".inf"),
+    ("1e999", ".inf"),
+    ("-1e999", "-.inf"),
+    ("!!float .nan", ".nan"),
+    ("!!float 1e999", ".inf"),
+]
 
 
 @pytest.mark.parametrize("written,shown", NON_FINITE)
 @pytest.mark.parametrize("before", ["", "apiVersion: v1\nkind: Namespace\nmetadata: {name: a}\n---\n"])
 def test_non_finite_numbers_are_an_api_finding_at_their_position(lint_manifest, written, shown, before):
     """Also after a document the fast YAML reader took (it hands the rest of the file to libyaml)."""
-    result = lint_manifest(before + SLICE % {"max": written, "multiplier": written},
-                           feature_gates={"DRANodeAllocatableResources": True})
+    result = lint_manifest(
+        before + SLICE % {"max": written, "multiplier": written}, feature_gates={"DRANodeAllocatableResources": True}
+    )
     assert "INT001" not in rules_of(result)
     found = [(d.rule, d.span.line, d.span.column, d.message) for d in result.diagnostics if "finite" in d.message]
     lines = before.count("\n")
-    assert [(rule, line, column) for rule, line, column, _ in found] == [("API002", lines + 16, 39), ("API002", lines + 19, 37)]
+    assert [(rule, line, column) for rule, line, column, _ in found] == [
+        ("API002", lines + 16, 39),
+        ("API002", lines + 19, 37),
+    ]
     assert all(f"Invalid value: {shown}: must be a finite number" in message for *_, message in found)
 
 
@@ -68,17 +82,30 @@ def test_non_finite_numbers_in_cluster_state_do_not_crash_a_check(lint_manifest,
     assert "INT001" not in rules_of(result)
 
 
-@pytest.mark.parametrize("manifest,message,line,column", [
-    ("apiVersion: v1\nkind: List\nitems: nope\n", "items of a List must be a list of objects, not a string", 3, 1),
-    ("apiVersion: 1.0\nkind: Pod\nmetadata: {name: a}\n", "apiVersion must be a string, not a number", 1, 1),
-    ("apiVersion: v1\nkind: 7\nmetadata: {name: a}\n", "kind must be a string, not an integer", 2, 1),
-    ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: b}\n---\n42\n", "the document is an integer, not a mapping", 5, 1),
-    ("apiVersion: v1\nkind: List\nitems: [true]\n", "item 0 of the list is a boolean, not a mapping", 3, 9),
-    # Items read one by one (block style) say the same, and a List of items without identity is still reported.
-    ("apiVersion: v1\nkind: List\nitems:\n- {}\n- true\n", "item 1 of the list is a boolean, not a mapping", 5, 3),
-    ("apiVersion: v1\nkind: List\nitems:\n- data: {a: 1}\n", "1 document(s) in this file have no apiVersion and no kind", 4, 3),
-    ("kind: List\nitems:\n- apiVersion: v1\n  metadata: {name: a}\n", "the object has no kind", 3, 3),
-])
+@pytest.mark.parametrize(
+    "manifest,message,line,column",
+    [
+        ("apiVersion: v1\nkind: List\nitems: nope\n", "items of a List must be a list of objects, not a string", 3, 1),
+        ("apiVersion: 1.0\nkind: Pod\nmetadata: {name: a}\n", "apiVersion must be a string, not a number", 1, 1),
+        ("apiVersion: v1\nkind: 7\nmetadata: {name: a}\n", "kind must be a string, not an integer", 2, 1),
+        (
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: b}\n---\n42\n",
+            "the document is an integer, not a mapping",
+            5,
+            1,
+        ),
+        ("apiVersion: v1\nkind: List\nitems: [true]\n", "item 0 of the list is a boolean, not a mapping", 3, 9),
+        # Items read one by one (block style) say the same, and a List of items without identity is still reported.
+        ("apiVersion: v1\nkind: List\nitems:\n- {}\n- true\n", "item 1 of the list is a boolean, not a mapping", 5, 3),
+        (
+            "apiVersion: v1\nkind: List\nitems:\n- data: {a: 1}\n",
+            "1 document(s) in this file have no apiVersion and no kind",
+            4,
+            3,
+        ),
+        ("kind: List\nitems:\n- apiVersion: v1\n  metadata: {name: a}\n", "the object has no kind", 3, 3),
+    ],
+)
 def test_shape_messages_say_what_is_wrong(lint_manifest, manifest, message, line, column):
     result = lint_manifest(manifest)
     found = [d for d in result.diagnostics if message in d.message]
@@ -91,12 +118,14 @@ def test_control_characters_are_escaped_in_text_output(tmp_path):
     assert explained.exit_code == 0
     assert "\x00" not in explained.output and "\\x00" in explained.output
     target = tmp_path / "cm.yaml"
-    target.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: b}\ndata: {k: \"\\e[31mred\", k: x}\n")
+    target.write_text(
+        'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: b}\ndata: {k: "\\e[31mred", k: x}\n'
+    )
     linted = CliRunner().invoke(main, ["lint", "--select", "YAML002", str(target)])
     assert "\x1b" not in linted.output
     snippet = next(line for line in linted.output.splitlines() if line.startswith("    4 | "))
     marker = linted.output.splitlines()[linted.output.splitlines().index(snippet) + 1]
-    assert snippet[marker.index("^"):].startswith("k: x")
+    assert snippet[marker.index("^") :].startswith("k: x")
 
 
 def test_printable_keeps_tabs_and_newlines():
@@ -137,7 +166,14 @@ def test_precommit_hook_leaves_out_the_usual_tool_files():
 
     (hook,) = yaml.safe_load((Path(__file__).resolve().parent.parent / ".pre-commit-hooks.yaml").read_text())
     excluded = re.compile(hook["exclude"])
-    for path in (".github/workflows/ci.yaml", ".pre-commit-config.yaml", ".gitlab-ci.yml", "mkdocs.yml", "package.json", "sub/.dralint.yaml"):
+    for path in (
+        ".github/workflows/ci.yaml",
+        ".pre-commit-config.yaml",
+        ".gitlab-ci.yml",
+        "mkdocs.yml",
+        "package.json",
+        "sub/.dralint.yaml",
+    ):
         assert excluded.search(path), path
     for path in ("deploy/app.yaml", "k8s/github/claims.yaml", "charts/gpu/values-prod.json", "workflows/train.yaml"):
         assert not excluded.search(path), path

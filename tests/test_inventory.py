@@ -68,7 +68,9 @@ def test_unknown_counter_set_and_counter():
 
 
 def test_mixed_generations_point_at_the_old_slice():
-    inv = Inventory.build([resource_slice("old", [device("a")], generation=1), resource_slice("new", [device("a")], generation=2)])
+    inv = Inventory.build(
+        [resource_slice("old", [device("a")], generation=1), resource_slice("new", [device("a")], generation=2)]
+    )
     assert problems(inv) == [("mixed-generations", ("spec", "pool", "generation"))]
     assert inv.problems[0].source["metadata"]["name"] == "old"
 
@@ -92,8 +94,6 @@ def test_bad_input_does_not_raise():
     junk = [{"kind": "ResourceSlice"}, {"kind": "ResourceSlice", "spec": {"driver": "d", "pool": "x"}}, "text", None]
     inv = Inventory.build(junk)
     assert [p.code for p in inv.problems] == ["slice-without-pool", "slice-without-pool"]
-
-
 
 
 @pytest.mark.skipif(not CORPUS.is_dir(), reason="the shared corpus is not present")
@@ -126,9 +126,15 @@ def test_equal_device_fields_are_shared_and_what_yaml_tells_apart_is_not():
     """A fleet repeats a few device models: equal attributes and capacity are held once. Values
     Python calls equal but a selector does not (1, True, "1") stay apart."""
     cap = {"memory": {"value": "80Gi"}}
-    slices = [resource_slice(f"s{n}", [device(f"gpu-{i}", model="H100", capacity=dict(cap)) for i in range(2)], node=f"n{n}")
-              for n in range(2)]
-    slices.append(resource_slice("s2", [device("gpu-0", model=1), device("gpu-1", model=True), device("gpu-2", model="1")], node="n2"))
+    slices = [
+        resource_slice(f"s{n}", [device(f"gpu-{i}", model="H100", capacity=dict(cap)) for i in range(2)], node=f"n{n}")
+        for n in range(2)
+    ]
+    slices.append(
+        resource_slice(
+            "s2", [device("gpu-0", model=1), device("gpu-1", model=True), device("gpu-2", model="1")], node="n2"
+        )
+    )
     inv = Inventory.build(slices)
     same = [inv.devices[DeviceId("gpu.example.com", f"n{n}", f"gpu-{i}")] for n in range(2) for i in range(2)]
     assert len({id(d.attributes) for d in same}) == 1 and len({id(d.capacity) for d in same}) == 1
@@ -143,27 +149,39 @@ def test_slices_listing_equal_devices_share_what_the_entries_say_and_keep_their_
     """Equal device lists are read once per driver; what comes from the slice (pool, node,
     per-device node selection) and from DeviceTaintRules (which name pools and devices) stays
     each device's own."""
-    listed = [device("gpu-0", model="H100", nodeName="a"), {"name": "gpu-1", "basic": {"attributes": {"model": {"int": 1}}}}]
-    drain = {"kind": "DeviceTaintRule", "metadata": {"name": "drain"},
-             "spec": {"deviceSelector": {"pool": "b", "device": "gpu-1"}, "taint": {"key": "drain", "effect": "NoExecute"}}}
-    inv = Inventory.build([
-        resource_slice("s-a", [dict(d) for d in listed], node="a"),
-        resource_slice("s-b", [dict(d) for d in listed], node="b"),
-        resource_slice("s-nic", [dict(d) for d in listed], node="a", driver="nic.example.com"),
-        resource_slice("s-per", [dict(d) for d in listed], node=None, pool="per", perDeviceNodeSelection=True),
-        drain,
-    ])
+    listed = [
+        device("gpu-0", model="H100", nodeName="a"),
+        {"name": "gpu-1", "basic": {"attributes": {"model": {"int": 1}}}},
+    ]
+    drain = {
+        "kind": "DeviceTaintRule",
+        "metadata": {"name": "drain"},
+        "spec": {"deviceSelector": {"pool": "b", "device": "gpu-1"}, "taint": {"key": "drain", "effect": "NoExecute"}},
+    }
+    inv = Inventory.build(
+        [
+            resource_slice("s-a", [dict(d) for d in listed], node="a"),
+            resource_slice("s-b", [dict(d) for d in listed], node="b"),
+            resource_slice("s-nic", [dict(d) for d in listed], node="a", driver="nic.example.com"),
+            resource_slice("s-per", [dict(d) for d in listed], node=None, pool="per", perDeviceNodeSelection=True),
+            drain,
+        ]
+    )
     devs = {(d.id.driver, d.id.pool, d.id.name): d for d in inv.all_devices()}
     a0, a1, b0, b1 = (devs[("gpu.example.com", pool, name)] for pool in "ab" for name in ("gpu-0", "gpu-1"))
     assert a0.data is b0.data and a0.attributes is b0.attributes and a1.selector_key == b1.selector_key
     assert [(d.slice.name, d.index, str(d.id)) for d in (a0, a1, b0, b1)] == [
-        ("s-a", 0, "gpu.example.com/a/gpu-0"), ("s-a", 1, "gpu.example.com/a/gpu-1"),
-        ("s-b", 0, "gpu.example.com/b/gpu-0"), ("s-b", 1, "gpu.example.com/b/gpu-1"),
+        ("s-a", 0, "gpu.example.com/a/gpu-0"),
+        ("s-a", 1, "gpu.example.com/a/gpu-1"),
+        ("s-b", 0, "gpu.example.com/b/gpu-0"),
+        ("s-b", 1, "gpu.example.com/b/gpu-1"),
     ]
     assert [[str(t) for t in d.taints] for d in (a0, a1, b0, b1)] == [[], [], [], ["drain:NoExecute"]]
     assert a1.attribute("gpu.example.com/model") == ("int", 1)
     nic = devs[("nic.example.com", "a", "gpu-0")]
-    assert nic.attribute("nic.example.com/model") == ("string", "H100") and nic.attribute("gpu.example.com/model") is None
+    assert (
+        nic.attribute("nic.example.com/model") == ("string", "H100") and nic.attribute("gpu.example.com/model") is None
+    )
     per = devs[("gpu.example.com", "per", "gpu-0")]
     assert per.selection is not None and per.selection.node_name == "a" and a0.selection is None
     assert inv.problems == []

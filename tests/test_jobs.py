@@ -38,13 +38,19 @@ def _repository(tmp_path: Path, files: int = 6, per_file: int = 45) -> list[str]
         paths.append(str(path))
     # A file with a syntax error, a plain YAML file, a List, a binary file, one in Latin-1 and a
     # Helm template, so every path through the engine's file handling is taken in the workers too.
-    (tmp_path / "broken.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: [\n---\n"
-                                          "apiVersion: v1\nkind: Secret\nmetadata: {name: s, namespace: team-0}\n")
+    (tmp_path / "broken.yaml").write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: [\n---\n"
+        "apiVersion: v1\nkind: Secret\nmetadata: {name: s, namespace: team-0}\n"
+    )
     (tmp_path / "workflow.yaml").write_text("on: push\njobs: {build: {runs-on: ubuntu-latest}}\n")
-    (tmp_path / "list.yaml").write_text("apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n"
-                                        "  metadata: {name: a, namespace: team-1}\n- {apiVersion: v1, kind: Pod, metadata: {name: p}}\n")
+    (tmp_path / "list.yaml").write_text(
+        "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n"
+        "  metadata: {name: a, namespace: team-1}\n- {apiVersion: v1, kind: Pod, metadata: {name: p}}\n"
+    )
     (tmp_path / "binary.yaml").write_bytes(b"\x7fELF\x02\x01\x01\x00\x00\x00")
-    (tmp_path / "latin1.yaml").write_bytes("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: caf\u00e9}\n".encode("latin-1"))
+    (tmp_path / "latin1.yaml").write_bytes(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: caf\u00e9}\n".encode("latin-1")
+    )
     (tmp_path / "template.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Values.name }}\n")
     extra = ("broken.yaml", "workflow.yaml", "list.yaml", "binary.yaml", "latin1.yaml", "template.yaml")
     return paths + [str(tmp_path / n) for n in extra]
@@ -56,7 +62,9 @@ def _report(paths: list[str], jobs: int, fmt: str = "json") -> str:
     from dralint.reporters import text
 
     # As the CLI runs it: a text report is written file by file while the checks run (jobs > 1).
-    result = lint_with_config(LintOptions(paths=paths, profile="strict", jobs=jobs), prepare=text.prepare() if fmt == "text" else None)
+    result = lint_with_config(
+        LintOptions(paths=paths, profile="strict", jobs=jobs), prepare=text.prepare() if fmt == "text" else None
+    )
     if jobs > 1 and fmt == "text":
         assert result.prepared
     return "".join(chunked_reporter(fmt)(result, False))
@@ -88,7 +96,9 @@ def test_the_report_is_byte_identical_for_any_number_of_jobs(tmp_path, parallel_
         assert {("binary.yaml", "YAML009"), ("latin1.yaml", "YAML009"), ("template.yaml", "YAML010")} <= issues
 
 
-def test_a_check_that_fails_in_a_worker_is_reported_like_one_that_fails_here(tmp_path, parallel_everything, monkeypatch):
+def test_a_check_that_fails_in_a_worker_is_reported_like_one_that_fails_here(
+    tmp_path, parallel_everything, monkeypatch
+):
     from dralint.lint.registry import all_checks
 
     check = next(c for c in all_checks() if BROKEN_CHECK_RULE in c.rules)
@@ -177,7 +187,9 @@ def test_checks_run_one_at_a_time_over_a_group_and_report_object_by_object(monke
         if obj.name == "cm-2":
             raise RuntimeError("boom")
 
-    text = "---\n".join(f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm-{i}\n  namespace: a\n" for i in range(6))
+    text = "---\n".join(
+        f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm-{i}\n  namespace: a\n" for i in range(6)
+    )
     documents = []
     load(SourceText("m.yaml", text), documents.append)
     objects = [obj for document in documents for obj in objects_from(document, "scan")[0]]
@@ -185,13 +197,24 @@ def test_checks_run_one_at_a_time_over_a_group_and_report_object_by_object(monke
     collect = engine._Collector(options, load_catalog())
     monkeypatch.setattr(engine, "_GROUP", 4)
     kept = _Kept()
-    engine._run_object_checks([Check(first, ("REL006",), None, True), Check(second, ("REL006",), None, True)],
-                              objects, Context(objects, options), collect, 1, None, kept)
+    engine._run_object_checks(
+        [Check(first, ("REL006",), None, True), Check(second, ("REL006",), None, True)],
+        objects,
+        Context(objects, options),
+        collect,
+        1,
+        None,
+        kept,
+    )
 
-    assert calls == [(check, f"cm-{i}") for group in (range(4), range(4, 6)) for check in ("first", "second") for i in group]
+    assert calls == [
+        (check, f"cm-{i}") for group in (range(4), range(4, 6)) for check in ("first", "second") for i in group
+    ]
     # As if each object had met every check in turn: the failure follows what its check found first.
-    reported = [f"INT001 {d.object.name}" if d.rule == "INT001" and "RuntimeError: boom" in d.message else d.message
-                for d in kept.diagnostics]
+    reported = [
+        f"INT001 {d.object.name}" if d.rule == "INT001" and "RuntimeError: boom" in d.message else d.message
+        for d in kept.diagnostics
+    ]
     expected = [message for i in range(6) for message in (f"first cm-{i}", f"second cm-{i}")]
     expected.insert(expected.index("second cm-2") + 1, "INT001 cm-2")
     assert reported == expected
@@ -213,13 +236,23 @@ def test_a_large_run_keeps_only_a_few_documents_expanded(tmp_path):
 
 
 def test_a_frozen_document_answers_every_question_as_before():
-    text = ("base: &base {cpu: '1', memory: 1Gi}\nitems:\n- name: a\n  limits: *base\n- name: b\n  limits:\n"
-            "    <<: *base\n    memory: 2Gi\nscript: |\n  echo one\n  echo two\n")
+    text = (
+        "base: &base {cpu: '1', memory: 1Gi}\nitems:\n- name: a\n  limits: *base\n- name: b\n  limits:\n"
+        "    <<: *base\n    memory: 2Gi\nscript: |\n  echo one\n  echo two\n"
+    )
     fresh, frozen = (load(SourceText("d.yaml", text)).documents[0] for _ in range(2))
     frozen.freeze()
     assert not frozen._expanded
-    paths = [(), ("base",), ("items", 0, "limits", "cpu"), ("items", 1, "limits", "memory"), ("items", 1, "limits", "cpu"),
-             ("script",), ("items", 5), ("nope", "deeper")]
+    paths = [
+        (),
+        ("base",),
+        ("items", 0, "limits", "cpu"),
+        ("items", 1, "limits", "memory"),
+        ("items", 1, "limits", "cpu"),
+        ("script",),
+        ("items", 5),
+        ("nope", "deeper"),
+    ]
     for path in paths:
         for key in (False, True):
             assert frozen.locate(path, key=key) == fresh.locate(path, key=key), path
@@ -284,8 +317,14 @@ def test_report_order_file_by_file_is_the_sort_by_sort_key():
 
     rng = random.Random(7)
     diagnostics = [
-        Diagnostic(rng.choice(["SEC003", "REL001", "API003"]), "n", Severity.WARNING, f"m{rng.randint(0, 3)}",
-                   Span(rng.choice(["b.yaml", "a.yaml", "c/d.yaml"]), rng.randint(1, 40), rng.randint(1, 9), 1, 1), hint=str(i))
+        Diagnostic(
+            rng.choice(["SEC003", "REL001", "API003"]),
+            "n",
+            Severity.WARNING,
+            f"m{rng.randint(0, 3)}",
+            Span(rng.choice(["b.yaml", "a.yaml", "c/d.yaml"]), rng.randint(1, 40), rng.randint(1, 9), 1, 1),
+            hint=str(i),
+        )
         for i in range(500)
     ]
     assert in_report_order(diagnostics) == sorted(diagnostics, key=lambda d: d.sort_key)
@@ -296,7 +335,9 @@ def test_by_file_keeps_each_files_order_however_the_files_interleave():
     from dralint.diagnostics import Diagnostic, Severity, Span, by_file
 
     paths = ["b.yaml", "b.yaml", "a.yaml", "b.yaml", "c.yaml", "a.yaml", "a.yaml", "b.yaml"]
-    diagnostics = [Diagnostic("SEC003", "n", Severity.WARNING, f"m{i}", Span(path, 1, 1, 1, 2)) for i, path in enumerate(paths)]
+    diagnostics = [
+        Diagnostic("SEC003", "n", Severity.WARNING, f"m{i}", Span(path, 1, 1, 1, 2)) for i, path in enumerate(paths)
+    ]
     groups = list(by_file(diagnostics))
     assert [[d.message for d in group] for group in groups] == [["m2", "m5", "m6"], ["m0", "m1", "m3", "m7"], ["m4"]]
     assert list(by_file([])) == []
@@ -312,9 +353,11 @@ def test_diagnostics_travel_as_rows_and_come_back_equal_with_shared_spans():
 
     key, other = Span("a.yaml", 300, 5, 300, 9), Span("a.yaml", 301, 5, 302, 1)
     ref = ObjectRef("v1", "Pod", "ns", "p")
-    sent = [Diagnostic("SEC001", "one", Severity.ERROR, "m1", key, "h", ref, "spec"),
-            Diagnostic("REL002", "two", Severity.WARNING, "m2", other, None, ref, None, (Related(key, "note"),)),
-            Diagnostic("SEC002", "three", Severity.INFO, "m3", key, rendered=Span("<render>", 3, 1, 3, 2))]
+    sent = [
+        Diagnostic("SEC001", "one", Severity.ERROR, "m1", key, "h", ref, "spec"),
+        Diagnostic("REL002", "two", Severity.WARNING, "m2", other, None, ref, None, (Related(key, "note"),)),
+        Diagnostic("SEC002", "three", Severity.INFO, "m3", key, rendered=Span("<render>", 3, 1, 3, 2)),
+    ]
     received = from_rows(pickle.loads(pickle.dumps(to_rows(sent), 5)))
     assert received == sent
     assert received[0].span is received[2].span and received[0].span is not received[1].span
@@ -333,10 +376,14 @@ def test_run_wide_checks_leave_their_indexes_to_the_run(tmp_path, parallel_every
     afterwards; built in a worker it would be built a second time in the parent."""
     from dralint.checks.scheduling.simulation import MEMO
 
-    config_maps = "".join(f"---\napiVersion: v1\nkind: ConfigMap\nmetadata: {{name: c{i}, namespace: a}}\n" for i in range(30))
+    config_maps = "".join(
+        f"---\napiVersion: v1\nkind: ConfigMap\nmetadata: {{name: c{i}, namespace: a}}\n" for i in range(30)
+    )
     (tmp_path / "a.yaml").write_text(config_maps, encoding="utf-8")  # the first slices reach no snapshot index
     (tmp_path / "b.yaml").write_text(generate(20), encoding="utf-8")
-    result = lint(LintOptions(paths=[str(tmp_path / "a.yaml"), str(tmp_path / "b.yaml")], slices=["example:mixed"], jobs=2))
+    result = lint(
+        LintOptions(paths=[str(tmp_path / "a.yaml"), str(tmp_path / "b.yaml")], slices=["example:mixed"], jobs=2)
+    )
     assert (MEMO, "inventory") in result.context._memo
 
 
@@ -347,8 +394,11 @@ def _tagged(index: int) -> tuple[int, int]:
 
 def test_this_process_shares_the_work_and_only_a_workers_results_are_sent():
     here = os.getpid()
-    out = list(parallel.ordered_map(_tagged, 30, jobs=2, send=lambda i, r: ("sent", i, r[1]),
-                                    receive=lambda i, s: ("received", *s)))
+    out = list(
+        parallel.ordered_map(
+            _tagged, 30, jobs=2, send=lambda i, r: ("sent", i, r[1]), receive=lambda i, s: ("received", *s)
+        )
+    )
     mine = [r for r in out if r[0] != "received"]
     theirs = [r for r in out if r[0] == "received"]
     assert mine and theirs

@@ -8,8 +8,14 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from dralint.k8s.labels import (
-    NodeSelection, NodeTerm, map_selector_matches, pod_node_selection, satisfiable, selector_matches,
-    selector_requirements, Requirement,
+    NodeSelection,
+    NodeTerm,
+    map_selector_matches,
+    pod_node_selection,
+    satisfiable,
+    selector_matches,
+    selector_requirements,
+    Requirement,
 )
 
 
@@ -26,7 +32,11 @@ from dralint.k8s.labels import (
         ({"matchExpressions": [{"key": "tier", "operator": "Exists"}]}, {"tier": ""}, True),
         ({"matchExpressions": [{"key": "tier", "operator": "DoesNotExist"}]}, {"tier": ""}, False),
         ({"matchExpressions": [{"key": "tier", "operator": "Gt", "values": ["1"]}]}, {"tier": "5"}, False),
-        ({"matchLabels": {"app": "x"}, "matchExpressions": [{"key": "env", "operator": "Exists"}]}, {"app": "x"}, False),
+        (
+            {"matchLabels": {"app": "x"}, "matchExpressions": [{"key": "env", "operator": "Exists"}]},
+            {"app": "x"},
+            False,
+        ),
     ],
 )
 def test_label_selector(selector, labels, expected):
@@ -44,20 +54,29 @@ def _spec(node_selector=None, terms=None, node_name=None):
     if node_selector:
         spec["nodeSelector"] = node_selector
     if terms is not None:
-        spec["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": terms}}}
+        spec["affinity"] = {
+            "nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": terms}}
+        }
     if node_name:
         spec["nodeName"] = node_name
     return spec
 
 
 def test_node_selection_matches_terms_ored_expressions_anded():
-    sel = pod_node_selection(_spec(
-        {"gpu": "true"},
-        [
-            {"matchExpressions": [{"key": "zone", "operator": "In", "values": ["a"]}, {"key": "dra", "operator": "DoesNotExist"}]},
-            {"matchExpressions": [{"key": "cores", "operator": "Gt", "values": ["8"]}]},
-        ],
-    ))
+    sel = pod_node_selection(
+        _spec(
+            {"gpu": "true"},
+            [
+                {
+                    "matchExpressions": [
+                        {"key": "zone", "operator": "In", "values": ["a"]},
+                        {"key": "dra", "operator": "DoesNotExist"},
+                    ]
+                },
+                {"matchExpressions": [{"key": "cores", "operator": "Gt", "values": ["8"]}]},
+            ],
+        )
+    )
     assert sel.matches({"gpu": "true", "zone": "a"})
     assert not sel.matches({"gpu": "true", "zone": "a", "dra": "yes"})
     assert sel.matches({"gpu": "true", "cores": "16"})
@@ -66,7 +85,9 @@ def test_node_selection_matches_terms_ored_expressions_anded():
 
 
 def test_match_fields_compare_node_name():
-    sel = pod_node_selection(_spec(terms=[{"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n1"]}]}]))
+    sel = pod_node_selection(
+        _spec(terms=[{"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n1"]}]}])
+    )
     assert sel.matches({}, "n1")
     assert not sel.matches({}, "n2")
 
@@ -81,15 +102,32 @@ def test_tolerations_do_not_select():
     [
         (_spec(), _spec(), True),
         (_spec({"gpu": "nvidia"}), _spec({"gpu": "amd"}), False),
-        (_spec({"gpu": "nvidia"}), _spec(terms=[{"matchExpressions": [{"key": "gpu", "operator": "NotIn", "values": ["nvidia"]}]}]), False),
+        (
+            _spec({"gpu": "nvidia"}),
+            _spec(terms=[{"matchExpressions": [{"key": "gpu", "operator": "NotIn", "values": ["nvidia"]}]}]),
+            False,
+        ),
         (_spec(), _spec(terms=[{"matchExpressions": [{"key": "dra", "operator": "DoesNotExist"}]}]), True),
-        (_spec(terms=[{"matchExpressions": [{"key": "dra", "operator": "Exists"}]}]),
-         _spec(terms=[{"matchExpressions": [{"key": "dra", "operator": "DoesNotExist"}]}]), False),
-        (_spec(terms=[{"matchExpressions": [{"key": "dra", "operator": "In", "values": ["true"]}]}]),
-         _spec(terms=[{"matchExpressions": [{"key": "dra", "operator": "NotIn", "values": ["true"]}]},
-                      {"matchExpressions": [{"key": "zone", "operator": "Exists"}]}]), True),
-        (_spec(terms=[{"matchExpressions": [{"key": "n", "operator": "Gt", "values": ["3"]}]}]),
-         _spec(terms=[{"matchExpressions": [{"key": "n", "operator": "Lt", "values": ["4"]}]}]), False),
+        (
+            _spec(terms=[{"matchExpressions": [{"key": "dra", "operator": "Exists"}]}]),
+            _spec(terms=[{"matchExpressions": [{"key": "dra", "operator": "DoesNotExist"}]}]),
+            False,
+        ),
+        (
+            _spec(terms=[{"matchExpressions": [{"key": "dra", "operator": "In", "values": ["true"]}]}]),
+            _spec(
+                terms=[
+                    {"matchExpressions": [{"key": "dra", "operator": "NotIn", "values": ["true"]}]},
+                    {"matchExpressions": [{"key": "zone", "operator": "Exists"}]},
+                ]
+            ),
+            True,
+        ),
+        (
+            _spec(terms=[{"matchExpressions": [{"key": "n", "operator": "Gt", "values": ["3"]}]}]),
+            _spec(terms=[{"matchExpressions": [{"key": "n", "operator": "Lt", "values": ["4"]}]}]),
+            False,
+        ),
         (_spec(node_name="a"), _spec(node_name="b"), False),
     ],
 )
@@ -100,7 +138,9 @@ def test_may_overlap(a, b, overlap):
 
 def test_symbolic_overlap_agrees_with_a_witness():
     """When satisfiable says yes for In/NotIn sets, a concrete label set exists."""
-    reqs = selector_requirements({"matchLabels": {"a": "1"}, "matchExpressions": [{"key": "b", "operator": "NotIn", "values": ["x"]}]})
+    reqs = selector_requirements(
+        {"matchLabels": {"a": "1"}, "matchExpressions": [{"key": "b", "operator": "NotIn", "values": ["x"]}]}
+    )
     assert satisfiable(reqs)
     assert all(r.matches({"a": "1"}) for r in reqs)
     assert not satisfiable(reqs + [Requirement("a", "NotIn", ("1",))])
@@ -122,10 +162,14 @@ def test_overlap_excluding_a_pool():
 
 
 def test_complement_of_terms_needs_every_term_negated():
-    sel = pod_node_selection(_spec(terms=[
-        {"matchExpressions": [{"key": "a", "operator": "In", "values": ["1"]}]},
-        {"matchExpressions": [{"key": "b", "operator": "Exists"}]},
-    ]))
+    sel = pod_node_selection(
+        _spec(
+            terms=[
+                {"matchExpressions": [{"key": "a", "operator": "In", "values": ["1"]}]},
+                {"matchExpressions": [{"key": "b", "operator": "Exists"}]},
+            ]
+        )
+    )
     (alternative,) = sel.complement()
     assert all(r.matches({"a": "2"}) for r in alternative)
     assert not all(r.matches({"a": "2", "b": "x"}) for r in alternative)
@@ -135,7 +179,9 @@ def test_complement_of_terms_needs_every_term_negated():
 
 
 def test_describe_is_readable():
-    sel = pod_node_selection(_spec({"gpu-pool": "dra"}, [{"matchExpressions": [{"key": "zone", "operator": "NotIn", "values": ["a", "b"]}]}]))
+    sel = pod_node_selection(
+        _spec({"gpu-pool": "dra"}, [{"matchExpressions": [{"key": "zone", "operator": "NotIn", "values": ["a", "b"]}]}])
+    )
     assert sel.describe() == "gpu-pool=dra and zone notin (a, b)"
     assert NodeSelection().describe() == "every node"
 
@@ -145,6 +191,7 @@ def test_unquoted_yaml_booleans_compare_as_label_text():
     assert selector_matches({"matchLabels": {"dra": "true"}}, {"dra": True})
     assert pod_node_selection(_spec({"dra": True})).matches({"dra": "true"})
 
+
 # "02" matters: label values are strings and Gt/Lt parse them as integers, so `a=02` meets
 # `NotIn [2]`, `Gt 1` and `Lt 3` together; a universe without it would call that unsatisfiable.
 _VALUES = ["0", "1", "2", "02", "3", "4", "5", "x"]
@@ -153,8 +200,13 @@ _requirement = st.builds(
     key=st.sampled_from(["a", "b"]),
     operator=st.sampled_from(["In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"]),
     values=st.lists(st.sampled_from(["1", "2", "3"]), min_size=1, max_size=2).map(tuple),
-).map(lambda r: Requirement(r.key, r.operator, r.values[:1]) if r.operator in ("Gt", "Lt") else
-      Requirement(r.key, r.operator, () if r.operator in ("Exists", "DoesNotExist") else r.values))
+).map(
+    lambda r: (
+        Requirement(r.key, r.operator, r.values[:1])
+        if r.operator in ("Gt", "Lt")
+        else Requirement(r.key, r.operator, () if r.operator in ("Exists", "DoesNotExist") else r.values)
+    )
+)
 
 
 def _label_sets():

@@ -101,7 +101,7 @@ def test_no_import_cycles() -> None:
         state[node] = 1
         for target in sorted(edges.get(node, ())):
             if state.get(target) == 1:
-                cycles.append(" -> ".join(stack[stack.index(target):] + [target]))
+                cycles.append(" -> ".join(stack[stack.index(target) :] + [target]))
             elif target not in state:
                 visit(target, stack + [target])
         state[node] = 2
@@ -123,5 +123,7 @@ def test_only_the_cel_adapter_imports_the_cel_library() -> None:
 
 
 def test_top_level_stays_small() -> None:
-    entries = {p.name for p in PACKAGE.iterdir() if p.name not in {"__init__.py", "__main__.py", "__pycache__", "_data"}}
+    entries = {
+        p.name for p in PACKAGE.iterdir() if p.name not in {"__init__.py", "__main__.py", "__pycache__", "_data"}
+    }
     assert len(entries) <= 8, sorted(entries)

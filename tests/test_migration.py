@@ -24,7 +24,9 @@ def _lint_example(form: str, cluster: bool = False):
 
 
 def _mine(result):
-    return sorted((Path(d.span.path).name, d.rule, d.severity.value) for d in result.diagnostics if d.rule.startswith(FAMILIES))
+    return sorted(
+        (Path(d.span.path).name, d.rule, d.severity.value) for d in result.diagnostics if d.rule.startswith(FAMILIES)
+    )
 
 
 @pytest.mark.parametrize("cluster", [False, True])
@@ -95,9 +97,12 @@ spec:
     [
         ("docker.io/rocm/k8s-device-plugin:1.31", "", True),
         ("docker.io/rocm/k8s-device-plugin:1.31", "      nodeSelector: {pool: legacy}\n", False),
-        ("docker.io/rocm/k8s-device-plugin:1.31",
-         "      affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: "
-         "[{matchExpressions: [{key: pool, operator: In, values: [dra, legacy]}]}]}}}\n", True),
+        (
+            "docker.io/rocm/k8s-device-plugin:1.31",
+            "      affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: "
+            "[{matchExpressions: [{key: pool, operator: In, values: [dra, legacy]}]}]}}}\n",
+            True,
+        ),
         ("nvcr.io/nvidia/k8s-device-plugin:v0.17.0", "", False),  # NVIDIA GPUs, AMD driver
         ("registry.example/custom:1", "", False),  # a device plugin for an unknown resource
         ("registry.example/custom:1 --resource=amd.com/gpu", "", False),  # not args: the image string
@@ -111,8 +116,12 @@ def test_overlap_uses_vendor_and_selector_semantics(tmp_path, image, placement, 
 
 def test_generic_device_plugin_recognised_by_socket_dir_and_args(tmp_path):
     plugin = DEVICE_PLUGIN.format(image="registry.example/custom:1", placement="").replace(
-        "        image: registry.example/custom:1\n", "        image: registry.example/custom:1\n        args: [--resource-name=gpu.amd.com/gpu]\n")
-    driver = DRA_DRIVER.replace("gpu.amd.com}", "gpu.amd.com}\n      - name: reg\n        hostPath: {path: /var/lib/kubelet/plugins_registry}")
+        "        image: registry.example/custom:1\n",
+        "        image: registry.example/custom:1\n        args: [--resource-name=gpu.amd.com/gpu]\n",
+    )
+    driver = DRA_DRIVER.replace(
+        "gpu.amd.com}", "gpu.amd.com}\n      - name: reg\n        hostPath: {path: /var/lib/kubelet/plugins_registry}"
+    )
     (diag,) = [d for d in lint_text(tmp_path, plugin + "---\n" + driver).diagnostics if d.rule == "EXT005"]
     assert "gpu.amd.com/gpu" in diag.message and "gpu.amd.com" in diag.message
 
@@ -130,8 +139,9 @@ spec:
 
 
 def test_duplicate_mapping_names_the_winner_when_timestamps_are_known(tmp_path):
-    text = (CLASS.format(name="a-class", stamp='creationTimestamp: "2026-01-01T00:00:00Z"')
-            + CLASS.format(name="b-class", stamp='creationTimestamp: "2026-03-01T00:00:00Z"'))
+    text = CLASS.format(name="a-class", stamp='creationTimestamp: "2026-01-01T00:00:00Z"') + CLASS.format(
+        name="b-class", stamp='creationTimestamp: "2026-03-01T00:00:00Z"'
+    )
     (diag,) = [d for d in lint_text(tmp_path, text).diagnostics if d.rule == "EXT002"]
     assert "the scheduler uses 'b-class'" in diag.message
     assert diag.object.name == "a-class"
@@ -187,12 +197,22 @@ def test_no_dra_in_the_run_means_no_extended_resource_verdict(tmp_path):
 
 
 def test_unprovided_extended_resource_is_an_error_when_classes_and_nodes_are_known(tmp_path):
-    state = ("apiVersion: v1\nkind: List\nitems:\n- {apiVersion: resource.k8s.io/v1, kind: DeviceClass, metadata: {name: x}}\n"
-             "- {apiVersion: v1, kind: Node, metadata: {name: n1}, status: {allocatable: {other.example/fpga: '2'}}}\n")
-    (diag,) = [d for d in lint_text(tmp_path, POD.format(resource="vendor.example/gpu"), slices=state).diagnostics if d.rule == "EXT001"]
+    state = (
+        "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: resource.k8s.io/v1, kind: DeviceClass, metadata: {name: x}}\n"
+        "- {apiVersion: v1, kind: Node, metadata: {name: n1}, status: {allocatable: {other.example/fpga: '2'}}}\n"
+    )
+    (diag,) = [
+        d
+        for d in lint_text(tmp_path, POD.format(resource="vendor.example/gpu"), slices=state).diagnostics
+        if d.rule == "EXT001"
+    ]
     assert diag.severity.value == "error"
     served = state.replace("other.example/fpga", "vendor.example/gpu")
-    assert not [d for d in lint_text(tmp_path, POD.format(resource="vendor.example/gpu"), slices=served).diagnostics if d.rule == "EXT001"]
+    assert not [
+        d
+        for d in lint_text(tmp_path, POD.format(resource="vendor.example/gpu"), slices=served).diagnostics
+        if d.rule == "EXT001"
+    ]
 
 
 def test_native_and_hugepage_resources_are_not_extended(tmp_path):
@@ -221,13 +241,23 @@ def test_quota_in_the_cluster_state_is_checked_against_scanned_workloads(tmp_pat
 
 
 def test_overlap_seen_in_the_cluster_state_alone_is_reported_on_the_node(tmp_path):
-    state = (EXAMPLE / "cluster-state.yaml").read_text().replace(
-        "    allocatable: {cpu: \"64\", memory: 512Gi}\n", "    allocatable: {cpu: \"64\", memory: 512Gi, nvidia.com/gpu: \"2\"}\n")
+    state = (
+        (EXAMPLE / "cluster-state.yaml")
+        .read_text()
+        .replace(
+            '    allocatable: {cpu: "64", memory: 512Gi}\n',
+            '    allocatable: {cpu: "64", memory: 512Gi, nvidia.com/gpu: "2"}\n',
+        )
+    )
     result = lint_text(tmp_path, (EXAMPLE / "fixed" / "deviceclass.yaml").read_text(), slices=state)
     (diag,) = [d for d in result.diagnostics if d.rule == "EXT005"]
     assert diag.span.path.endswith("slices.yaml") and "node gpu-dra-1" in diag.message
     assert diag.related[0].span.line == state.splitlines().index("    driver: gpu.nvidia.com") + 1
-    clean = lint_text(tmp_path, (EXAMPLE / "fixed" / "deviceclass.yaml").read_text(), slices=(EXAMPLE / "cluster-state.yaml").read_text())
+    clean = lint_text(
+        tmp_path,
+        (EXAMPLE / "fixed" / "deviceclass.yaml").read_text(),
+        slices=(EXAMPLE / "cluster-state.yaml").read_text(),
+    )
     assert not [d for d in clean.diagnostics if d.rule == "EXT005"]
 
 
@@ -237,13 +267,25 @@ def test_command_line_with_cluster_state_and_closed_world():
 
     from dralint.cli.main import main
 
-    broken = CliRunner().invoke(main, ["lint", str(EXAMPLE / "broken"), "--slices", str(EXAMPLE / "cluster-state.yaml"),
-                                       "--select", "EXT", "--format", "json"])
+    broken = CliRunner().invoke(
+        main,
+        [
+            "lint",
+            str(EXAMPLE / "broken"),
+            "--slices",
+            str(EXAMPLE / "cluster-state.yaml"),
+            "--select",
+            "EXT",
+            "--format",
+            "json",
+        ],
+    )
     assert broken.exit_code == 1, broken.output
     report = json.loads(broken.output)
     overlap = next(d for d in report["diagnostics"] if d["rule"] == "EXT005")
     assert overlap["path"].endswith("device-plugin.yaml") and overlap["severity"] == "error"
     assert {Path(r["path"]).name for r in overlap["related"]} == {"dra-driver.yaml", "cluster-state.yaml"}
-    fixed = CliRunner().invoke(main, ["lint", str(EXAMPLE / "fixed"), "--closed-world", "DeviceClass", "--select", "REF",
-                                      "--select", "EXT"])
+    fixed = CliRunner().invoke(
+        main, ["lint", str(EXAMPLE / "fixed"), "--closed-world", "DeviceClass", "--select", "REF", "--select", "EXT"]
+    )
     assert fixed.exit_code == 0, fixed.output

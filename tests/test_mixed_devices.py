@@ -42,7 +42,10 @@ def test_whole_gpus_and_mig_partitions_are_told_apart():
     inv = Inventory.build(h100_mig(1))
     summary = summarize(inv.all_devices(), inv)
     assert summary.mixed
-    assert summary.describe() == "8 whole NVIDIA H100 80GB HBM3 (memory 80Gi), 72 partitions of NVIDIA H100 80GB HBM3 in 2 profiles"
+    assert (
+        summary.describe()
+        == "8 whole NVIDIA H100 80GB HBM3 (memory 80Gi), 72 partitions of NVIDIA H100 80GB HBM3 in 2 profiles"
+    )
     whole = DeviceKind(False, "NVIDIA H100 80GB HBM3", "80Gi")
     assert narrowing_attribute(summary, whole) == ("gpu.nvidia.com/type", "string", "gpu")
 
@@ -79,12 +82,17 @@ def test_guide_class_on_h100_mig_is_a_warning_with_the_narrowing_attribute(tmp_p
     found = [d for d in result.diagnostics if d.rule == "EXT007"]
     assert len(found) == 1
     assert (found[0].span.line, found[0].span.column) == (6, 25)
-    assert "32 whole NVIDIA H100 80GB HBM3 (memory 80Gi), 288 partitions of NVIDIA H100 80GB HBM3 in 2 profiles" in found[0].message
+    assert (
+        "32 whole NVIDIA H100 80GB HBM3 (memory 80Gi), 288 partitions of NVIDIA H100 80GB HBM3 in 2 profiles"
+        in found[0].message
+    )
     assert "device.attributes['gpu.nvidia.com'].type == 'gpu'" in (found[0].hint or "")
 
 
 def test_class_used_by_count_is_checked_without_extended_resource_name(tmp_path):
-    manifest = GUIDE.replace("  extendedResourceName: nvidia.com/gpu\n", "").split("---")[0] + """---
+    manifest = (
+        GUIDE.replace("  extendedResourceName: nvidia.com/gpu\n", "").split("---")[0]
+        + """---
 apiVersion: resource.k8s.io/v1
 kind: ResourceClaimTemplate
 metadata:
@@ -96,6 +104,7 @@ spec:
       - name: gpu
         exactly: {deviceClassName: gpu.nvidia.com, count: 1}
 """
+    )
     result = _slices_option(tmp_path, manifest, select=["EXT007"])
     found = [d for d in result.diagnostics if d.rule == "EXT007"]
     assert len(found) == 1 and "a request with a count may get any of them" in found[0].message
@@ -113,7 +122,12 @@ def test_simulate_shows_the_kind_a_legacy_request_received(tmp_path):
     path.write_text(GUIDE)
     out = CliRunner().invoke(main, ["simulate", "--slices", "example:h100-mig", "--format", "json", str(path)])
     devices = json.loads(out.output)["templates"][0]["claims"][0]["devices"]
-    assert devices == [{"request": "nvidia.com/gpu of container 'cuda'", "device": "gpu.nvidia.com/h100-node-0/gpu-0-mig-3g.40gb-1",
-                        "kind": "partition of NVIDIA H100 80GB HBM3 (memory 40Gi)"}]
+    assert devices == [
+        {
+            "request": "nvidia.com/gpu of container 'cuda'",
+            "device": "gpu.nvidia.com/h100-node-0/gpu-0-mig-3g.40gb-1",
+            "kind": "partition of NVIDIA H100 80GB HBM3 (memory 40Gi)",
+        }
+    ]
     text = CliRunner().invoke(main, ["simulate", "--slices", "example:h100-mig", str(path)]).output
     assert "gpu-0-mig-3g.40gb-1 [partition of NVIDIA H100 80GB HBM3 (memory 40Gi)]" in text

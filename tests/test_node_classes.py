@@ -12,7 +12,17 @@ from unittest import mock
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from allocator_fixtures import DEFAULT_CLASSES, DRIVER, allocated_claim, claim_spec, device, device_class, fake_matcher, request, resource_slice
+from allocator_fixtures import (
+    DEFAULT_CLASSES,
+    DRIVER,
+    allocated_claim,
+    claim_spec,
+    device,
+    device_class,
+    fake_matcher,
+    request,
+    resource_slice,
+)
 from dralint.k8s.allocator import Outcome, Simulator, extended_resource_classes, pod_demand
 from dralint.k8s.allocator.search import Search, Selection
 from dralint.k8s.inventory import Inventory
@@ -29,11 +39,20 @@ def node(name: str, labels: dict[str, str] | None = None, kubelet: str = "", **a
     }
 
 
-def gpus(name: str, count: int = 4, model: str = "H100", tainted: tuple[int, ...] = (), serial: str = "") -> dict[str, Any]:
+def gpus(
+    name: str, count: int = 4, model: str = "H100", tainted: tuple[int, ...] = (), serial: str = ""
+) -> dict[str, Any]:
     """A node's slice; ``serial`` gives each device a unique ``uuid`` attribute, as real drivers do."""
-    devs = [device(f"gpu-{i}", model=model, pciRoot=f"r{i // 2}", **({"taints": TAINT} if i in tainted else {}),
-                   **({"uuid": f"{serial}-{i}"} if serial else {}))
-            for i in range(count)]
+    devs = [
+        device(
+            f"gpu-{i}",
+            model=model,
+            pciRoot=f"r{i // 2}",
+            **({"taints": TAINT} if i in tainted else {}),
+            **({"uuid": f"{serial}-{i}"} if serial else {}),
+        )
+        for i in range(count)
+    ]
     return resource_slice(f"{name}-gpus", devs, node=name)
 
 
@@ -53,7 +72,9 @@ def simulators(objects: list[dict[str, Any]]) -> tuple[Simulator, Simulator]:
     return tuple(Simulator(inv, inv.device_classes, fake_matcher, ext, same_shapes=same) for same in (True, False))  # type: ignore[return-value]
 
 
-def place(sim: Simulator, spec: dict[str, Any], manifests: list[dict[str, Any]], replicas: int = 1, label: str = "pod") -> Outcome:
+def place(
+    sim: Simulator, spec: dict[str, Any], manifests: list[dict[str, Any]], replicas: int = 1, label: str = "pod"
+) -> Outcome:
     by_name = {m["metadata"]["name"]: m for m in manifests}
     demand = pod_demand(label, spec, "default", lambda kind, ns, name: by_name.get(name), sim.inv, sim.ext)
     return sim.place(demand, replicas)
@@ -62,8 +83,15 @@ def place(sim: Simulator, spec: dict[str, Any], manifests: list[dict[str, Any]],
 def answer(out: Outcome) -> tuple:
     """Everything ``dralint simulate`` prints of an outcome, devices by their full id."""
     first = [(r.claim.label, [(p.request, str(p.device.id)) for p in r.picks]) for r in out.first or ()]
-    return (out.feasible, out.placed, out.packing, dict(out.reasons), dict(out.unplaced), first,
-            out.fatal.message if out.fatal else None)
+    return (
+        out.feasible,
+        out.placed,
+        out.packing,
+        dict(out.reasons),
+        dict(out.unplaced),
+        first,
+        out.fatal.message if out.fatal else None,
+    )
 
 
 ONE = template("one", claim_spec(request("g")))
@@ -79,9 +107,21 @@ def test_identical_nodes_are_one_class():
 
 
 def test_a_taint_an_allocated_device_allocatable_or_kubelet_makes_a_class_of_its_own():
-    objects = [gpus("a"), gpus("b"), gpus("tainted", tainted=(1,)), gpus("busy"), gpus("plugin"), gpus("old"), gpus("a100", model="A100")]
+    objects = [
+        gpus("a"),
+        gpus("b"),
+        gpus("tainted", tainted=(1,)),
+        gpus("busy"),
+        gpus("plugin"),
+        gpus("old"),
+        gpus("a100", model="A100"),
+    ]
     objects += [node(n) for n in ("a", "b", "tainted", "busy", "a100")]
-    objects += [node("plugin", **{"example.com/gpu": "2"}), node("old", kubelet="v1.30.0"), allocated_claim("held", ("busy", "gpu-0"))]
+    objects += [
+        node("plugin", **{"example.com/gpu": "2"}),
+        node("old", kubelet="v1.30.0"),
+        allocated_claim("held", ("busy", "gpu-0")),
+    ]
     sim, _ = simulators(objects)
     assert sim.node_class("a") == sim.node_class("b")
     others = [sim.node_class(n) for n in ("tainted", "busy", "plugin", "old", "a100")]
@@ -89,7 +129,14 @@ def test_a_taint_an_allocated_device_allocatable_or_kubelet_makes_a_class_of_its
 
 
 def test_labels_share_the_class_and_still_decide_node_selectors():
-    objects = [gpus("a"), gpus("b"), gpus("c"), node("a", {"zone": "x"}), node("b", {"zone": "y"}), node("c", {"zone": "y"})]
+    objects = [
+        gpus("a"),
+        gpus("b"),
+        gpus("c"),
+        node("a", {"zone": "x"}),
+        node("b", {"zone": "y"}),
+        node("c", {"zone": "y"}),
+    ]
     sim, reference = simulators(objects)
     assert sim.node_class("a") == sim.node_class("b")
     spec = pod("one", nodeSelector={"zone": "y"})
@@ -101,20 +148,28 @@ def test_labels_share_the_class_and_still_decide_node_selectors():
 def test_identical_nodes_allocate_as_without_classes():
     objects = [gpus(n) for n in ("a", "b", "c", "d")] + [allocated_claim("held", ("a", "gpu-0"), ("a", "gpu-2"))]
     sim, reference = simulators(objects)
-    for spec, manifests, replicas in ((pod("pair"), [PAIR], 5), (pod("one", "pair"), [ONE, PAIR], 3), (pod("pair"), [PAIR], 1)):
+    for spec, manifests, replicas in (
+        (pod("pair"), [PAIR], 5),
+        (pod("one", "pair"), [ONE, PAIR], 3),
+        (pod("pair"), [PAIR], 1),
+    ):
         assert answer(place(sim, spec, manifests, replicas)) == answer(place(reference, spec, manifests, replicas))
 
 
 def test_attributes_the_pod_never_reads_do_not_split_classes():
     sim, reference = simulators([gpus("a", serial="GPU-a"), gpus("b", serial="GPU-b")])
     by_name = {m["metadata"]["name"]: m for m in (ONE, SAME_UUID)}
-    one, same_uuid = (pod_demand("p", pod(t), "default", lambda kind, ns, name: by_name.get(name), sim.inv, sim.ext)
-                      for t in ("one", "same-uuid"))
+    one, same_uuid = (
+        pod_demand("p", pod(t), "default", lambda kind, ns, name: by_name.get(name), sim.inv, sim.ext)
+        for t in ("one", "same-uuid")
+    )
     assert sim.node_class("a") != sim.node_class("b")
     assert sim.node_class("a", one) == sim.node_class("b", one)
     assert sim.node_class("a", same_uuid) != sim.node_class("b", same_uuid)
     for spec, replicas in ((pod("one"), 6), (pod("same-uuid"), 1)):
-        assert answer(place(sim, spec, [ONE, SAME_UUID], replicas)) == answer(place(reference, spec, [ONE, SAME_UUID], replicas))
+        assert answer(place(sim, spec, [ONE, SAME_UUID], replicas)) == answer(
+            place(reference, spec, [ONE, SAME_UUID], replicas)
+        )
 
 
 def test_a_tainted_device_splits_the_class_for_every_pod():
@@ -127,7 +182,12 @@ def test_a_tainted_device_splits_the_class_for_every_pod():
 
 def test_a_pod_that_fits_nowhere_gets_each_class_its_own_reason():
     """Reasons are explained once per class: nodes of two classes, interleaved, keep theirs."""
-    objects = [gpus("a", tainted=(0, 1, 2)), gpus("b", model="A100"), gpus("c", tainted=(0, 1, 2)), gpus("d", model="A100")]
+    objects = [
+        gpus("a", tainted=(0, 1, 2)),
+        gpus("b", model="A100"),
+        gpus("c", tainted=(0, 1, 2)),
+        gpus("d", model="A100"),
+    ]
     sim, reference = simulators(objects)
     out = place(sim, pod("h100"), [H100])
     assert out.feasible == [] and out.reasons == {
@@ -197,12 +257,14 @@ NODE_FIELDS: dict[str, Any] = {
     "serial": st.sampled_from(["", "GPU-1", "GPU-2"]),
 }
 node_st = st.fixed_dictionaries(NODE_FIELDS)
-pod_st = st.fixed_dictionaries({
-    "claims": st.lists(st.sampled_from(["one", "pair", "quad", "h100", "same-uuid"]), min_size=1, max_size=2),
-    "zone": st.sampled_from([None, "x", "y"]),
-    "extended": st.sampled_from([0, 0, 1, 3]),
-    "replicas": st.integers(1, 6),
-})
+pod_st = st.fixed_dictionaries(
+    {
+        "claims": st.lists(st.sampled_from(["one", "pair", "quad", "h100", "same-uuid"]), min_size=1, max_size=2),
+        "zone": st.sampled_from([None, "x", "y"]),
+        "extended": st.sampled_from([0, 0, 1, 3]),
+        "replicas": st.integers(1, 6),
+    }
+)
 
 
 @st.composite
@@ -226,7 +288,9 @@ def test_classes_answer_as_searching_every_node(nodes, pods):
     objects: list[dict[str, Any]] = []
     for n, shape in enumerate(nodes):
         name = f"n{n}"
-        objects.append(gpus(name, model=shape["model"], tainted=(0,) if shape["tainted"] else (), serial=shape["serial"]))
+        objects.append(
+            gpus(name, model=shape["model"], tainted=(0,) if shape["tainted"] else (), serial=shape["serial"])
+        )
         allocatable = {"example.com/gpu": shape["plugin"]} if shape["plugin"] else {}
         objects.append(node(name, {"zone": shape["zone"]}, shape["kubelet"], **allocatable))
         busy = [(name, f"gpu-{i}") for i, taken in enumerate(shape["busy"]) if taken]

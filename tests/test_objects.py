@@ -17,7 +17,9 @@ def objects(text: str, lists: bool = False):
 
 
 def test_namespace_defaults_and_cluster_scope():
-    pod, dc = objects("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n---\napiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu, namespace: ignored}\n")
+    pod, dc = objects(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n---\napiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu, namespace: ignored}\n"
+    )
     assert (pod.namespace, dc.namespace) == ("default", None)
     assert (dc.group, dc.version) == ("resource.k8s.io", "v1")
 
@@ -34,7 +36,9 @@ def test_list_items_become_objects_with_positions(lists):
 
 
 def test_finding_carries_field_path_and_object():
-    (pod,) = objects("apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: c\n    image: i\n")
+    (pod,) = objects(
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: c\n    image: i\n"
+    )
     finding = pod.finding(("spec", "containers", 0, "image"), "msg", hint="h")
     assert finding.field == "spec.containers[0].image"
     assert (finding.span.line, finding.span.column, finding.span.end_column) == (8, 12, 13)
@@ -47,14 +51,46 @@ WORKLOADS = {
     "StatefulSet": ("apps/v1", "spec:\n  template:\n    spec:\n      containers: [{name: c}]\n", [1]),
     "DaemonSet": ("apps/v1", "spec:\n  template:\n    spec:\n      containers: [{name: c}]\n", [None]),
     "Job": ("batch/v1", "spec:\n  parallelism: 4\n  template:\n    spec:\n      containers: [{name: c}]\n", [4]),
-    "CronJob": ("batch/v1", "spec:\n  jobTemplate:\n    spec:\n      parallelism: 2\n      template:\n        spec:\n          containers: [{name: c}]\n", [2]),
-    "JobSet": ("jobset.x-k8s.io/v1alpha2", "spec:\n  replicatedJobs:\n  - name: w\n    replicas: 2\n    template:\n      spec:\n        parallelism: 3\n        template:\n          spec:\n            containers: [{name: c}]\n", [6]),
-    "MPIJob": ("kubeflow.org/v2beta1", "spec:\n  mpiReplicaSpecs:\n    Launcher:\n      replicas: 1\n      template:\n        spec:\n          containers: [{name: c}]\n    Worker:\n      replicas: 8\n      template:\n        spec:\n          containers: [{name: c}]\n", [1, 8]),
-    "PyTorchJob": ("kubeflow.org/v1", "spec:\n  pytorchReplicaSpecs:\n    Master:\n      template:\n        spec:\n          containers: [{name: c}]\n", [1]),
-    "LeaderWorkerSet": ("leaderworkerset.x-k8s.io/v1", "spec:\n  replicas: 2\n  leaderWorkerTemplate:\n    size: 4\n    leaderTemplate:\n      spec:\n        containers: [{name: c}]\n    workerTemplate:\n      spec:\n        containers: [{name: c}]\n", [2, 6]),
-    "RayCluster": ("ray.io/v1", "spec:\n  headGroupSpec:\n    template:\n      spec:\n        containers: [{name: c}]\n  workerGroupSpecs:\n  - groupName: gpu\n    replicas: 5\n    template:\n      spec:\n        containers: [{name: c}]\n", [1, 5]),
-    "Rollout": ("argoproj.io/v1alpha1", "spec:\n  replicas: 2\n  template:\n    spec:\n      containers: [{name: c}]\n", [2]),
-    "Workflow": ("argoproj.io/v1alpha1", "spec:\n  templates:\n  - name: train\n    container: {name: c, image: i}\n  - name: steps\n    steps: []\n", [1]),
+    "CronJob": (
+        "batch/v1",
+        "spec:\n  jobTemplate:\n    spec:\n      parallelism: 2\n      template:\n        spec:\n          containers: [{name: c}]\n",
+        [2],
+    ),
+    "JobSet": (
+        "jobset.x-k8s.io/v1alpha2",
+        "spec:\n  replicatedJobs:\n  - name: w\n    replicas: 2\n    template:\n      spec:\n        parallelism: 3\n        template:\n          spec:\n            containers: [{name: c}]\n",
+        [6],
+    ),
+    "MPIJob": (
+        "kubeflow.org/v2beta1",
+        "spec:\n  mpiReplicaSpecs:\n    Launcher:\n      replicas: 1\n      template:\n        spec:\n          containers: [{name: c}]\n    Worker:\n      replicas: 8\n      template:\n        spec:\n          containers: [{name: c}]\n",
+        [1, 8],
+    ),
+    "PyTorchJob": (
+        "kubeflow.org/v1",
+        "spec:\n  pytorchReplicaSpecs:\n    Master:\n      template:\n        spec:\n          containers: [{name: c}]\n",
+        [1],
+    ),
+    "LeaderWorkerSet": (
+        "leaderworkerset.x-k8s.io/v1",
+        "spec:\n  replicas: 2\n  leaderWorkerTemplate:\n    size: 4\n    leaderTemplate:\n      spec:\n        containers: [{name: c}]\n    workerTemplate:\n      spec:\n        containers: [{name: c}]\n",
+        [2, 6],
+    ),
+    "RayCluster": (
+        "ray.io/v1",
+        "spec:\n  headGroupSpec:\n    template:\n      spec:\n        containers: [{name: c}]\n  workerGroupSpecs:\n  - groupName: gpu\n    replicas: 5\n    template:\n      spec:\n        containers: [{name: c}]\n",
+        [1, 5],
+    ),
+    "Rollout": (
+        "argoproj.io/v1alpha1",
+        "spec:\n  replicas: 2\n  template:\n    spec:\n      containers: [{name: c}]\n",
+        [2],
+    ),
+    "Workflow": (
+        "argoproj.io/v1alpha1",
+        "spec:\n  templates:\n  - name: train\n    container: {name: c, image: i}\n  - name: steps\n    steps: []\n",
+        [1],
+    ),
 }
 
 
@@ -79,7 +115,9 @@ def test_objects_without_pods_have_no_templates():
 def test_spans_kept_per_path_and_key_and_dropped_with_the_expanded_document():
     """Spans are kept while the document is expanded: the same path as key and as value, and
     two paths, must each get their own span, before and after the document is frozen."""
-    (pod,) = objects("apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: c\n    image: i\n")
+    (pod,) = objects(
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: c\n    image: i\n"
+    )
     image = ("spec", "containers", 0, "image")
     for _ in range(2):
         value, key, name = pod.span(image), pod.span(image, key=True), pod.span(("spec", "containers", 0, "name"))
@@ -109,8 +147,10 @@ def test_running_containers_are_kept_per_template():
 def test_items_of_one_list_keep_their_own_pod_templates():
     """A List's items read as one document share it, and so the place their templates are
     kept: each item must still get its own, whichever is asked first."""
-    text = ("apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Pod\n  metadata: {name: a}\n  spec: {containers: [{name: ca}]}\n"
-            "- apiVersion: v1\n  kind: Pod\n  metadata: {name: b}\n  spec: {containers: [{name: cb}]}\n")
+    text = (
+        "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Pod\n  metadata: {name: a}\n  spec: {containers: [{name: ca}]}\n"
+        "- apiVersion: v1\n  kind: Pod\n  metadata: {name: b}\n  spec: {containers: [{name: cb}]}\n"
+    )
     first, second = objects(text)
     for obj, name in ((second, "cb"), (first, "ca"), (second, "cb")):
         (template,) = pod_templates(obj)
@@ -132,9 +172,21 @@ def test_extended_requests_are_kept_per_template_mode_and_container():
     for _ in range(2):
         plain = template_extended_requests(template, implicit=False)
         implicit = template_extended_requests(template, implicit=True)
-        assert {path[-1]: [r.resource for r in found] for path, found in plain.items()} == {0: ["nvidia.com/gpu"], 2: ["example.com/nic"]}
-        assert {path[-1]: [r.resource for r in found] for path, found in implicit.items()} == {2: ["deviceclass.resource.kubernetes.io/gpu"]}
-        assert implicit[("spec", "containers", 2)][0].path == ("spec", "containers", 2, "resources", "requests", "deviceclass.resource.kubernetes.io/gpu")
+        assert {path[-1]: [r.resource for r in found] for path, found in plain.items()} == {
+            0: ["nvidia.com/gpu"],
+            2: ["example.com/nic"],
+        }
+        assert {path[-1]: [r.resource for r in found] for path, found in implicit.items()} == {
+            2: ["deviceclass.resource.kubernetes.io/gpu"]
+        }
+        assert implicit[("spec", "containers", 2)][0].path == (
+            "spec",
+            "containers",
+            2,
+            "resources",
+            "requests",
+            "deviceclass.resource.kubernetes.io/gpu",
+        )
 
 
 def test_values_kept_for_a_template_are_freed_with_the_expanded_document():

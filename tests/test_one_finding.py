@@ -62,7 +62,9 @@ def test_a_missing_class_named_by_two_subrequests_is_one_finding(lint_manifest):
     result = lint_manifest(SUBREQUESTS, select=["REF"], closed_world={"DeviceClass"})
     (diag,) = result.diagnostics
     assert (diag.rule, diag.span.line, diag.span.column) == ("REF008", 10, 26)
-    assert [(r.span.line, r.message) for r in diag.related] == [(12, "subrequest 'gpu/small' names the same DeviceClass")]
+    assert [(r.span.line, r.message) for r in diag.related] == [
+        (12, "subrequest 'gpu/small' names the same DeviceClass")
+    ]
 
 
 def test_a_cel_typo_is_one_finding_at_the_first_error(lint_manifest):
@@ -80,11 +82,22 @@ def test_an_invalid_request_name_is_one_finding_with_the_reference_as_a_note(lin
 
 
 def _diag(rule: str, message: str, line: int, column: int = 5, severity: Severity = Severity.ERROR) -> Diagnostic:
-    return Diagnostic(rule, rule.lower(), severity, message, Span("f.yaml", line, column, line, column + 3), object=ObjectRef("v1", "Pod", "a", "p"))
+    return Diagnostic(
+        rule,
+        rule.lower(),
+        severity,
+        message,
+        Span("f.yaml", line, column, line, column + 3),
+        object=ObjectRef("v1", "Pod", "a", "p"),
+    )
 
 
 def test_judgement_rules_on_one_span_are_not_merged():
-    stacked = [_diag("REL001", "no cpu request", 3), _diag("REL002", "no memory request", 3), _diag("SEC002", "escalation", 3)]
+    stacked = [
+        _diag("REL001", "no cpu request", 3),
+        _diag("REL002", "no memory request", 3),
+        _diag("SEC002", "escalation", 3),
+    ]
     assert one_file(stacked) == sorted(stacked, key=lambda d: d.sort_key)
 
 
@@ -94,8 +107,13 @@ def test_one_rule_at_two_places_stays_two_findings():
 
 
 def test_different_correctness_families_on_one_span_keep_the_worst_then_the_earliest_stage():
-    merged = one_file([_diag("REF005", "no such request", 7), _diag("API007", "bad name", 7),
-                              _diag("SCH001", "no node", 7, severity=Severity.WARNING)])
+    merged = one_file(
+        [
+            _diag("REF005", "no such request", 7),
+            _diag("API007", "bad name", 7),
+            _diag("SCH001", "no node", 7, severity=Severity.WARNING),
+        ]
+    )
     assert [d.rule for d in merged] == ["API007"]
     assert sorted(r.message for r in merged[0].related) == ["also: no node [SCH001]", "also: no such request [REF005]"]
 
@@ -119,8 +137,13 @@ def test_a_message_many_findings_share_keeps_each_place_once():
 
     rng = random.Random(3)
     base = _diag("REL001", "no probe", 1)
-    made = [dataclasses.replace(base, span=Span("f.yaml", rng.randint(1, 30), rng.randint(1, 4), 1, 9),
-                                message=rng.choice(["no probe", "no limits", f"x{rng.randint(0, 3)}"]))
-            for _ in range(400)]
+    made = [
+        dataclasses.replace(
+            base,
+            span=Span("f.yaml", rng.randint(1, 30), rng.randint(1, 4), 1, 9),
+            message=rng.choice(["no probe", "no limits", f"x{rng.randint(0, 3)}"]),
+        )
+        for _ in range(400)
+    ]
     assert sum(d.message == "no probe" for d in set(made)) > dedup._LISTED  # past the list, into the set
     assert dedup._each_once(made) == list(dict.fromkeys(made))

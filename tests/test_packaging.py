@@ -17,7 +17,18 @@ def test_wheel_installs_and_lists_rules(tmp_path):
     pytest.importorskip("hatchling")
     dist = tmp_path / "dist"
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--quiet", "-w", str(dist), str(ROOT)],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "--quiet",
+            "-w",
+            str(dist),
+            str(ROOT),
+        ],
         check=True,
     )
     (wheel,) = dist.glob("dralint-*.whl")
@@ -25,7 +36,10 @@ def test_wheel_installs_and_lists_rules(tmp_path):
     assert any(n.startswith("dralint/_data/rules/") and n.endswith(".yaml") for n in names)
     assert "dralint/_data/rules/catalog.json" in names
     target = tmp_path / "site"
-    subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--quiet", "--target", str(target), str(wheel)], check=True)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--no-deps", "--quiet", "--target", str(target), str(wheel)],
+        check=True,
+    )
     # Run from an empty directory with the installed copy first on the path, so neither the
     # checkout's dralint package nor its rules/ directory can be picked up.
     script = "import dralint, sys; from dralint.cli.main import main; print(dralint.__file__, file=sys.stderr); main(['rules'])"

@@ -44,10 +44,17 @@ def test_binding_to_an_exec_role_is_reported_on_its_role_ref_with_the_grant_as_r
 
 
 def test_every_binding_shape_polaris_names_is_covered(lint_manifest):
-    for role_kind, binding_kind in (("ClusterRole", "ClusterRoleBinding"), ("ClusterRole", "RoleBinding"), ("Role", "RoleBinding")):
+    for role_kind, binding_kind in (
+        ("ClusterRole", "ClusterRoleBinding"),
+        ("ClusterRole", "RoleBinding"),
+        ("Role", "RoleBinding"),
+    ):
         found = fired(lint_manifest(_rbac(role_kind, binding_kind, '"pods/*"')), "SEC019")
         on_binding = [f for f in found if f.span.line > 9]
-        assert len(found) == 3 and len(on_binding) == 1, (role_kind, binding_kind)  # exec + attach on the role, one on the binding
+        assert len(found) == 3 and len(on_binding) == 1, (
+            role_kind,
+            binding_kind,
+        )  # exec + attach on the role, one on the binding
 
 
 def test_binding_to_a_harmless_or_unknown_role_is_clean(lint_manifest):
@@ -111,7 +118,7 @@ def _spread(lint_manifest, constraints: str, rule: str) -> list[tuple[int, int, 
 
 
 def test_spread_values_the_server_refuses_are_api_errors_at_the_value(lint_manifest):
-    bad = "  - maxSkew: 0\n    topologyKey: \"\"\n    whenUnsatisfiable: Sometimes\n    minDomains: 0\n    labelSelector: {matchLabels: {app: web}}\n"
+    bad = '  - maxSkew: 0\n    topologyKey: ""\n    whenUnsatisfiable: Sometimes\n    minDomains: 0\n    labelSelector: {matchLabels: {app: web}}\n'
     assert [(line, col) for line, col, _ in _spread(lint_manifest, bad, "API009")] == [(9, 14), (12, 17)]
     assert [(line, col) for line, col, _ in _spread(lint_manifest, bad, "API003")] == [(10, 18)]
     assert [(line, col) for line, col, _ in _spread(lint_manifest, bad, "API004")] == [(11, 24)]
@@ -122,7 +129,9 @@ def test_min_domains_needs_do_not_schedule_and_pairs_may_not_repeat(lint_manifes
     messages = [m for _, _, m in _spread(lint_manifest, one + one.replace("    minDomains: 2\n", ""), "API009")]
     assert len(messages) == 1 and "only use minDomains if whenUnsatisfiable=DoNotSchedule" in messages[0]
     twice = one.replace("    minDomains: 2\n", "")
-    assert [line for line, _, _ in _spread(lint_manifest, twice + twice, "API010")] == [9]  # the first use, as the server reports it
+    assert [line for line, _, _ in _spread(lint_manifest, twice + twice, "API010")] == [
+        9
+    ]  # the first use, as the server reports it
 
 
 def test_valid_constraints_are_clean(lint_manifest):
@@ -170,7 +179,9 @@ def test_valid_ports_are_clean(lint_manifest):
 
 
 def _storage_pod(requests: str, limits: str) -> str:
-    return _PORTS_POD.replace("    ports:\n{ports}", f"    resources:\n      requests: {{{requests}}}\n      limits: {{{limits}}}\n")
+    return _PORTS_POD.replace(
+        "    ports:\n{ports}", f"    resources:\n      requests: {{{requests}}}\n      limits: {{{limits}}}\n"
+    )
 
 
 def test_ephemeral_storage_request_below_limit_is_reported_at_the_request_in_strict_only(lint_manifest):
@@ -210,14 +221,25 @@ spec:
 """
 
 
-def _monitor(lint_manifest, namespaces: str = "", service_namespace: str = "gpu-operator", label: str = "dcgm-exporter", **options) -> list[tuple[str, int]]:
+def _monitor(
+    lint_manifest,
+    namespaces: str = "",
+    service_namespace: str = "gpu-operator",
+    label: str = "dcgm-exporter",
+    **options,
+) -> list[tuple[str, int]]:
     text = _MONITOR.format(namespaces=namespaces, service_namespace=service_namespace, label=label)
-    return [(d.rule, d.span.line) for d in lint_manifest(text, **options).diagnostics
-            if d.rule in ("REF012", "REF027") and d.message.startswith("ServiceMonitor")]
+    return [
+        (d.rule, d.span.line)
+        for d in lint_manifest(text, **options).diagnostics
+        if d.rule in ("REF012", "REF027") and d.message.startswith("ServiceMonitor")
+    ]
 
 
 def test_monitor_whose_services_sit_in_an_unwatched_namespace_is_reported_with_them_related(lint_manifest):
-    found = fired(lint_manifest(_MONITOR.format(namespaces="", service_namespace="gpu-operator", label="dcgm-exporter")), "REF027")
+    found = fired(
+        lint_manifest(_MONITOR.format(namespaces="", service_namespace="gpu-operator", label="dcgm-exporter")), "REF027"
+    )
     assert [(f.span.line, f.span.column) for f in found] == [(7, 3)]
     assert [r.span.line for r in found[0].related] == [17]
 

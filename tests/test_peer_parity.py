@@ -13,7 +13,15 @@ DOCS = Path(__file__).resolve().parent.parent / "docs"
 RULES = sorted(load_catalog().values(), key=lambda r: r.id)
 CHECKS = yaml.safe_load((DOCS / "peer-checks.yaml").read_text(encoding="utf-8"))
 ELSEWHERE = yaml.safe_load((DOCS / "peer-coverage-elsewhere.yaml").read_text(encoding="utf-8"))
-BASE = {"id": "SEC999", "name": "x-rule", "severity": "warning", "category": "security", "summary": "s", "rationale": "r", "fix": "f"}
+BASE = {
+    "id": "SEC999",
+    "name": "x-rule",
+    "severity": "warning",
+    "category": "security",
+    "summary": "s",
+    "rationale": "r",
+    "fix": "f",
+}
 
 
 def row(page: str, check: str) -> str:
@@ -22,11 +30,15 @@ def row(page: str, check: str) -> str:
 
 def test_peers_page_is_up_to_date():
     on_disk = (DOCS / "peers.md").read_text(encoding="utf-8")
-    assert on_disk == peer_parity(RULES, CHECKS, ELSEWHERE), "docs/peers.md is stale: run `python tools/generate_docs.py`"
+    assert on_disk == peer_parity(RULES, CHECKS, ELSEWHERE), (
+        "docs/peers.md is stale: run `python tools/generate_docs.py`"
+    )
 
 
 def test_every_check_a_rule_names_is_in_the_peer_check_lists():
-    assert unlisted_peer_checks(RULES, CHECKS) == [], "add these checks to docs/peer-checks.yaml (or fix the rule's peers: spelling)"
+    assert unlisted_peer_checks(RULES, CHECKS) == [], (
+        "add these checks to docs/peer-checks.yaml (or fix the rule's peers: spelling)"
+    )
 
 
 def test_rows_come_from_the_catalog_and_the_data():

@@ -55,12 +55,16 @@ def config_map(name: str, **data: str) -> dict:
 
 #: Printable ASCII mostly: strings the fast reader takes, so that most files are cut (the
 #: reader's own tests cover what it declines).
-strings = st.one_of(st.text(st.characters(min_codepoint=32, max_codepoint=126), max_size=10),
-                    st.sampled_from(["a b c d e f g h i j", "|", "x: y", "- z", "# c", "yes", "0x1F", "é", ""]))
+strings = st.one_of(
+    st.text(st.characters(min_codepoint=32, max_codepoint=126), max_size=10),
+    st.sampled_from(["a b c d e f g h i j", "|", "x: y", "- z", "# c", "yes", "0x1F", "é", ""]),
+)
 keys = st.text(st.characters(min_codepoint=48, max_codepoint=122), min_size=1, max_size=6)
-values = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(), strings),
-                      lambda children: st.one_of(st.lists(children, max_size=3), st.dictionaries(keys, children, max_size=3)),
-                      max_leaves=10)
+values = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(), strings),
+    lambda children: st.one_of(st.lists(children, max_size=3), st.dictionaries(keys, children, max_size=3)),
+    max_leaves=10,
+)
 #: One document's text: a mapping, or a List of items.
 document_texts = st.one_of(
     st.dictionaries(keys, values, min_size=1, max_size=4).map(lambda d: yaml.safe_dump(d, width=30)),
@@ -98,12 +102,16 @@ def test_documents_and_lists_are_cut_at_their_boundaries():
     assert [d[0] for d in documents] == [*range(12), *[12] * 12, *range(13, 25)]  # the comments are no document
 
 
-@pytest.mark.parametrize("text", [
-    "# only comments\n---\na: 1\n---\nb: 2\n---\nc: 3\n",
-    "a: 0\n---\na: 1\n---\nb: 2\n---\nc: 3\n",
-    "---\na: 1\n---\nb: 2\n---\nc: 3\n",
-    "---\na: 1\n---\nb: 2\n---\nc: 3",  # no line break at the end
-], ids=["comments first", "a document first", "a marker first", "no final break"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "# only comments\n---\na: 1\n---\nb: 2\n---\nc: 3\n",
+        "a: 0\n---\na: 1\n---\nb: 2\n---\nc: 3\n",
+        "---\na: 1\n---\nb: 2\n---\nc: 3\n",
+        "---\na: 1\n---\nb: 2\n---\nc: 3",  # no line break at the end
+    ],
+    ids=["comments first", "a document first", "a marker first", "no final break"],
+)
 def test_documents_are_numbered_as_in_the_whole_file(text):
     found, documents = in_pieces(text, 8)
     assert len(found) > 1
@@ -143,8 +151,10 @@ def test_a_file_with_a_document_too_large_to_read_is_not_cut(monkeypatch):
 #: Every part of a file a piece may cover: documents, and a List's header, items and tail, the
 #: List after documents or first in the file (as kubectl writes it).
 COVERED = {
-    "documents, then a List": "# rendered\n" + "".join(f"---\n{yaml.safe_dump(config_map(f'c{i}'))}" for i in range(3))
-                              + "---\n" + a_list([config_map(f"item-{i}") for i in range(6)]),
+    "documents, then a List": "# rendered\n"
+    + "".join(f"---\n{yaml.safe_dump(config_map(f'c{i}'))}" for i in range(3))
+    + "---\n"
+    + a_list([config_map(f"item-{i}") for i in range(6)]),
     "a List alone": a_list([config_map(f"item-{i}") for i in range(6)]),
 }
 ODD = {"tab": "\t", "lone CR": "\rx", "glued comment": " ,#", "directive": "\n%TAG ! x", "flow dash": " -{"}
@@ -158,7 +168,7 @@ def test_text_that_sends_a_file_to_libyaml_makes_its_piece_decline_wherever_it_i
     lines = base.split("\n")
     assert in_pieces(base, 60) is not None
     for at in range(len(lines) - 1):
-        text = "\n".join([*lines[:at], lines[at] + odd, *lines[at + 1:]])
+        text = "\n".join([*lines[:at], lines[at] + odd, *lines[at + 1 :]])
         assert in_pieces(text, 60) is None, (at, lines[at])
 
 
@@ -167,11 +177,15 @@ def test_the_checks_before_reading_give_for_stretches_what_they_give_for_the_who
     text = "a: 1\n  - b\n" + odd.lstrip("\n") + "\nc: 2\n"
     for at in (i + 1 for i, char in enumerate(text) if char == "\n"):
         assert may_need_check(text) == (may_need_check(text, 0, at) or may_need_check(text, at))
-        assert (blockfast.eligible(text) is None) == (blockfast.eligible(text, 0, at) is None and blockfast.eligible(text, at) is None)
+        assert (blockfast.eligible(text) is None) == (
+            blockfast.eligible(text, 0, at) is None and blockfast.eligible(text, at) is None
+        )
 
 
 def _report(paths: list[str], jobs: int) -> str:
-    return "".join(chunked_reporter("json")(lint_with_config(LintOptions(paths=paths, profile="strict", jobs=jobs)), False))
+    return "".join(
+        chunked_reporter("json")(lint_with_config(LintOptions(paths=paths, profile="strict", jobs=jobs)), False)
+    )
 
 
 def test_a_large_file_read_in_pieces_reports_what_it_reports_read_whole(tmp_path, monkeypatch):
@@ -179,25 +193,36 @@ def test_a_large_file_read_in_pieces_reports_what_it_reports_read_whole(tmp_path
     monkeypatch.setattr(engine, "_PARALLEL_BYTES", 500)
     monkeypatch.setattr(engine, "_PIECE_LINES", 100)
     listed = tmp_path / "dump.yaml"
-    listed.write_text(a_list([{**config_map(f"c{i}", mode="fast"), "kind": "Pod" if i % 5 == 0 else "ConfigMap"}
-                              for i in range(60)]))
+    listed.write_text(
+        a_list([{**config_map(f"c{i}", mode="fast"), "kind": "Pod" if i % 5 == 0 else "ConfigMap"} for i in range(60)])
+    )
     documents = tmp_path / "rendered.yaml"
-    documents.write_text("".join(f"---\n{yaml.safe_dump(config_map(f'd{i}'))}" for i in range(40)) + "---\nx: &a 1\ny: *a\n")
+    documents.write_text(
+        "".join(f"---\n{yaml.safe_dump(config_map(f'd{i}'))}" for i in range(40)) + "---\nx: &a 1\ny: *a\n"
+    )
     # Shape problems, reported from the parent with positions read from the file's text.
     shapes = tmp_path / "shapes.yaml"
-    shapes.write_text("".join(f"---\n{yaml.safe_dump(config_map(f's{i}'))}" for i in range(20))
-                      + "---\napiVersion: v1\nmetadata: {name: no-kind}\n---\n- not a mapping\n")
+    shapes.write_text(
+        "".join(f"---\n{yaml.safe_dump(config_map(f's{i}'))}" for i in range(20))
+        + "---\napiVersion: v1\nmetadata: {name: no-kind}\n---\n- not a mapping\n"
+    )
     paths = [str(listed), str(documents), str(shapes)]
     read: list[list[int | None]] = []  # per file cut: what each piece read (in the workers)
     real = engine._join_pieces
-    monkeypatch.setattr(engine, "_join_pieces", lambda source, cut, parts, *rest: read.append([p.documents for p in parts]) or real(source, cut, parts, *rest))
+    monkeypatch.setattr(
+        engine,
+        "_join_pieces",
+        lambda source, cut, parts, *rest: read.append([p.documents for p in parts]) or real(source, cut, parts, *rest),
+    )
     assert _report(paths, jobs=2) == _report(paths, jobs=1)
     assert len(read) == 3 and len(read[0]) > 2 and None not in read[0]  # the List's items, read apart
     assert None in read[1]  # the anchor: that file was read whole
     assert len(read[2]) > 2 and None not in read[2]
     report = json.loads(_report(paths, jobs=2))
     assert report["summary"]["objects"] == 120
-    shape_lines = {d["line"] for d in report["diagnostics"] if d["path"] == str(shapes) and d["rule"].startswith("YAML")}
+    shape_lines = {
+        d["line"] for d in report["diagnostics"] if d["path"] == str(shapes) and d["rule"].startswith("YAML")
+    }
     assert len(shape_lines) == 2 and min(shape_lines) > 100
 
 

@@ -77,7 +77,9 @@ def test_undeclared_claim_in_an_init_container_of_a_jobset(tmp_path):
     (diag,) = _of(result, "REF003")
     assert (diag.span.line, diag.span.column) == position(text, "                - name: device", "device")
     assert "JobSet ml/pretrain (workers)" in diag.message and "did you mean 'devices'?" in diag.message
-    assert (diag.related[0].span.line, diag.related[0].span.column) == position(text, "resourceClaims:", "resourceClaims")
+    assert (diag.related[0].span.line, diag.related[0].span.column) == position(
+        text, "resourceClaims:", "resourceClaims"
+    )
     assert not _of(result, "REF004"), "the typo is reported once, not again as an unused claim"
 
 
@@ -85,7 +87,9 @@ def test_request_must_be_a_top_level_request_name(tmp_path):
     text = TEMPLATE + JOBSET.format(request="small")
     result = lint_text(tmp_path, text)
     (diag,) = _of(result, "REF005")
-    assert (diag.span.line, diag.span.column, diag.span.end_column) == position(text, "request: small", "small") + (position(text, "request: small", "small")[1] + 5,)
+    assert (diag.span.line, diag.span.column, diag.span.end_column) == position(text, "request: small", "small") + (
+        position(text, "request: small", "small")[1] + 5,
+    )
     assert "'gpu', 'nic'" in diag.message
     assert "subrequest of 'gpu'" in diag.hint
     assert diag.related[0].span.path == diag.span.path and diag.related[0].span.line == 6
@@ -99,15 +103,29 @@ def test_known_request_is_clean(tmp_path):
 @pytest.mark.parametrize(
     "workload,expected",
     [
-        ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d, namespace: ml}\nspec:\n  replicas: 3\n  template:\n    spec:\n{spec}", "3 pods"),
-        ("apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: d, namespace: ml}\nspec:\n  template:\n    spec:\n{spec}", "one pod per node"),
-        ("apiVersion: batch/v1\nkind: Job\nmetadata: {name: d, namespace: ml}\nspec:\n  parallelism: 2\n  template:\n    spec:\n{spec}", "2 pods"),
-        ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d, namespace: ml}\nspec:\n  replicas: 1\n  template:\n    spec:\n{spec}", None),
+        (
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d, namespace: ml}\nspec:\n  replicas: 3\n  template:\n    spec:\n{spec}",
+            "3 pods",
+        ),
+        (
+            "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: d, namespace: ml}\nspec:\n  template:\n    spec:\n{spec}",
+            "one pod per node",
+        ),
+        (
+            "apiVersion: batch/v1\nkind: Job\nmetadata: {name: d, namespace: ml}\nspec:\n  parallelism: 2\n  template:\n    spec:\n{spec}",
+            "2 pods",
+        ),
+        (
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d, namespace: ml}\nspec:\n  replicas: 1\n  template:\n    spec:\n{spec}",
+            None,
+        ),
     ],
 )
 def test_shared_claim_in_multi_pod_workloads(tmp_path, workload, expected):
-    spec = ("      resourceClaims:\n      - {name: gpu, resourceClaimName: shared}\n"
-            "      containers:\n      - name: c\n        image: i:1\n        resources: {claims: [{name: gpu}]}\n")
+    spec = (
+        "      resourceClaims:\n      - {name: gpu, resourceClaimName: shared}\n"
+        "      containers:\n      - name: c\n        image: i:1\n        resources: {claims: [{name: gpu}]}\n"
+    )
     result = lint_text(tmp_path, workload.replace("{spec}", spec))
     found = _of(result, "REF006")
     if expected is None:
@@ -172,7 +190,10 @@ spec:
 """
     (diag,) = _of(lint_text(tmp_path, mpijob), "REF007")
     assert diag.severity.value == "info" and "runs 4 pods" in diag.message
-    ganged = mpijob.replace("        spec:\n          containers:\n          - name: w", "        spec:\n          schedulerName: volcano\n          containers:\n          - name: w")
+    ganged = mpijob.replace(
+        "        spec:\n          containers:\n          - name: w",
+        "        spec:\n          schedulerName: volcano\n          containers:\n          - name: w",
+    )
     assert not _of(lint_text(tmp_path, ganged), "REF007")
     # A list is no scheduler name (it used to reach the set lookup: TypeError, unhashable list).
     listed = lint_text(tmp_path, ganged.replace("schedulerName: volcano", "schedulerName: [volcano]"))

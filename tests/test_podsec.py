@@ -85,7 +85,10 @@ def test_capabilities_are_normalised():
 
 
 def test_init_and_ephemeral_containers_are_included():
-    text = POD.format(pod="{}", own="{}") + "  initContainers:\n  - {name: i, image: x:1}\n  ephemeralContainers:\n  - {name: e, image: x:1}\n"
+    text = (
+        POD.format(pod="{}", own="{}")
+        + "  initContainers:\n  - {name: i, image: x:1}\n  ephemeralContainers:\n  - {name: e, image: x:1}\n"
+    )
     kinds = sorted(sec.kind for sec in containers(_template(text)))
     assert kinds == ["container", "ephemeral container", "init container"]
 

@@ -22,8 +22,13 @@ BAD = GOOD + "  name: again\n"
 
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.skipif(importlib.util.find_spec("pre_commit") is None, reason="pre-commit is not installed (pip install '.[test]')"),
-    pytest.mark.skipif(importlib.util.find_spec("hatchling") is None, reason="hatchling (the build backend) is needed to install the hook offline"),
+    pytest.mark.skipif(
+        importlib.util.find_spec("pre_commit") is None, reason="pre-commit is not installed (pip install '.[test]')"
+    ),
+    pytest.mark.skipif(
+        importlib.util.find_spec("hatchling") is None,
+        reason="hatchling (the build backend) is needed to install the hook offline",
+    ),
 ]
 
 
@@ -39,7 +44,10 @@ def _env(home: Path) -> dict[str, str]:
         PIP_NO_BUILD_ISOLATION="0",
         PIP_DISABLE_PIP_VERSION_CHECK="1",
         PYTHONPATH=os.pathsep.join(site.getsitepackages()),
-        GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.com", GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@example.com",
+        GIT_AUTHOR_NAME="t",
+        GIT_AUTHOR_EMAIL="t@example.com",
+        GIT_COMMITTER_NAME="t",
+        GIT_COMMITTER_EMAIL="t@example.com",
     )
     return env
 
@@ -48,7 +56,11 @@ def _try_repo(work: Path, home: Path) -> subprocess.CompletedProcess:
     """``pre-commit try-repo`` on the staged files, as ``git commit`` would run the hook."""
     return subprocess.run(
         [sys.executable, "-m", "pre_commit", "try-repo", str(REPO), "dralint"],
-        cwd=work, env=_env(home), capture_output=True, text=True, timeout=600,
+        cwd=work,
+        env=_env(home),
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
 
 
@@ -82,7 +94,7 @@ def test_hook_fails_a_bad_manifest_and_passes_a_good_one(tmp_path):
 def _readme_block(heading: str) -> str:
     """The first fenced YAML block after ``heading`` in the README."""
     text = (REPO / "README.md").read_text(encoding="utf-8")
-    after = text[text.index(heading):]
+    after = text[text.index(heading) :]
     return after.split("```yaml\n", 1)[1].split("```", 1)[0]
 
 
@@ -100,8 +112,14 @@ def test_readme_precommit_snippet_works_as_written(tmp_path):
     _git(work, "add", "-A")
     env = _env(home)
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
-    failed = subprocess.run([sys.executable, "-m", "pre_commit", "run", "--all-files"], cwd=work, env=env,
-                            capture_output=True, text=True, timeout=600)
+    failed = subprocess.run(
+        [sys.executable, "-m", "pre_commit", "run", "--all-files"],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert failed.returncode == 1, failed.stdout + failed.stderr
     assert "settings.yaml:6:3: error: duplicate key 'name'" in failed.stdout
     assert "ci.yaml" not in failed.stdout and "pre-commit-config" not in failed.stdout

@@ -38,7 +38,9 @@ def test_shown_on_a_terminal_outside_ci(monkeypatch) -> None:
     assert wanted(Terminal(), quiet=False)
 
 
-@pytest.mark.parametrize("ci,quiet,stream", [("true", False, Terminal()), (None, True, Terminal()), (None, False, io.StringIO())])
+@pytest.mark.parametrize(
+    "ci,quiet,stream", [("true", False, Terminal()), (None, True, Terminal()), (None, False, io.StringIO())]
+)
 def test_never_in_ci_with_quiet_or_off_a_terminal(monkeypatch, ci, quiet, stream) -> None:
     monkeypatch.delenv("CI", raising=False)
     if ci:
@@ -100,7 +102,9 @@ class Recorder:
 
 
 def config_maps(count: int, namespace: str) -> str:
-    return "---\n".join(f"apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: c{i}, namespace: {namespace}}}\n" for i in range(count))
+    return "---\n".join(
+        f"apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: c{i}, namespace: {namespace}}}\n" for i in range(count)
+    )
 
 
 def test_simulate_goes_on_with_the_templates_simulated() -> None:
@@ -115,15 +119,24 @@ def test_simulate_goes_on_with_the_templates_simulated() -> None:
 
 def test_a_long_run_reports_checking_progress_to_the_engine_callback() -> None:
     recorder = Recorder()
-    run([SourceFile("a.yaml", config_maps(600, "a")), SourceFile("b.yaml", config_maps(600, "b"))], LintOptions(jobs=1), progress=recorder)
+    run(
+        [SourceFile("a.yaml", config_maps(600, "a")), SourceFile("b.yaml", config_maps(600, "b"))],
+        LintOptions(jobs=1),
+        progress=recorder,
+    )
     assert recorder.reads == [(1, 600), (1, 600)]
     assert recorder.checks == [(250, 1200), (500, 1200), (750, 1200), (1000, 1200), (1200, 1200)]
 
 
 def test_context_and_snapshot_files_count_as_read() -> None:
     recorder = Recorder()
-    run([SourceFile("a.yaml", config_maps(3, "a"))], LintOptions(jobs=1), context=[SourceFile("c.yaml", config_maps(4, "c"))],
-        cluster=[SourceFile("s.yaml", config_maps(5, "s")), SourceFile("t.yaml", config_maps(6, "t"))], progress=recorder)
+    run(
+        [SourceFile("a.yaml", config_maps(3, "a"))],
+        LintOptions(jobs=1),
+        context=[SourceFile("c.yaml", config_maps(4, "c"))],
+        cluster=[SourceFile("s.yaml", config_maps(5, "s")), SourceFile("t.yaml", config_maps(6, "t"))],
+        progress=recorder,
+    )
     assert recorder.reads == [(1, 3), (1, 4), (1, 5), (1, 6)]
 
 
@@ -140,7 +153,9 @@ def test_a_file_read_in_pieces_moves_the_line_piece_by_piece(monkeypatch) -> Non
 
 
 def test_simulate_tells_the_line_each_pod_template_simulated() -> None:
-    options = LintOptions(paths=[str(EXAMPLES / "scheduling")], slices=["example:h100-mig"], profile="strict", select=["SCH005"])
+    options = LintOptions(
+        paths=[str(EXAMPLES / "scheduling")], slices=["example:h100-mig"], profile="strict", select=["SCH005"]
+    )
     sim = simulation(lint(options).context)
     recorder = Recorder()
     rows = list(placements(sim, recorder))

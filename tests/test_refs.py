@@ -62,14 +62,14 @@ def test_edit_distance(a, b, expected):
     [
         ("two-gpu-same-root", "two-gpus-same-root", True),
         ("gpu", "gpus", True),
-        ("gpu-1", "gpu-2", False),        # numbered siblings
-        ("dra.net", "dranet", False),     # separator-only variants are real, distinct names
+        ("gpu-1", "gpu-2", False),  # numbered siblings
+        ("dra.net", "dranet", False),  # separator-only variants are real, distinct names
         ("single-gpu", "multiple-gpus", False),
-        ("ab", "abc", False),             # too short to judge
+        ("ab", "abc", False),  # too short to judge
         ("h100-sxm-eighty-gb", "h100-sxm-eigthy-gbx", True),  # swap + insert, long name
         ("cpu.example.com", "gpu.example.com", False),  # short words name different device types
         ("tpu-v5", "gpu-v5", False),
-        ("gpu.exmple.com", "gpu.example.com", True),   # a typo in a longer word still counts
+        ("gpu.exmple.com", "gpu.example.com", True),  # a typo in a longer word still counts
     ],
 )
 def test_typo_heuristic(wrong, right, expected):
@@ -77,7 +77,11 @@ def test_typo_heuristic(wrong, right, expected):
 
 
 def test_found_points_at_the_target(tmp_path):
-    text = TEMPLATE.format(name="one-gpu", namespace="ml") + "---\n" + POD.format(field="resourceClaimTemplateName", target="one-gpu")
+    text = (
+        TEMPLATE.format(name="one-gpu", namespace="ml")
+        + "---\n"
+        + POD.format(field="resourceClaimTemplateName", target="one-gpu")
+    )
     result = lint_text(tmp_path, text)
     resolution = resolve(result.context, "ResourceClaimTemplate", "ml", "one-gpu")
     assert resolution.status is Status.FOUND
@@ -96,7 +100,11 @@ def test_not_in_scope_is_a_warning_with_how_to_close_the_world(tmp_path):
 
 
 def test_closed_world_turns_it_into_missing(tmp_path):
-    result = lint_text(tmp_path, POD.format(field="resourceClaimTemplateName", target="one-gpu"), closed_world={"ResourceClaimTemplate"})
+    result = lint_text(
+        tmp_path,
+        POD.format(field="resourceClaimTemplateName", target="one-gpu"),
+        closed_world={"ResourceClaimTemplate"},
+    )
     (diag,) = _ref_diags(result, "REF001", "REF002")
     assert (diag.rule, diag.severity.value) == ("REF002", "error")
     assert "does not exist in namespace 'ml'" in diag.message
@@ -109,7 +117,11 @@ def test_cluster_state_of_the_kind_closes_the_world(tmp_path):
 
 
 def test_other_namespace_is_a_mistake_even_in_an_open_world(tmp_path):
-    text = TEMPLATE.format(name="one-gpu", namespace="research") + "---\n" + POD.format(field="resourceClaimTemplateName", target="one-gpu")
+    text = (
+        TEMPLATE.format(name="one-gpu", namespace="research")
+        + "---\n"
+        + POD.format(field="resourceClaimTemplateName", target="one-gpu")
+    )
     result = lint_text(tmp_path, text)
     (diag,) = _ref_diags(result, "REF001", "REF002")
     assert diag.rule == "REF002"
@@ -145,7 +157,11 @@ spec:
 
 
 def test_near_name_says_did_you_mean_with_location(tmp_path):
-    text = TEMPLATE.format(name="two-gpus-same-root", namespace="ml") + "---\n" + POD.format(field="resourceClaimTemplateName", target="two-gpu-same-root")
+    text = (
+        TEMPLATE.format(name="two-gpus-same-root", namespace="ml")
+        + "---\n"
+        + POD.format(field="resourceClaimTemplateName", target="two-gpu-same-root")
+    )
     result = lint_text(tmp_path, text)
     (diag,) = _ref_diags(result, "REF001", "REF002")
     assert diag.rule == "REF002" and "did you mean 'two-gpus-same-root'?" in diag.message
@@ -204,8 +220,11 @@ spec:
       name: imex-channel
 ---
 """
-    result = lint_text(tmp_path, domain + POD.format(field="resourceClaimTemplateName", target="imex-channel"),
-                       closed_world={"ResourceClaimTemplate"})
+    result = lint_text(
+        tmp_path,
+        domain + POD.format(field="resourceClaimTemplateName", target="imex-channel"),
+        closed_world={"ResourceClaimTemplate"},
+    )
     assert not _ref_diags(result, "REF001", "REF002", "REF005")
     resolution = resolve(result.context, "ResourceClaimTemplate", "ml", "imex-channel")
     (related,) = resolution.related()
@@ -218,14 +237,18 @@ def test_typo_suggestions_agree_before_and_after_the_variant_index_is_built():
     from dralint.lint.refs import _LINEAR_LOOKUPS, _index
     from dralint.yaml.loader import SourceText, load
 
-    names = [f"{stem}-{n}" for stem in ("single-h100", "two-gpus-same-root", "mig-1g") for n in ("train", "serve", "eval")]
+    names = [
+        f"{stem}-{n}" for stem in ("single-h100", "two-gpus-same-root", "mig-1g") for n in ("train", "serve", "eval")
+    ]
     text = "\n---\n".join(
         f"apiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\nmetadata: {{name: {n}, namespace: ml}}\nspec: {{spec: {{}}}}"
         for n in names
     )
     objects = [o for doc in load(SourceText("t.yaml", text)).documents for o in objects_from(doc, "scan")[0]]
     index = _index(Context(objects), "ResourceClaimTemplate")
-    queries = [n[:-1] for n in names] + [n + "x" for n in names] + [n.replace("-", "", 1) for n in names] + ["unrelated"]
+    queries = (
+        [n[:-1] for n in names] + [n + "x" for n in names] + [n.replace("-", "", 1) for n in names] + ["unrelated"]
+    )
     assert len(queries) > _LINEAR_LOOKUPS
     first = [getattr(index.near("ml", q), "name", None) for q in queries]
     assert "ml" in index.spellings, "the index was never built"

@@ -22,7 +22,11 @@ def _seed_documents() -> list[tuple[list, str | None]]:
             for example in rule.bad + rule.good:
                 seeds.append((list(yaml.safe_load_all(example.manifest)), example.slices))
     for form in ("broken", "fixed"):
-        docs = [d for f in sorted((ROOT / "examples" / "migration" / form).glob("*.yaml")) for d in yaml.safe_load_all(f.read_text())]
+        docs = [
+            d
+            for f in sorted((ROOT / "examples" / "migration" / form).glob("*.yaml"))
+            for d in yaml.safe_load_all(f.read_text())
+        ]
         seeds.append((docs, (ROOT / "examples" / "migration" / "cluster-state.yaml").read_text()))
     return seeds
 

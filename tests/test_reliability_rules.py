@@ -44,10 +44,17 @@ def test_plain_init_containers_are_not_sized_but_sidecars_are(lint_manifest):
     assert sizing(lint_manifest(sidecar)) == SIZING
 
 
-@pytest.mark.parametrize("image,tag", [
-    ("nginx", None), ("nginx:1.27", "1.27"), ("localhost:5000/app", None), ("localhost:5000/app:2", "2"),
-    ("registry.io/a/b@sha256:abc", "sha256:abc"), ("nginx:latest", "latest"),
-])
+@pytest.mark.parametrize(
+    "image,tag",
+    [
+        ("nginx", None),
+        ("nginx:1.27", "1.27"),
+        ("localhost:5000/app", None),
+        ("localhost:5000/app:2", "2"),
+        ("registry.io/a/b@sha256:abc", "sha256:abc"),
+        ("nginx:latest", "latest"),
+    ],
+)
 def test_image_tag_parsing(image, tag):
     assert image_tag(image) == tag
 
@@ -82,7 +89,9 @@ def test_readiness_only_where_traffic_arrives(lint_manifest):
     service = "apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: team-a}\nspec:\n  selector: {app: web}\n  ports: [{port: 80}]\n---\n"
     found = [d for d in lint_manifest(service + pod()).diagnostics if d.rule == "REL007"]
     assert len(found) == 1 and "Service web" in found[0].message and found[0].related
-    selectorless = "apiVersion: v1\nkind: Service\nmetadata: {name: ext, namespace: team-a}\nspec:\n  ports: [{port: 80}]\n---\n"
+    selectorless = (
+        "apiVersion: v1\nkind: Service\nmetadata: {name: ext, namespace: team-a}\nspec:\n  ports: [{port: 80}]\n---\n"
+    )
     assert "REL007" not in rules_of(lint_manifest(selectorless + pod()))
 
 
@@ -110,7 +119,9 @@ def test_recommended_profile_leaves_out_strict_only_rules(lint_manifest):
     result = lint_manifest(DEPLOY.format(replicas="  replicas: 3\n"), profile="recommended")
     rules = set(rules_of(result))
     assert "REL004" not in rules and "REL012" not in rules and "REL001" in rules
-    assert not {r for r in rules_of(lint_manifest(DEPLOY.format(replicas=""), profile="dra")) if r[:3] in ("SEC", "REL")}
+    assert not {
+        r for r in rules_of(lint_manifest(DEPLOY.format(replicas=""), profile="dra")) if r[:3] in ("SEC", "REL")
+    }
 
 
 PDB = """apiVersion: policy/v1
@@ -123,14 +134,17 @@ spec:
 """
 
 
-@pytest.mark.parametrize("budget,replicas,blocked", [
-    ("  maxUnavailable: 0\n", 3, True),
-    ("  maxUnavailable: '0%'\n", 3, True),
-    ("  minAvailable: '100%'\n", 3, True),
-    ("  minAvailable: 3\n", 3, True),
-    ("  minAvailable: 2\n", 3, False),
-    ("  maxUnavailable: 1\n", 1, False),
-])
+@pytest.mark.parametrize(
+    "budget,replicas,blocked",
+    [
+        ("  maxUnavailable: 0\n", 3, True),
+        ("  maxUnavailable: '0%'\n", 3, True),
+        ("  minAvailable: '100%'\n", 3, True),
+        ("  minAvailable: 3\n", 3, True),
+        ("  minAvailable: 2\n", 3, False),
+        ("  maxUnavailable: 1\n", 1, False),
+    ],
+)
 def test_budgets_that_block_every_eviction(lint_manifest, budget, replicas, blocked):
     result = lint_manifest(PDB.format(budget=budget) + DEPLOY.format(replicas=f"  replicas: {replicas}\n"))
     assert ("REL009" in rules_of(result)) is blocked

@@ -72,7 +72,13 @@ def tools(tmp_path, monkeypatch, at_repo):
 
     def install(name: str, recording: str, render: str | None = None, root: Path = REPO) -> Path:
         log = tmp_path / f"{name}.log"
-        fake_tool(bin_dir, name, render if render is not None else (RENDERS / recording).read_text(encoding="utf-8"), log, root)
+        fake_tool(
+            bin_dir,
+            name,
+            render if render is not None else (RENDERS / recording).read_text(encoding="utf-8"),
+            log,
+            root,
+        )
         return log
 
     return install
@@ -142,18 +148,26 @@ def test_strip_build_metadata_leaves_what_a_plain_build_prints():
     recorded = (RENDERS / "kustomize-prod.yaml").read_text(encoding="utf-8").split("---\n")[1]
     stripped = strip_build_metadata(recorded)
     assert "config.kubernetes.io" not in stripped and "annotations:" not in stripped
-    assert stripped.startswith("apiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\nmetadata:\n  name: trainer-gpus\n")
-    kept = strip_build_metadata("metadata:\n  annotations:\n    team: ml\n    config.kubernetes.io/origin: |\n      path: a.yaml\n  name: x\n")
+    assert stripped.startswith(
+        "apiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\nmetadata:\n  name: trainer-gpus\n"
+    )
+    kept = strip_build_metadata(
+        "metadata:\n  annotations:\n    team: ml\n    config.kubernetes.io/origin: |\n      path: a.yaml\n  name: x\n"
+    )
     assert kept == "metadata:\n  annotations:\n    team: ml\n  name: x\n"
 
 
 # --- which directories are rendered ---------------------------------------------------------------
 
+
 def test_plan_renders_top_level_overlays_and_charts_and_owns_their_files(at_repo):
     files = [str(p.relative_to(REPO)) for p in sorted((REPO / "examples").rglob("*.yaml"))]
     work = plan(files)
     assert sorted((u.tool, u.root) for u in work.units) == [
-        ("helm", CHART), ("kustomize", "examples/kustomize/overlays/dev"), ("kustomize", PROD)]
+        ("helm", CHART),
+        ("kustomize", "examples/kustomize/overlays/dev"),
+        ("kustomize", PROD),
+    ]
     owned = {os.path.relpath(p, REPO) for p in work.owned}
     assert {CLAIM_TEMPLATE, "examples/helm-chart/values.yaml", "examples/kustomize/base/job.yaml", PATCH} <= owned
     assert "examples/kustomize/platform/deviceclasses.yaml" not in owned
@@ -163,18 +177,24 @@ def test_plan_renders_top_level_overlays_and_charts_and_owns_their_files(at_repo
 def test_a_subchart_renders_with_its_parent(tmp_path):
     for chart in ("parent", "parent/charts/child"):
         (tmp_path / chart / "templates").mkdir(parents=True)
-        (tmp_path / chart / "Chart.yaml").write_text(f"apiVersion: v2\nname: {chart.rsplit('/', 1)[-1]}\nversion: 0.1.0\n")
+        (tmp_path / chart / "Chart.yaml").write_text(
+            f"apiVersion: v2\nname: {chart.rsplit('/', 1)[-1]}\nversion: 0.1.0\n"
+        )
     work = plan([str(tmp_path / "parent/Chart.yaml"), str(tmp_path / "parent/charts/child/Chart.yaml")])
     assert work.units == [RenderUnit("helm", str(tmp_path / "parent"))]
 
 
 # --- without the tools -------------------------------------------------------------------------------
 
+
 def test_without_helm_or_kustomize_each_chart_and_overlay_gets_one_finding(tools):
     result = lint(["examples/"])
     missing = sorted((d.span.path, d.span.line) for d in result.diagnostics if d.rule == "YAML013")
-    assert missing == [("examples/helm-chart/Chart.yaml", 1), ("examples/kustomize/overlays/dev/kustomization.yaml", 1),
-                       ("examples/kustomize/overlays/prod/kustomization.yaml", 1)]
+    assert missing == [
+        ("examples/helm-chart/Chart.yaml", 1),
+        ("examples/kustomize/overlays/dev/kustomization.yaml", 1),
+        ("examples/kustomize/overlays/prod/kustomization.yaml", 1),
+    ]
     helm = next(d for d in result.diagnostics if d.rule == "YAML013" and "helm" in d.span.path)
     assert "helm template examples/helm-chart | dralint lint -" in helm.message
     # the raw templates and the overlay's files are skipped, not reported as broken YAML
@@ -184,8 +204,12 @@ def test_without_helm_or_kustomize_each_chart_and_overlay_gets_one_finding(tools
 
 
 def test_without_helm_the_cli_still_lints_the_rest(tools, tmp_path):
-    done = subprocess.run([sys.executable, "-m", "dralint", "lint", "--no-config", "examples/helm-chart", "examples/gpu-training"],
-                          capture_output=True, text=True, env={**os.environ, "PATH": str(tmp_path / "bin")})
+    done = subprocess.run(
+        [sys.executable, "-m", "dralint", "lint", "--no-config", "examples/helm-chart", "examples/gpu-training"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PATH": str(tmp_path / "bin")},
+    )
     assert "Traceback" not in done.stderr
     assert "examples/helm-chart/Chart.yaml:1:1: warning:" in done.stdout and "[YAML013]" in done.stdout
     assert done.returncode == 1  # the gpu-training examples hold deliberate errors
@@ -201,6 +225,7 @@ def test_a_failing_render_is_one_error_at_the_chart(tools, tmp_path):
 
 
 # --- Helm: findings at the template ------------------------------------------------------------------
+
 
 def test_chart_findings_land_on_the_template_line_with_the_rendered_place_kept(tools):
     tools("helm", "helm-gpu-training.yaml")
@@ -218,12 +243,24 @@ def test_chart_findings_land_on_the_template_line_with_the_rendered_place_kept(t
 def test_chart_settings_from_the_command_line_and_the_config_reach_helm(tools, tmp_path):
     log = tools("helm", "helm-gpu-training.yaml")
     config = tmp_path / ".dralint.yaml"
-    config.write_text(f"charts:\n  {REPO / CHART}:\n    values: [{REPO / CHART / 'values.yaml'}]\n    set: [workers=4]\n"
-                      "    release: nightly\n", encoding="utf-8")
+    config.write_text(
+        f"charts:\n  {REPO / CHART}:\n    values: [{REPO / CHART / 'values.yaml'}]\n    set: [workers=4]\n"
+        "    release: nightly\n",
+        encoding="utf-8",
+    )
     lint([CHART], config=str(config), helm_set=["gpusPerWorker=8"], helm_namespace="ml")
     argv = json.loads(log.read_text().splitlines()[0])
     assert argv[:3] == ["template", "nightly", CHART]
-    assert argv[3:] == ["--namespace", "ml", "--values", str(REPO / CHART / "values.yaml"), "--set", "workers=4", "--set", "gpusPerWorker=8"]
+    assert argv[3:] == [
+        "--namespace",
+        "ml",
+        "--values",
+        str(REPO / CHART / "values.yaml"),
+        "--set",
+        "workers=4",
+        "--set",
+        "gpusPerWorker=8",
+    ]
 
 
 def test_a_bad_charts_entry_is_a_config_finding(tmp_path):
@@ -278,6 +315,7 @@ def test_json_and_sarif_carry_both_places(tools):
 
 # --- suppressions and baselines on rendered findings ----------------------------------------------
 
+
 def _chart_copy(tmp_path: Path) -> Path:
     chart = tmp_path / "chart"
     shutil.copytree(REPO / CHART, chart)
@@ -301,8 +339,10 @@ def test_a_comment_in_the_template_suppresses_what_it_renders(tools, tmp_path):
 def test_an_annotation_in_the_template_suppresses_what_it_renders(tools, tmp_path):
     chart = _chart_copy(tmp_path)
     render = (RENDERS / "helm-gpu-training.yaml").read_text()
-    annotated = render.replace("kind: ResourceClaimTemplate\nmetadata:\n",
-                               "kind: ResourceClaimTemplate\nmetadata:\n  annotations:\n    dralint.io/ignore: CEL011\n")
+    annotated = render.replace(
+        "kind: ResourceClaimTemplate\nmetadata:\n",
+        "kind: ResourceClaimTemplate\nmetadata:\n  annotations:\n    dralint.io/ignore: CEL011\n",
+    )
     assert annotated != render
     tools("helm", "", render=annotated)
     result = lint([str(chart)])
@@ -319,7 +359,9 @@ def test_a_baseline_entry_survives_a_re_render(tools, tmp_path):
     baseline = tmp_path / "baseline.json"
     baseline.write_text(json.dumps(baseline_document(first.diagnostics, first.fingerprints)))
     # the next render has an extra document in front: every rendered line moves
-    extra = "---\n# Source: gpu-training/templates/job.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: extra\n"
+    extra = (
+        "---\n# Source: gpu-training/templates/job.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: extra\n"
+    )
     tools("helm", "", render=extra + render)
     second = lint([CHART], baseline=str(baseline))
     moved = next(d for d in second.known if d.rule == "CEL011")
@@ -328,6 +370,7 @@ def test_a_baseline_entry_survives_a_re_render(tools, tmp_path):
 
 
 # --- Kustomize: findings at the resource or the patch -----------------------------------------------
+
 
 def test_overlay_findings_land_on_the_patch_that_introduced_the_field(tools):
     tools("kustomize", "kustomize-prod.yaml")
@@ -343,7 +386,10 @@ def test_overlay_findings_in_unpatched_fields_land_on_the_resource_file(tools, t
     render = (RENDERS / "kustomize-dev.yaml").read_text()
     tools("kustomize", "", render=render.replace("readOnlyRootFilesystem: true", "readOnlyRootFilesystem: false"))
     diag = _only(lint(["examples/kustomize/overlays/dev"]), "SEC004")
-    assert (diag.span.path, diag.span.line) == ("examples/kustomize/base/job.yaml", _line_of("examples/kustomize/base/job.yaml", "readOnlyRootFilesystem"))
+    assert (diag.span.path, diag.span.line) == (
+        "examples/kustomize/base/job.yaml",
+        _line_of("examples/kustomize/base/job.yaml", "readOnlyRootFilesystem"),
+    )
     # kind/name/namespace come from the render: the overlay's namespace, the base's file
     assert diag.object.namespace == "ml-dev"
 
@@ -369,14 +415,20 @@ def test_a_finding_whose_key_is_not_in_the_source_points_at_the_document(tools, 
 
 # --- the real binaries -------------------------------------------------------------------------------
 
+
 def _real(name: str) -> str | None:
     directory = os.environ.get("DRALINT_TOOLS_DIR")
     candidate = Path(directory) / name if directory else None
     return str(candidate) if candidate is not None and candidate.is_file() else None
 
 
-needs_helm = pytest.mark.skipif(_real("helm") is None, reason="no helm binary: run tools/build_render_tools.sh (needs Go) and set DRALINT_TOOLS_DIR")
-needs_kustomize = pytest.mark.skipif(_real("kustomize") is None, reason="no kustomize binary: run tools/build_render_tools.sh (needs Go) and set DRALINT_TOOLS_DIR")
+needs_helm = pytest.mark.skipif(
+    _real("helm") is None, reason="no helm binary: run tools/build_render_tools.sh (needs Go) and set DRALINT_TOOLS_DIR"
+)
+needs_kustomize = pytest.mark.skipif(
+    _real("kustomize") is None,
+    reason="no kustomize binary: run tools/build_render_tools.sh (needs Go) and set DRALINT_TOOLS_DIR",
+)
 
 
 @pytest.fixture
@@ -392,7 +444,9 @@ def test_real_helm_renders_the_example_chart(real_tools):
 
 @needs_helm
 def test_the_helm_recording_matches_real_helm(real_tools):
-    done = subprocess.run([_real("helm"), "template", "release-name", CHART], capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [_real("helm"), "template", "release-name", CHART], capture_output=True, text=True, check=True
+    )
     assert done.stdout == (RENDERS / "helm-gpu-training.yaml").read_text(encoding="utf-8")
 
 
@@ -410,7 +464,9 @@ def test_the_kustomize_recordings_match_real_kustomize(real_tools, tmp_path):
         wrapper = tmp_path / overlay
         wrapper.mkdir()
         target = os.path.relpath(REPO / "examples/kustomize/overlays" / overlay, wrapper)
-        (wrapper / "kustomization.yaml").write_text(f"buildMetadata: [originAnnotations, transformerAnnotations]\nresources:\n- {target}\n")
+        (wrapper / "kustomization.yaml").write_text(
+            f"buildMetadata: [originAnnotations, transformerAnnotations]\nresources:\n- {target}\n"
+        )
         done = subprocess.run([_real("kustomize"), "build", str(wrapper)], capture_output=True, text=True, check=True)
         recorded = (RENDERS / f"kustomize-{overlay}.yaml").read_text(encoding="utf-8")
         assert done.stdout == recorded.replace("@REPO@", os.path.relpath(REPO, wrapper))
@@ -461,13 +517,22 @@ def test_a_template_with_several_documents_maps_to_the_right_one(tools, tmp_path
     chart = tmp_path / "chart"
     (chart / "templates").mkdir(parents=True)
     (chart / "Chart.yaml").write_text("apiVersion: v2\nname: claims\nversion: 0.1.0\n")
-    template = CLAIM.format(name="{{ .Release.Name }}-a", expression=GOOD_CEL) + "---\n" + CLAIM.format(name="{{ .Release.Name }}-b", expression=BAD_CEL)
+    template = (
+        CLAIM.format(name="{{ .Release.Name }}-a", expression=GOOD_CEL)
+        + "---\n"
+        + CLAIM.format(name="{{ .Release.Name }}-b", expression=BAD_CEL)
+    )
     (chart / "templates" / "claims.yaml").write_text(template)
-    render = "".join(f"---\n# Source: claims/templates/claims.yaml\n{CLAIM.format(name=name, expression=cel)}"
-                     for name, cel in (("r-a", GOOD_CEL), ("r-b", BAD_CEL)))
+    render = "".join(
+        f"---\n# Source: claims/templates/claims.yaml\n{CLAIM.format(name=name, expression=cel)}"
+        for name, cel in (("r-a", GOOD_CEL), ("r-b", BAD_CEL))
+    )
     tools("helm", "", render=render)
     diag = _only(lint([str(chart)]), "CEL011")
-    assert (diag.span.path, diag.span.line) == (str(chart / "templates" / "claims.yaml"), template.split("\n").index(f"              expression: {BAD_CEL}") + 1)
+    assert (diag.span.path, diag.span.line) == (
+        str(chart / "templates" / "claims.yaml"),
+        template.split("\n").index(f"              expression: {BAD_CEL}") + 1,
+    )
 
 
 def test_a_resource_file_with_several_objects_maps_by_kind_and_name(tools, tmp_path):
@@ -477,12 +542,17 @@ def test_a_resource_file_with_several_objects_maps_by_kind_and_name(tools, tmp_p
     resource = CLAIM.format(name="a", expression=GOOD_CEL) + "---\n" + CLAIM.format(name="b", expression=BAD_CEL)
     (overlay / "claims.yaml").write_text(resource)
     origin = "  annotations:\n    config.kubernetes.io/origin: |\n      path: @REPO@/overlay/claims.yaml\n"
-    render = "---\n".join(CLAIM.format(name=f"prod-{n}", expression=cel).replace("metadata:\n", "metadata:\n" + origin)
-                           for n, cel in (("a", GOOD_CEL), ("b", BAD_CEL)))
+    render = "---\n".join(
+        CLAIM.format(name=f"prod-{n}", expression=cel).replace("metadata:\n", "metadata:\n" + origin)
+        for n, cel in (("a", GOOD_CEL), ("b", BAD_CEL))
+    )
     tools("kustomize", "", render=render, root=tmp_path)
     result = lint([str(overlay)])
     diag = _only(result, "CEL011")
-    assert (diag.span.path, diag.span.line) == (str(overlay / "claims.yaml"), resource.split("\n").index(f"              expression: {BAD_CEL}") + 1)
+    assert (diag.span.path, diag.span.line) == (
+        str(overlay / "claims.yaml"),
+        resource.split("\n").index(f"              expression: {BAD_CEL}") + 1,
+    )
     assert "config.kubernetes.io" not in result.sources[diag.rendered.path].text
 
 
@@ -490,19 +560,50 @@ def test_the_cli_passes_the_helm_options(tools, tmp_path):
     log = tools("helm", "helm-gpu-training.yaml")
     values = tmp_path / "prod.yaml"
     values.write_text("workers: 1\n")
-    done = subprocess.run([sys.executable, "-m", "dralint", "lint", "--no-config", "--format", "json", "--helm-values", str(values),
-                           "--helm-set", "gpusPerWorker=4", "--helm-release", "nightly", "--helm-namespace", "ml", CHART],
-                          capture_output=True, text=True, env={**os.environ})
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "dralint",
+            "lint",
+            "--no-config",
+            "--format",
+            "json",
+            "--helm-values",
+            str(values),
+            "--helm-set",
+            "gpusPerWorker=4",
+            "--helm-release",
+            "nightly",
+            "--helm-namespace",
+            "ml",
+            CHART,
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ},
+    )
     assert done.returncode == 1, done.stderr
     assert json.loads(log.read_text().splitlines()[0]) == [
-        "template", "nightly", CHART, "--namespace", "ml", "--values", str(values), "--set", "gpusPerWorker=4"]
+        "template",
+        "nightly",
+        CHART,
+        "--namespace",
+        "ml",
+        "--values",
+        str(values),
+        "--set",
+        "gpusPerWorker=4",
+    ]
     report = json.loads(done.stdout)
     assert [d["path"] for d in report["diagnostics"] if d["rule"] == "CEL011"] == [CLAIM_TEMPLATE]
 
 
 def test_a_render_that_is_not_yaml_is_a_syntax_finding_at_the_template(tools, tmp_path):
     broken = tmp_path / "bin" / "helm"
-    broken.write_bytes(b"#!/bin/sh\nprintf -- '---\\n# Source: gpu-training/templates/job.yaml\\napiVersion: v1\\nkind: [oops\\n\\377\\n'\n")
+    broken.write_bytes(
+        b"#!/bin/sh\nprintf -- '---\\n# Source: gpu-training/templates/job.yaml\\napiVersion: v1\\nkind: [oops\\n\\377\\n'\n"
+    )
     broken.chmod(0o755)
     diag = _only(lint([CHART]), "YAML001")
     assert (diag.span.path, diag.span.line) == ("examples/helm-chart/templates/job.yaml", 1)
@@ -513,9 +614,11 @@ def test_a_generated_object_maps_to_the_kustomization_that_configured_it(tools, 
     overlay = tmp_path / "overlay"
     overlay.mkdir()
     (overlay / "kustomization.yaml").write_text("configMapGenerator:\n- name: settings\n  literals: [mode=train]\n")
-    render = ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  annotations:\n    config.kubernetes.io/origin: |\n"
-              "      configuredIn: @REPO@/overlay/kustomization.yaml\n      configuredBy:\n        apiVersion: builtin\n"
-              "        kind: ConfigMapGenerator\n  name: settings-7b8f\ndata:\n  mode: train\n  mode: twice\n")
+    render = (
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  annotations:\n    config.kubernetes.io/origin: |\n"
+        "      configuredIn: @REPO@/overlay/kustomization.yaml\n      configuredBy:\n        apiVersion: builtin\n"
+        "        kind: ConfigMapGenerator\n  name: settings-7b8f\ndata:\n  mode: train\n  mode: twice\n"
+    )
     tools("kustomize", "", render=render, root=tmp_path)
     result = lint([str(overlay)])
     diag = _only(result, "YAML002")

@@ -107,7 +107,11 @@ def test_document_over_the_size_limit(tmp_path, good):
     """A document no Kubernetes object could be (17 MiB of one ConfigMap) is skipped unread;
     the documents around it are linted."""
     bad = tmp_path / "dump.yaml"
-    large = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: huge, namespace: team-a}\ndata:\n  blob: " + "x" * MAX_DOCUMENT_CHARS + "\n"
+    large = (
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: huge, namespace: team-a}\ndata:\n  blob: "
+        + "x" * MAX_DOCUMENT_CHARS
+        + "\n"
+    )
     text = GOOD + "---\n" + large + "---\n" + GOOD.replace("settings", "other")
     bad.write_text(text)
     report, elapsed = lint_json(bad, good)
@@ -133,7 +137,9 @@ def test_deeply_nested_document(tmp_path, good):
 
 def test_deep_block_nesting(tmp_path):
     bad = tmp_path / "deep-block.yaml"
-    bad.write_text(GOOD + "".join("  " * i + f"k{i}:\n" for i in range(MAX_DEPTH + 10)) + "  " * (MAX_DEPTH + 10) + "x: 1\n")
+    bad.write_text(
+        GOOD + "".join("  " * i + f"k{i}:\n" for i in range(MAX_DEPTH + 10)) + "  " * (MAX_DEPTH + 10) + "x: 1\n"
+    )
     report, elapsed = lint_json(bad)
     assert [d["rule"] for d in findings(report, bad)] == ["YAML007"]
     assert elapsed < SECONDS
@@ -143,10 +149,16 @@ def test_deep_block_nesting(tmp_path):
 def test_nesting_just_under_the_limit_is_read(tmp_path, good, as_list):
     """A document the loader accepts is frozen whatever its depth (the pickler recurses once
     per container), and read by libyaml, since the fast reader declines it first."""
-    nested = "data:\n" + "".join("  " * i + f"k{i}:\n" for i in range(1, MAX_DEPTH - 8)) + "  " * (MAX_DEPTH - 8) + "x: 1\n"
+    nested = (
+        "data:\n" + "".join("  " * i + f"k{i}:\n" for i in range(1, MAX_DEPTH - 8)) + "  " * (MAX_DEPTH - 8) + "x: 1\n"
+    )
     bad = tmp_path / "deep.yaml"
     document = GOOD + nested
-    bad.write_text("apiVersion: v1\nkind: List\nitems:\n- " + document.replace("\n", "\n  ").rstrip() + "\n" if as_list else document)
+    bad.write_text(
+        "apiVersion: v1\nkind: List\nitems:\n- " + document.replace("\n", "\n  ").rstrip() + "\n"
+        if as_list
+        else document
+    )
     report, elapsed = lint_json(bad, good)
     assert not [d for d in findings(report, bad) if d["rule"].startswith("YAML")]
     (entry,) = [f for f in report["files"] if f["path"] == str(bad)]
@@ -313,7 +325,9 @@ def test_many_hostile_files_in_one_run(tmp_path, good):
 
 # --- fuzz: the loader never raises ------------------------------------------------------------
 
-YAMLISH = st.text(alphabet=st.sampled_from(list("ab-:?,[]{}#&*!|>'\"%@`\\ \t\n\r.~0\ufeff\x85\u2028\x00\x07é")), max_size=80)
+YAMLISH = st.text(
+    alphabet=st.sampled_from(list("ab-:?,[]{}#&*!|>'\"%@`\\ \t\n\r.~0\ufeff\x85\u2028\x00\x07é")), max_size=80
+)
 
 
 def _load_any(raw: bytes) -> None:

@@ -44,7 +44,9 @@ def github_problems(log: dict[str, Any]) -> list[str]:
         out.append("sarifLog needs $schema, version 2.1.0 and runs[]")
         return out
     if len(log["runs"]) != 1:
-        out.append(f"one run per file (got {len(log['runs'])}); the CodeQL action rejects several runs with one category")
+        out.append(
+            f"one run per file (got {len(log['runs'])}); the CodeQL action rejects several runs with one category"
+        )
     for run in log["runs"]:
         driver = run.get("tool", {}).get("driver", {})
         if not driver.get("name"):
@@ -89,7 +91,9 @@ def github_problems(log: dict[str, Any]) -> list[str]:
                 out.append(f"{where}: bad level")
             prints = result.get("partialFingerprints") or {}
             if not prints.get("primaryLocationLineHash"):
-                out.append(f"{where}: partialFingerprints.primaryLocationLineHash missing (API uploads duplicate alerts)")
+                out.append(
+                    f"{where}: partialFingerprints.primaryLocationLineHash missing (API uploads duplicate alerts)"
+                )
             locations = result.get("locations") or []
             if not locations:
                 out.append(f"{where}: needs at least one location")
@@ -102,7 +106,10 @@ def github_problems(log: dict[str, Any]) -> list[str]:
                 for key in ("startLine", "startColumn", "endLine", "endColumn"):
                     if not isinstance(region.get(key), int) or region[key] < 1:
                         out.append(f"{where}: region.{key} must be a 1-based integer")
-                if (region.get("endLine", 0), region.get("endColumn", 0)) < (region.get("startLine", 0), region.get("startColumn", 0)):
+                if (region.get("endLine", 0), region.get("endColumn", 0)) < (
+                    region.get("startLine", 0),
+                    region.get("startColumn", 0),
+                ):
                     out.append(f"{where}: region ends before it starts")
     return out
 
@@ -111,7 +118,6 @@ def sarif(*args: str) -> tuple[dict[str, Any], int]:
     result = CliRunner().invoke(main, ["lint", "--format", "sarif", *args])
     assert result.exit_code in (0, 1), result.output
     return json.loads(result.stdout), result.exit_code
-
 
 
 def test_examples_validate_against_the_official_schema_and_github(monkeypatch):
@@ -136,8 +142,10 @@ def test_result_region_related_locations_and_rule_descriptor(in_tmp):
     (result,) = log["runs"][0]["results"]
     assert result["ruleId"] == "YAML002" and result["level"] == "error"
     physical = result["locations"][0]["physicalLocation"]
-    assert physical == {"artifactLocation": {"uri": "deploy/cm.yaml", "uriBaseId": "%SRCROOT%"},
-                        "region": {"startLine": 6, "startColumn": 3, "endLine": 6, "endColumn": 7}}
+    assert physical == {
+        "artifactLocation": {"uri": "deploy/cm.yaml", "uriBaseId": "%SRCROOT%"},
+        "region": {"startLine": 6, "startColumn": 3, "endLine": 6, "endColumn": 7},
+    }
     (related,) = result["relatedLocations"]
     assert related["physicalLocation"]["region"]["startLine"] == 4
     assert related["message"]["text"] == "first defined here"
@@ -161,7 +169,9 @@ def test_clean_run_still_has_results_and_rules_arrays(in_tmp):
 def test_fingerprints_survive_lines_added_above(in_tmp):
     (in_tmp / "cm.yaml").write_text(DUPLICATE)
     before, _ = sarif("cm.yaml")
-    (in_tmp / "cm.yaml").write_text("# a comment\n---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: team-a\n---\n" + DUPLICATE)
+    (in_tmp / "cm.yaml").write_text(
+        "# a comment\n---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: team-a\n---\n" + DUPLICATE
+    )
     after, _ = sarif("cm.yaml")
     (old,), (new,) = before["runs"][0]["results"], after["runs"][0]["results"]
     assert old["locations"][0]["physicalLocation"]["region"]["startLine"] == 6
@@ -187,22 +197,35 @@ def test_sarif_root_and_files_outside_it(in_tmp):
 
 
 def test_suppressed_findings_are_reported_as_suppressions(in_tmp):
-    (in_tmp / "a.yaml").write_text(DUPLICATE.replace("name: again", "name: again  # dralint: ignore[YAML002] old generator"))
+    (in_tmp / "a.yaml").write_text(
+        DUPLICATE.replace("name: again", "name: again  # dralint: ignore[YAML002] old generator")
+    )
     (in_tmp / "vendor").mkdir()
     (in_tmp / "vendor" / "b.yaml").write_text(DUPLICATE)
     (in_tmp / ".dralint.yaml").write_text("per-path-ignores:\n  vendor/*: [YAML002]\n")
     log, code = sarif(".")
     assert code == 0
     by_uri = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]: r for r in log["runs"][0]["results"]}
-    assert by_uri["a.yaml"]["suppressions"] == [{"kind": "inSource", "status": "accepted", "justification": "old generator"}]
+    assert by_uri["a.yaml"]["suppressions"] == [
+        {"kind": "inSource", "status": "accepted", "justification": "old generator"}
+    ]
     assert by_uri["vendor/b.yaml"]["suppressions"][0]["kind"] == "external"
     assert "vendor/*" in by_uri["vendor/b.yaml"]["suppressions"][0]["justification"]
     assert schema_errors(log) == [] and github_problems(log) == []
 
 
 def test_security_rules_carry_security_severity():
-    rule = Rule(id="SEC900", name="privileged-container", severity=Severity.ERROR, category="security",
-                summary="s", rationale="r", fix="f", tags=("pod",), security_severity="8.5")
+    rule = Rule(
+        id="SEC900",
+        name="privileged-container",
+        severity=Severity.ERROR,
+        category="security",
+        summary="s",
+        rationale="r",
+        fix="f",
+        tags=("pod",),
+        security_severity="8.5",
+    )
     props = rule_descriptor(rule)["properties"]
     assert props["security-severity"] == "8.5" and "security" in props["tags"]
     assert props["problem.severity"] == "error" and props["precision"] == "high"
@@ -211,11 +234,29 @@ def test_security_rules_carry_security_severity():
 def test_github_profile_check_catches_what_peers_got_wrong():
     """The checker itself must reject the peer defects it exists for."""
     broken = {
-        "$schema": "x", "version": "2.1.0",
-        "runs": [{"tool": {"driver": {"name": "", "rules": [{"id": "R1", "shortDescription": {"text": "s"}}]}},
-                  "results": [{"ruleId": "R1", "ruleIndex": 0, "level": "warning", "message": {"text": "m"},
-                               "locations": [{"physicalLocation": {"artifactLocation": {"uri": "a.yaml"},
-                                                                   "region": {"startLine": 0, "startColumn": 1, "endLine": 1, "endColumn": 2}}}]}]}],
+        "$schema": "x",
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {"driver": {"name": "", "rules": [{"id": "R1", "shortDescription": {"text": "s"}}]}},
+                "results": [
+                    {
+                        "ruleId": "R1",
+                        "ruleIndex": 0,
+                        "level": "warning",
+                        "message": {"text": "m"},
+                        "locations": [
+                            {
+                                "physicalLocation": {
+                                    "artifactLocation": {"uri": "a.yaml"},
+                                    "region": {"startLine": 0, "startColumn": 1, "endLine": 1, "endColumn": 2},
+                                }
+                            }
+                        ],
+                    }
+                ],
+            }
+        ],
     }
     problems = " | ".join(github_problems(broken))
     for expected in ("driver.name", "fullDescription", "startLine", "primaryLocationLineHash", "runAutomationDetails"):
@@ -224,8 +265,25 @@ def test_github_profile_check_catches_what_peers_got_wrong():
 
 def test_every_format_writes_its_own_file_in_one_run(in_tmp):
     (in_tmp / "cm.yaml").write_text(DUPLICATE)
-    result = CliRunner().invoke(main, ["lint", "cm.yaml", "--format", "sarif", "--output", "out.sarif", "--format", "text",
-                                       "--output", "junit=report.xml", "--format", "json", "-o", "report.json"])
+    result = CliRunner().invoke(
+        main,
+        [
+            "lint",
+            "cm.yaml",
+            "--format",
+            "sarif",
+            "--output",
+            "out.sarif",
+            "--format",
+            "text",
+            "--output",
+            "junit=report.xml",
+            "--format",
+            "json",
+            "-o",
+            "report.json",
+        ],
+    )
     assert result.exit_code == 1
     assert "cm.yaml:6:3: error" in result.stdout
     assert json.loads((in_tmp / "out.sarif").read_text())["version"] == "2.1.0"
@@ -262,7 +320,9 @@ def test_fixable_findings_carry_their_edits_as_fixes(in_tmp):
 
 #: A name with a quote, a backslash, a control character and non-ASCII letters, which SARIF
 #: carries in messages and logical locations.
-ODD_TEXT = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  namespace: team-a\n  name: "caf\\u00e9 \\"q\\" \\a \\\\ \\u2603"\n'
+ODD_TEXT = (
+    'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  namespace: team-a\n  name: "caf\\u00e9 \\"q\\" \\a \\\\ \\u2603"\n'
+)
 
 
 POD = "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: team-a}\nspec:\n  containers:\n  - {name: c, image: nginx:1.25}\n"
@@ -295,13 +355,17 @@ def test_the_corpus_log_written_by_templates_is_its_log_as_data():
 def test_suppressed_known_odd_and_outside_findings_are_written_as_their_data(in_tmp):
     (in_tmp / "repo").mkdir()
     (in_tmp / "repo" / "odd.yaml").write_text(ODD_TEXT, encoding="utf-8")
-    (in_tmp / "repo" / "kept.yaml").write_text(DUPLICATE.replace("name: again", "name: again  # dralint: ignore[YAML002] generator"))
+    (in_tmp / "repo" / "kept.yaml").write_text(
+        DUPLICATE.replace("name: again", "name: again  # dralint: ignore[YAML002] generator")
+    )
     (in_tmp / "repo" / "known.yaml").write_text(DUPLICATE + "---\n" + POD)  # findings with and without related places
     (in_tmp / "repo" / "class.yaml").write_text(V1BETA1_CLASS)
     (in_tmp / "elsewhere.yaml").write_text(DUPLICATE)
     known = lint_with_config(LintOptions(paths=["repo/known.yaml"], profile="strict"))
     (in_tmp / "baseline.json").write_text(json.dumps(baseline_document(known.diagnostics, known.fingerprints)))
-    options = LintOptions(paths=["repo", "elsewhere.yaml"], sarif_root="repo", baseline="baseline.json", profile="strict")
+    options = LintOptions(
+        paths=["repo", "elsewhere.yaml"], sarif_root="repo", baseline="baseline.json", profile="strict"
+    )
     written, as_data = written_and_as_data(options)
     results = json.loads(written)["runs"][0]["results"]
     assert {"inSource", "external"} <= {s["kind"] for r in results for s in r.get("suppressions", [])}

@@ -156,11 +156,17 @@ def test_simulate_text_table_and_exit_codes(tmp_path):
     out = runner.invoke(main, ["simulate", "--slices", "example:kind", str(tmp_path / "w.yaml")])
     assert out.exit_code == 0, out.output
     assert "dra-example-driver-cluster-worker-gpu.example.com" not in out.output
-    assert "gpus (template gpus) / gpus: gpu.example.com/dra-example-driver-cluster-worker/{gpu-0, gpu-1, gpu-2}" in out.output
+    assert (
+        "gpus (template gpus) / gpus: gpu.example.com/dra-example-driver-cluster-worker/{gpu-0, gpu-1, gpu-2}"
+        in out.output
+    )
     (tmp_path / "w.yaml").write_text(workload(9))
     out = runner.invoke(main, ["simulate", "--slices", "example:kind", str(tmp_path / "w.yaml")])
     assert out.exit_code == 1
-    assert "1 node(s) (dra-example-driver-cluster-worker): not enough devices of class gpu.example.com (need 9, node has 8 free)" in out.output
+    assert (
+        "1 node(s) (dra-example-driver-cluster-worker): not enough devices of class gpu.example.com (need 9, node has 8 free)"
+        in out.output
+    )
 
 
 def test_simulate_needs_a_snapshot(tmp_path):
@@ -252,7 +258,11 @@ def test_mixed_example_shares_uplink_bandwidth(tmp_path):
     # two 100G uplinks on rack-a, 30G per pod: three pods per uplink; the L4 node is in rack-b
     assert (row["placed"], row["feasibleNodes"]) == (6, ["a100-0", "a100-1"])
     uplink = row["claims"][0]["devices"][1]
-    assert uplink == {"request": "uplink", "device": "net.example.com/rack-a/uplink-0", "consumedCapacity": {"bandwidth": "30G"}}
+    assert uplink == {
+        "request": "uplink",
+        "device": "net.example.com/rack-a/uplink-0",
+        "consumedCapacity": {"bandwidth": "30G"},
+    }
     text = runner.invoke(main, ["simulate", "--slices", "example:mixed", str(tmp_path / "w.yaml")]).output
     assert "StatefulSet default/workers       6/8      2/3  a100-0 x4, a100-1 x2" in text
 
@@ -299,11 +309,15 @@ def test_unserved_extended_resource_is_left_to_ext001(tmp_path):
 def test_feature_gates_reach_the_simulation(tmp_path):
     tainted_only = CLASS + node_slice("b", "gpu-0", "gpu-1", "gpu-2", taint=TAINT)
     assert [f[0] for f in sch(lint_text(tmp_path, workload(2), slices=tainted_only, profile="strict"))] == ["SCH001"]
-    off = lint_text(tmp_path, workload(2), slices=tainted_only, profile="strict", feature_gates={"DRADeviceTaints": False})
+    off = lint_text(
+        tmp_path, workload(2), slices=tainted_only, profile="strict", feature_gates={"DRADeviceTaints": False}
+    )
     assert sch(off) == []
 
 
-STANDALONE_CLAIM = CLASS + """\
+STANDALONE_CLAIM = (
+    CLASS
+    + """\
 ---
 apiVersion: resource.k8s.io/v1
 kind: ResourceClaim
@@ -317,6 +331,7 @@ spec:
         deviceClassName: gpu.example.com
         count: {count}
 """
+)
 
 
 def test_standalone_claim_that_no_node_can_satisfy_is_reported(tmp_path):

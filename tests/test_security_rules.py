@@ -11,7 +11,9 @@ from dralint.diagnostics import Severity
 
 
 def test_pod_level_hardening_satisfies_every_container(lint_manifest):
-    text = pod(spec="  securityContext:\n    runAsNonRoot: true\n    runAsUser: 10001\n    seccompProfile: {type: RuntimeDefault}\n")
+    text = pod(
+        spec="  securityContext:\n    runAsNonRoot: true\n    runAsUser: 10001\n    seccompProfile: {type: RuntimeDefault}\n"
+    )
     text += "  - name: second\n    image: registry.example.com/b:1.0\n"
     result = lint_manifest(text)
     assert not fired(result, "SEC003") and not fired(result, "SEC013")
@@ -40,7 +42,9 @@ def test_pod_level_allow_privilege_escalation_is_called_out(lint_manifest):
 
 
 def test_unconfined_and_missing_seccomp_are_warnings(lint_manifest):
-    unconfined = fired(lint_manifest(pod(spec="  securityContext:\n    seccompProfile: {type: Unconfined}\n")), "SEC013")
+    unconfined = fired(
+        lint_manifest(pod(spec="  securityContext:\n    seccompProfile: {type: Unconfined}\n")), "SEC013"
+    )
     missing = fired(lint_manifest(pod()), "SEC013")
     assert [d.severity for d in unconfined] == [Severity.WARNING]
     assert [d.severity for d in missing] == [Severity.WARNING]
@@ -57,14 +61,17 @@ def test_windows_pods_skip_linux_only_rules(lint_manifest):
     assert not {"SEC002", "SEC003", "SEC004", "SEC012", "SEC013"} & set(rules_of(result))
 
 
-@pytest.mark.parametrize("path,rule", [
-    ("/var/run/docker.sock", "SEC009"),
-    ("/run/containerd", "SEC009"),
-    ("/var/run", "SEC009"),
-    ("/run/k3s/containerd/containerd.sock", "SEC009"),
-    ("/var/run/cdi", "SEC008"),
-    ("/data", "SEC008"),
-])
+@pytest.mark.parametrize(
+    "path,rule",
+    [
+        ("/var/run/docker.sock", "SEC009"),
+        ("/run/containerd", "SEC009"),
+        ("/var/run", "SEC009"),
+        ("/run/k3s/containerd/containerd.sock", "SEC009"),
+        ("/var/run/cdi", "SEC008"),
+        ("/data", "SEC008"),
+    ],
+)
 def test_runtime_socket_or_plain_host_path(lint_manifest, path, rule):
     text = pod(spec=f"  volumes:\n  - name: v\n    hostPath: {{path: {path}}}\n")
     rules = set(rules_of(lint_manifest(text)))
@@ -108,15 +115,23 @@ def test_ordinary_daemonset_is_not_exempted(lint_manifest):
 
 
 def test_annotation_opts_in_and_out(lint_manifest):
-    opted_out = lint_manifest(DRIVER.format(annotations='  annotations: {dralint.io/device-driver: "false"}\n', path="/var/lib/kubelet/plugins"))
+    opted_out = lint_manifest(
+        DRIVER.format(
+            annotations='  annotations: {dralint.io/device-driver: "false"}\n', path="/var/lib/kubelet/plugins"
+        )
+    )
     assert "SEC001" in rules_of(opted_out) and "SEC030" not in rules_of(opted_out)
-    opted_in = lint_manifest(DRIVER.format(annotations='  annotations: {dralint.io/device-driver: "NIC firmware agent"}\n', path="/opt"))
+    opted_in = lint_manifest(
+        DRIVER.format(annotations='  annotations: {dralint.io/device-driver: "NIC firmware agent"}\n', path="/opt")
+    )
     info = fired(opted_in, "SEC030")
     assert "SEC001" not in rules_of(opted_in) and info and "NIC firmware agent" in info[0].message
 
 
 def test_ignoring_the_exemption_rule_reports_everything(lint_manifest):
-    result = lint_manifest(DRIVER.format(annotations="", path="/var/lib/kubelet/plugins"), ignore=["device-driver-exemption"])
+    result = lint_manifest(
+        DRIVER.format(annotations="", path="/var/lib/kubelet/plugins"), ignore=["device-driver-exemption"]
+    )
     assert "SEC001" in rules_of(result) and "SEC008" in rules_of(result) and "SEC030" not in rules_of(result)
 
 
@@ -130,15 +145,18 @@ spec:
 """
 
 
-@pytest.mark.parametrize("namespace,selector,covered", [
-    ("team-a", "  podSelector: {}\n", True),
-    ("team-a", "", True),  # a missing podSelector is the empty selector
-    ("team-b", "  podSelector: {}\n", False),  # other namespace
-    ("team-a", "  podSelector: {matchExpressions: [{key: tier, operator: In, values: [front]}]}\n", True),
-    ("team-a", "  podSelector: {matchExpressions: [{key: tier, operator: NotIn, values: [front]}]}\n", False),
-    ("team-a", "  podSelector: {matchLabels: {app: db}}\n", False),
-    ("team-a", "  podSelector: {}\n  egress: []\n  policyTypes: [Egress]\n", False),  # egress-only: ingress open
-])
+@pytest.mark.parametrize(
+    "namespace,selector,covered",
+    [
+        ("team-a", "  podSelector: {}\n", True),
+        ("team-a", "", True),  # a missing podSelector is the empty selector
+        ("team-b", "  podSelector: {}\n", False),  # other namespace
+        ("team-a", "  podSelector: {matchExpressions: [{key: tier, operator: In, values: [front]}]}\n", True),
+        ("team-a", "  podSelector: {matchExpressions: [{key: tier, operator: NotIn, values: [front]}]}\n", False),
+        ("team-a", "  podSelector: {matchLabels: {app: db}}\n", False),
+        ("team-a", "  podSelector: {}\n  egress: []\n  policyTypes: [Egress]\n", False),  # egress-only: ingress open
+    ],
+)
 def test_network_policy_selection(lint_manifest, namespace, selector, covered):
     if "policyTypes" not in selector:
         selector += "  policyTypes: [Ingress]\n"
@@ -160,44 +178,60 @@ rules:
 {extra}"""
 
 
-@pytest.mark.parametrize("groups,resources,verbs,extra,expected", [
-    ('[""]', "[secrets]", "[get]", "", {"SEC018"}),
-    ('[""]', "[secrets]", "[get]", "  resourceNames: [one]\n", set()),
-    ('[""]', "[secrets]", "[create]", "", set()),
-    ('[""]', "[pods/exec]", "[create]", "", {"SEC019"}),
-    ('[""]', '["pods/*"]', "[get]", "", {"SEC019"}),
-    ('["*"]', '["*"]', '["*"]', "", {"SEC016"}),
-    ('[""]', "[pods]", "[create]", "", {"SEC027"}),
-    ('["rbac.authorization.k8s.io"]', "[clusterroles]", "[bind]", "", {"SEC027"}),
-    ('["apps"]', "[deployments]", "[get, list]", "", set()),
-])
+@pytest.mark.parametrize(
+    "groups,resources,verbs,extra,expected",
+    [
+        ('[""]', "[secrets]", "[get]", "", {"SEC018"}),
+        ('[""]', "[secrets]", "[get]", "  resourceNames: [one]\n", set()),
+        ('[""]', "[secrets]", "[create]", "", set()),
+        ('[""]', "[pods/exec]", "[create]", "", {"SEC019"}),
+        ('[""]', '["pods/*"]', "[get]", "", {"SEC019"}),
+        ('["*"]', '["*"]', '["*"]', "", {"SEC016"}),
+        ('[""]', "[pods]", "[create]", "", {"SEC027"}),
+        ('["rbac.authorization.k8s.io"]', "[clusterroles]", "[bind]", "", {"SEC027"}),
+        ('["apps"]', "[deployments]", "[get, list]", "", set()),
+    ],
+)
 def test_role_grants(lint_manifest, groups, resources, verbs, extra, expected):
     result = lint_manifest(ROLE.format(groups=groups, resources=resources, verbs=verbs, extra=extra))
     assert {r for r in rules_of(result) if r in {"SEC016", "SEC018", "SEC019", "SEC027"}} == expected
 
 
 def test_binding_to_a_scanned_full_admin_role_points_at_the_role(lint_manifest):
-    text = ROLE.format(groups='["*"]', resources='["*"]', verbs='["*"]', extra="") + """---
+    text = (
+        ROLE.format(groups='["*"]', resources='["*"]', verbs='["*"]', extra="")
+        + """---
 apiVersion: rbac.authorization.k8s.io/v1
 kind: RoleBinding
 metadata: {name: b, namespace: team-a}
 roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: r}
 subjects: [{kind: ServiceAccount, name: x, namespace: team-a}]
 """
+    )
     found = fired(lint_manifest(text), "SEC017")
     assert len(found) == 1 and found[0].related[0].span.line == 4
 
 
-@pytest.mark.parametrize("name,expected", [
-    ("DB_PASSWORD", True), ("apiKey", True), ("AWS_SECRET_ACCESS_KEY", True), ("GITHUB_TOKEN", True),
-    ("TOKEN_PATH", False), ("PASSWORD_FILE", False), ("SECRET_NAME", False), ("KEYBOARD", False), ("PWD", False),
-])
+@pytest.mark.parametrize(
+    "name,expected",
+    [
+        ("DB_PASSWORD", True),
+        ("apiKey", True),
+        ("AWS_SECRET_ACCESS_KEY", True),
+        ("GITHUB_TOKEN", True),
+        ("TOKEN_PATH", False),
+        ("PASSWORD_FILE", False),
+        ("SECRET_NAME", False),
+        ("KEYBOARD", False),
+        ("PWD", False),
+    ],
+)
 def test_secret_like_names(name, expected):
     assert secret_like(name) is expected
 
 
 def test_private_key_in_env_is_an_error(lint_manifest):
-    text = pod(container="    env:\n    - name: CERT\n      value: \"-----BEGIN RSA PRIVATE KEY-----\\nabc\"\n")
+    text = pod(container='    env:\n    - name: CERT\n      value: "-----BEGIN RSA PRIVATE KEY-----\\nabc"\n')
     assert [d.severity for d in fired(lint_manifest(text), "SEC015")] == [Severity.ERROR]
 
 
@@ -234,11 +268,17 @@ def test_service_account_that_disables_automount_covers_the_pod(lint_manifest):
 
 
 def test_low_ids_are_judged_after_inheritance(lint_manifest):
-    inherited = [d for d in lint_manifest(pod(spec="  securityContext: {runAsUser: 1000}\n")).diagnostics if d.rule == "SEC028"]
+    inherited = [
+        d for d in lint_manifest(pod(spec="  securityContext: {runAsUser: 1000}\n")).diagnostics if d.rule == "SEC028"
+    ]
     assert len(inherited) == 1 and inherited[0].span.line == 8
-    overridden = pod(spec="  securityContext: {runAsUser: 1000}\n", container="    securityContext: {runAsUser: 20000}\n")
+    overridden = pod(
+        spec="  securityContext: {runAsUser: 1000}\n", container="    securityContext: {runAsUser: 20000}\n"
+    )
     assert not fired(lint_manifest(overridden), "SEC028")
-    assert not fired(lint_manifest(pod(spec="  securityContext: {runAsUser: 0}\n")), "SEC028")  # root: SEC003's business
+    assert not fired(
+        lint_manifest(pod(spec="  securityContext: {runAsUser: 0}\n")), "SEC028"
+    )  # root: SEC003's business
 
 
 def test_selecting_rules_without_the_exemption_never_waives_silently(lint_manifest):

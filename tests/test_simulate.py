@@ -164,8 +164,12 @@ class TestExtendedResources:
         classes["odd"]["spec"]["extendedResourceName"] = [1]
         classes["num"]["spec"]["extendedResourceName"] = 5
         classes["ok"] = device_class("ok", ext="x.io/gpu")
-        assert extended_resource_classes(classes) == {IMPLICIT_PREFIX + "num": "num", IMPLICIT_PREFIX + "odd": "odd",
-                                                      IMPLICIT_PREFIX + "ok": "ok", "x.io/gpu": "ok"}
+        assert extended_resource_classes(classes) == {
+            IMPLICIT_PREFIX + "num": "num",
+            IMPLICIT_PREFIX + "odd": "odd",
+            IMPLICIT_PREFIX + "ok": "ok",
+            "x.io/gpu": "ok",
+        }
 
 
 def test_fatal_cel_error_stops_every_node():
@@ -219,7 +223,9 @@ def test_device_plugin_total_counts_every_container():
     assert simulate(fleet({"a": 0}) + [node], pod, classes=EXT_CLASSES).reasons == {
         "Insufficient example.com/gpu": ["a"]
     }
-    assert simulate(fleet({"a": 0}) + [node], {"containers": [dict(two, name="x")]}, classes=EXT_CLASSES).feasible == ["a"]
+    assert simulate(fleet({"a": 0}) + [node], {"containers": [dict(two, name="x")]}, classes=EXT_CLASSES).feasible == [
+        "a"
+    ]
 
 
 def test_extended_resource_gate_off_skips_the_special_claim():

@@ -23,10 +23,13 @@ def invoke(*args: str):
     return CliRunner().invoke(main, list(args))
 
 
-@pytest.mark.parametrize("slices,message", [
-    ("nofile.yaml", "nofile.yaml: no such file or directory"),
-    ("example:nope", "unknown example snapshot 'nope'; known: h100-mig, kind, mixed"),
-])
+@pytest.mark.parametrize(
+    "slices,message",
+    [
+        ("nofile.yaml", "nofile.yaml: no such file or directory"),
+        ("example:nope", "unknown example snapshot 'nope'; known: h100-mig, kind, mixed"),
+    ],
+)
 def test_simulate_says_why_a_snapshot_cannot_be_read(slices, message):
     result = invoke("simulate", "--slices", slices, str(ROOT / "examples" / "scheduling"))
     assert result.exit_code == 2
@@ -35,13 +38,23 @@ def test_simulate_says_why_a_snapshot_cannot_be_read(slices, message):
 
 
 def test_simulate_says_why_the_remaining_replicas_do_not_fit():
-    result = invoke("simulate", "--format", "json", "--slices", "example:h100-mig", str(ROOT / "examples" / "scheduling"))
+    result = invoke(
+        "simulate", "--format", "json", "--slices", "example:h100-mig", str(ROOT / "examples" / "scheduling")
+    )
     trainer = next(t for t in json.loads(result.output)["templates"] if t["template"] == "StatefulSet research/trainer")
     assert (trainer["placed"], trainer["replicas"]) == (2, 3)
-    assert sorted(n for nodes in trainer["unplacedReasons"].values() for n in nodes) == [f"h100-node-{i}" for i in range(4)]
-    assert trainer["unplacedReasons"]["not enough devices of class gpu.nvidia.com (need 8, node has 0 free)"] == ["h100-node-2", "h100-node-3"]
+    assert sorted(n for nodes in trainer["unplacedReasons"].values() for n in nodes) == [
+        f"h100-node-{i}" for i in range(4)
+    ]
+    assert trainer["unplacedReasons"]["not enough devices of class gpu.nvidia.com (need 8, node has 0 free)"] == [
+        "h100-node-2",
+        "h100-node-3",
+    ]
     text = as_text([trainer])
-    assert "    replica 3 of 3 does not fit once 2 hold their devices:\n      2 node(s) (h100-node-2, h100-node-3): not enough" in text
+    assert (
+        "    replica 3 of 3 does not fit once 2 hold their devices:\n      2 node(s) (h100-node-2, h100-node-3): not enough"
+        in text
+    )
 
 
 def test_simulate_names_extended_resource_requests_in_user_terms():
@@ -59,8 +72,10 @@ def test_simulate_reads_a_kubectl_list_snapshot_of_more_nodes_than_aliases_may_a
     documents, listed = tmp_path / "documents.yaml", tmp_path / "list.yaml"
     documents.write_text(yaml.safe_dump_all(objects))
     listed.write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": objects}))
-    results = [invoke("simulate", "--format", "json", "--slices", str(path), str(ROOT / "examples" / "scheduling"))
-               for path in (documents, listed)]
+    results = [
+        invoke("simulate", "--format", "json", "--slices", str(path), str(ROOT / "examples" / "scheduling"))
+        for path in (documents, listed)
+    ]
     assert [r.exit_code for r in results] == [1, 1] and "YAML006" not in results[1].output
     by_document, by_list = (json.loads(r.output)["templates"] for r in results)
     assert by_list == by_document and any(t["placed"] for t in by_list)

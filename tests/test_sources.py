@@ -64,7 +64,12 @@ def test_non_manifest_files_are_recognised():
         "deploy.yaml": "metadata:\n  name: {{ .Release.Name }}\n",
     }
     found = {name: not_a_manifest(SourceFile(name, text)) for name, text in kinds.items()}
-    assert {n: i.kind for n, i in found.items()} == {"kustomization.yaml": "kustomization", "Chart.yaml": "chart", "values-prod.yaml": "values", "deploy.yaml": "helm"}
+    assert {n: i.kind for n, i in found.items()} == {
+        "kustomization.yaml": "kustomization",
+        "Chart.yaml": "chart",
+        "values-prod.yaml": "values",
+        "deploy.yaml": "helm",
+    }
     assert (found["deploy.yaml"].line, found["deploy.yaml"].column) == (2, 9)
     assert not_a_manifest(SourceFile("deploy.yaml", "apiVersion: v1\nkind: Pod\n")) is None
 

@@ -57,7 +57,10 @@ def test_comment_in_another_file_does_not_apply(tmp_path):
     target = tmp_path / "cm.yaml"
     target.write_text(CM + "  name: again\n")
     result = finish(lint(LintOptions(paths=[str(tmp_path)], select=["YAML"])), LintOptions(select=["YAML"]))
-    assert [(d.rule, d.span.path.rsplit("/", 1)[-1]) for d in result.diagnostics] == [("YAML002", "cm.yaml"), ("CFG003", "other.yaml")]
+    assert [(d.rule, d.span.path.rsplit("/", 1)[-1]) for d in result.diagnostics] == [
+        ("YAML002", "cm.yaml"),
+        ("CFG003", "other.yaml"),
+    ]
 
 
 def test_pod_template_annotation_covers_the_template_not_the_object(tmp_path):
@@ -152,10 +155,10 @@ spec:
 """
 
 
-ANNOTATION = '''  annotations:
+ANNOTATION = """  annotations:
     dralint.io/ignore: "REL001,REL002"
     dralint.io/ignore-reason: "sized by the batch scheduler"
-'''
+"""
 
 
 def lint_trainer(tmp_path, text, today=dt.date(2027, 1, 31)):
@@ -172,7 +175,9 @@ def test_the_readme_forms_silence_real_checks(tmp_path):
     result = lint_trainer(tmp_path, TRAINER)
     assert rules_of(result) == []
     assert sorted(s.diagnostic.rule for s in result.suppressed) == ["REL001", "REL002", "REL008", "SEC001"]
-    assert {s.justification for s in result.suppressed if s.diagnostic.rule.startswith("REL00")} >= {"sized by the batch scheduler"}
+    assert {s.justification for s in result.suppressed if s.diagnostic.rule.startswith("REL00")} >= {
+        "sized by the batch scheduler"
+    }
     later = lint_trainer(tmp_path, TRAINER, today=dt.date(2027, 2, 1))
     assert sorted(rules_of(later)) == ["CFG004", "SEC001"]
 
@@ -181,7 +186,9 @@ def test_object_annotation_does_not_cover_the_next_object(tmp_path):
     other = TRAINER.replace(ANNOTATION, "").replace("name: trainer\n", "name: other\n", 1)
     result = lint_trainer(tmp_path, TRAINER + "---\n" + other)
     assert sorted((d.rule, d.object.name) for d in result.diagnostics if d.rule in ("REL001", "REL002")) == [
-        ("REL001", "other"), ("REL002", "other")]
+        ("REL001", "other"),
+        ("REL002", "other"),
+    ]
 
 
 def test_unused_annotation_is_reported_at_the_annotation(tmp_path):
@@ -190,7 +197,9 @@ def test_unused_annotation_is_reported_at_the_annotation(tmp_path):
 
 
 def test_annotation_expiry(tmp_path):
-    result = lint_trainer(tmp_path, TRAINER.replace(ANNOTATION, ANNOTATION + '    dralint.io/ignore-until: "2001-01-01"\n'))
+    result = lint_trainer(
+        tmp_path, TRAINER.replace(ANNOTATION, ANNOTATION + '    dralint.io/ignore-until: "2001-01-01"\n')
+    )
     assert sorted(rules_of(result)) == ["CFG004", "REL001", "REL002"]
 
 
@@ -204,8 +213,13 @@ def _counted(result):
     """Each file's counts beside the ones its reported findings make."""
     from collections import Counter
 
-    return [(dict((s, n) for s, n in f.counts.items() if n), dict(Counter(d.severity for d in result.diagnostics if d.span.path == f.path)))
-            for f in result.files]
+    return [
+        (
+            dict((s, n) for s, n in f.counts.items() if n),
+            dict(Counter(d.severity for d in result.diagnostics if d.span.path == f.path)),
+        )
+        for f in result.files
+    ]
 
 
 def test_per_file_counts_are_the_findings_still_reported(tmp_path):
@@ -216,7 +230,9 @@ def test_per_file_counts_are_the_findings_still_reported(tmp_path):
     untouched = finish(lint(options), options)
     assert len(untouched.diagnostics) == 4 and all(kept == made for kept, made in _counted(untouched))
     (tmp_path / "b.yaml").write_text(CM + "  name: again  # dralint: ignore[YAML002]\n  name: third\n")
-    (tmp_path / "c.yaml").write_text("# dralint: ignore-file[YAML002]\n" + CM)  # an unused suppression: a finding of the stage
+    (tmp_path / "c.yaml").write_text(
+        "# dralint: ignore-file[YAML002]\n" + CM
+    )  # an unused suppression: a finding of the stage
     changed = finish(lint(options), options)
     assert len(changed.diagnostics) == 4 and len(changed.suppressed) == 1
     assert [kept for kept, _ in _counted(changed)] == [{Severity.ERROR: 2}, {Severity.ERROR: 1}, {Severity.WARNING: 1}]

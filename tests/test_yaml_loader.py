@@ -148,20 +148,62 @@ def test_positions_of_later_documents_are_file_lines():
 
 #: As go-yaml v2 (sigs.k8s.io/yaml, what the API server and kubectl use) resolves them.
 RESOLUTION = [
-    ("yes", True), ("Yes", True), ("on", True), ("ON", True), ("no", False), ("off", False),
-    ("true", True), ("False", False), ("y", True), ("Y", True), ("n", False), ("tRUE", "tRUE"),
-    ("0755", 0o755), ("0x1F", 31), ("0o17", 15), ("0b101", 5), ("1_000", 1000), ("-42", -42),
-    ("+12", 12), ("0", 0), ("-0b11", -3), ("18446744073709551615", 2**64 - 1),
-    ("08", 8.0), ("1e3", 1000.0), ("3.25", 3.25), ("1.5e+3", 1500.0), ("-.5", -0.5), (".5", 0.5),
+    ("yes", True),
+    ("Yes", True),
+    ("on", True),
+    ("ON", True),
+    ("no", False),
+    ("off", False),
+    ("true", True),
+    ("False", False),
+    ("y", True),
+    ("Y", True),
+    ("n", False),
+    ("tRUE", "tRUE"),
+    ("0755", 0o755),
+    ("0x1F", 31),
+    ("0o17", 15),
+    ("0b101", 5),
+    ("1_000", 1000),
+    ("-42", -42),
+    ("+12", 12),
+    ("0", 0),
+    ("-0b11", -3),
+    ("18446744073709551615", 2**64 - 1),
+    ("08", 8.0),
+    ("1e3", 1000.0),
+    ("3.25", 3.25),
+    ("1.5e+3", 1500.0),
+    ("-.5", -0.5),
+    (".5", 0.5),
     ("99999999999999999999", 1e20),
-    (".inf", math.inf), ("+.inf", math.inf), ("-.Inf", -math.inf), ("~", None), ("null", None),
-    ("Null", None), ("", None),
-    ("12:30", "12:30"), ("190:20:30", "190:20:30"), ("0x", "0x"), ("+", "+"), ("-x", "-x"), ("..5", "..5"),
-    ("2001-12-14t21:59:43.10-05:00", "2001-12-14t21:59:43.10-05:00"), ("2002-12-14", "2002-12-14"),
-    ("'0755'", "0755"), ('"yes"', "yes"), ("'~'", "~"),
-    ("!!str 123", "123"), ("!!int \"42\"", 42), ("!!float '1'", 1.0), ("!!bool \"on\"", True),
-    ("!!null ''", None), ("!custom 5", "5"), ("!!timestamp 2001-12-14", "2001-12-14"),
-    ("!!int not-a-number", "not-a-number"), ("!!int 1e3", "1e3"),
+    (".inf", math.inf),
+    ("+.inf", math.inf),
+    ("-.Inf", -math.inf),
+    ("~", None),
+    ("null", None),
+    ("Null", None),
+    ("", None),
+    ("12:30", "12:30"),
+    ("190:20:30", "190:20:30"),
+    ("0x", "0x"),
+    ("+", "+"),
+    ("-x", "-x"),
+    ("..5", "..5"),
+    ("2001-12-14t21:59:43.10-05:00", "2001-12-14t21:59:43.10-05:00"),
+    ("2002-12-14", "2002-12-14"),
+    ("'0755'", "0755"),
+    ('"yes"', "yes"),
+    ("'~'", "~"),
+    ("!!str 123", "123"),
+    ('!!int "42"', 42),
+    ("!!float '1'", 1.0),
+    ('!!bool "on"', True),
+    ("!!null ''", None),
+    ("!custom 5", "5"),
+    ("!!timestamp 2001-12-14", "2001-12-14"),
+    ("!!int not-a-number", "not-a-number"),
+    ("!!int 1e3", "1e3"),
 ]
 
 
@@ -193,10 +235,18 @@ yes: 4
 """
 
 
-@pytest.mark.parametrize(("key", "written"), [
-    ("plain", "plain"), ("quoted", '"quoted"'), ("single", "'single'"),
-    ("true", "yes"), ("31", "0x1F"), ("null", "~"), ("block key\n", "|\n  block key\n"),
-])
+@pytest.mark.parametrize(
+    ("key", "written"),
+    [
+        ("plain", "plain"),
+        ("quoted", '"quoted"'),
+        ("single", "'single'"),
+        ("true", "yes"),
+        ("31", "0x1F"),
+        ("null", "~"),
+        ("block key\n", "|\n  block key\n"),
+    ],
+)
 def test_a_key_spans_exactly_its_text_however_it_is_written(key, written):
     # Most keys are stored as where they start, their end following from the key's text; the
     # keys whose text differs from how they are written keep their whole position.
@@ -326,6 +376,7 @@ def test_complex_key_is_reported():
 
 # --- broken input ------------------------------------------------------------------------------
 
+
 def test_syntax_error_recovers_at_the_next_document_start():
     text = "a: 1\n---\nb: [1, 2\nc: 3\n---\nd: 4\n"
     result = parse(text)
@@ -379,6 +430,7 @@ def test_empty_and_comment_only_streams_have_no_documents():
 
 
 # --- scalar_offset_span: every character maps to where it was written -------------------------
+
 
 def file_char(text: str, span) -> str:
     lines = text.split("\n")
@@ -459,7 +511,7 @@ def test_quoted_inside_a_flow_sequence_of_a_later_document():
 
 
 def test_multi_character_range_and_clamping():
-    text = 'v: |\n  size(x) > 2 &&\n  y\n'
+    text = "v: |\n  size(x) > 2 &&\n  y\n"
     d = doc(text)
     span = d.scalar_offset_span(("v",), 0, 7)
     assert start(span) == at(text, "size") and end(span) == (2, at(text, "size")[1] + 7)
@@ -505,8 +557,12 @@ def test_block_scalars_map_every_character(lines, header, indent, extra):
 
 
 @settings(max_examples=300, deadline=None)
-@given(parts=st.lists(_TEXT, min_size=1, max_size=5), quote=st.sampled_from(["'", '"', ""]),
-       leads=st.lists(st.sampled_from(["  ", "   ", "  \t"]), min_size=5, max_size=5), in_flow=st.booleans())
+@given(
+    parts=st.lists(_TEXT, min_size=1, max_size=5),
+    quote=st.sampled_from(["'", '"', ""]),
+    leads=st.lists(st.sampled_from(["  ", "   ", "  \t"]), min_size=5, max_size=5),
+    in_flow=st.booleans(),
+)
 # A plain scalar whose first part began with a quote used to become a quoted scalar, checked
 # without its escapes (issue 20); kept as explicit examples.
 @example(parts=['"\\a"'], quote="", leads=["  "] * 5, in_flow=False)
@@ -534,6 +590,7 @@ def test_flow_scalars_map_every_character(parts, quote, leads, in_flow):
 
 
 # --- positions are LF lines even where libyaml counts other line breaks -----------------------
+
 
 @pytest.mark.parametrize("separator", ["\u2028", "\u2029", "\x85"])
 def test_unicode_line_separator_in_a_quoted_value_does_not_shift_lines(separator):
@@ -591,7 +648,7 @@ def test_content_after_a_document_end_marker_points_back_at_the_marker():
 
 
 def test_content_after_a_complete_root_value_is_not_blamed_on_a_marker():
-    text = "a: 1\n...\n---\n\"x\" y\n"
+    text = 'a: 1\n...\n---\n"x" y\n'
     (problem,) = parse(text).problems
     assert (problem.line + 1, problem.column + 1) == at(text, "y\n")
     assert problem.related == () and "'...'" not in problem.message and "'---'" in problem.message
@@ -638,12 +695,15 @@ NOT_A_LIST = "kind: Thing\nitems:\n" + "".join(f"- {{name: n{i}}}\n" for i in ra
 
 
 @pytest.mark.parametrize("reader", ["fast reader first", "libyaml"])
-@pytest.mark.parametrize("large, read", [
-    ("big:\n" + "".join(f"- {i}\n" for i in range(100)), []),
-    (LARGE_ITEM, []),
-    (NOT_A_LIST, []),
-    (LARGE_LIST, [{"name": f"n{i}"} for i in range(30)]),
-])
+@pytest.mark.parametrize(
+    "large, read",
+    [
+        ("big:\n" + "".join(f"- {i}\n" for i in range(100)), []),
+        (LARGE_ITEM, []),
+        (NOT_A_LIST, []),
+        (LARGE_LIST, [{"name": f"n{i}"} for i in range(30)]),
+    ],
+)
 def test_a_document_over_the_size_limit_is_skipped_unread_and_the_rest_is_read(monkeypatch, reader, large, read):
     """Unless it is a List whose items (and the rest) are each within the limit: those are read one at a time."""
     monkeypatch.setattr(loader, "MAX_DOCUMENT_CHARS", 200)
@@ -651,11 +711,16 @@ def test_a_document_over_the_size_limit_is_skipped_unread_and_the_rest_is_read(m
         monkeypatch.setattr(loader.blockfast, "read", lambda *args, **kwargs: (0, "off"))
     text = "a: 1\n---\n" + large + "---\nz: 2\n"
     result = load(SourceText("t.yaml", text), lists=True)
-    assert [(d.index, d.data) for d in result.documents] == [(0, {"a": 1}), *((1, item) for item in read), (2, {"z": 2})]
+    assert [(d.index, d.data) for d in result.documents] == [
+        (0, {"a": 1}),
+        *((1, item) for item in read),
+        (2, {"z": 2}),
+    ]
     skipped = [(p.kind, p.line, p.column, p.end_column) for p in result.problems]
     assert skipped == ([] if read else [("too-large", 1, 0, 3)])
     if not read:
-        assert result.problems[0].message.endswith("; a document or List item may have 0 MiB (the API server accepts "
-                                                   "objects of up to 3 MiB), so it was skipped unread")
+        assert result.problems[0].message.endswith(
+            "; a document or List item may have 0 MiB (the API server accepts "
+            "objects of up to 3 MiB), so it was skipped unread"
+        )
         assert ("a List with an item over the limit" in result.problems[0].message) == (large == LARGE_ITEM)
-

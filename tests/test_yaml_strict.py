@@ -15,7 +15,11 @@ from dralint.yaml.strict import may_need_check, strict_problems
 
 def syntax(text: str) -> list[tuple[int, int]]:
     """1-based (line, column) of the syntax findings of ``text``."""
-    return sorted((p.line + 1, p.column + 1) for p in load(SourceText("t.yaml", text)).problems if p.kind in ("syntax", "yaml-1.2"))
+    return sorted(
+        (p.line + 1, p.column + 1)
+        for p in load(SourceText("t.yaml", text)).problems
+        if p.kind in ("syntax", "yaml-1.2")
+    )
 
 
 def case(name: str, text: str, *where: tuple[int, int]):
@@ -63,7 +67,7 @@ FINE = [
     "key: value\n  %not a directive, a continuation line\n",
     "a: 1\n...\n%YAML 1.2\n---\nb: 2\n",
     "%YAML 1.2\n%TAG !e! tag:example.com,2000:\n---\na: 1\n",
-    'items: [-1, -a, "-", \'-\']\n',
+    "items: [-1, -a, \"-\", '-']\n",
     "- -1\n- a-]\n",
     "args: [a,\n b,\n   c]\n",
     "spec:\n  args: [a,\n   b\n   ]\n",
@@ -122,11 +126,16 @@ def test_precondition_is_false_for_an_ordinary_manifest():
 
 _SCALARS = st.one_of(
     st.text(alphabet=st.sampled_from(list("ab -#:'\"\\[]{},|>%&*!?\n\té")), max_size=25),
-    st.integers(), st.booleans(), st.none(),
+    st.integers(),
+    st.booleans(),
+    st.none(),
 )
 _TREES = st.recursive(
     _SCALARS,
-    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(st.text(alphabet="abc-#%", min_size=1, max_size=6), inner, max_size=4)),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4),
+        st.dictionaries(st.text(alphabet="abc-#%", min_size=1, max_size=6), inner, max_size=4),
+    ),
     max_leaves=20,
 )
 
@@ -143,7 +152,13 @@ _TREES = st.recursive(
 def test_emitted_yaml_in_every_style_has_no_strict_finding(data, flow, style, width, indent, explicit_end):
     """A serializer's output (narrow widths force multi-line quoted and flow nodes) is valid."""
     text = yaml.dump_all(
-        [data, data], Dumper=yaml.SafeDumper, default_flow_style=flow, default_style=style,
-        width=width, indent=indent, allow_unicode=True, explicit_end=explicit_end,
+        [data, data],
+        Dumper=yaml.SafeDumper,
+        default_flow_style=flow,
+        default_style=style,
+        width=width,
+        indent=indent,
+        allow_unicode=True,
+        explicit_end=explicit_end,
     )
     assert strict_problems(text) == []

@@ -38,16 +38,56 @@ UNICODE_ANCHOR = "an anchor name outside the characters libyaml accepts (an emoj
 #: Valid YAML 1.2 inputs that libyaml rejects, with the reason. They must still be reported
 #: cleanly (a syntax finding inside the file, no exception).
 LIBYAML_REJECTS = {
-    "2JQS": EMPTY_KEY, "6M2F": EMPTY_KEY, "NHX8": EMPTY_KEY, "NKF9": EMPTY_KEY, "S3PD": EMPTY_KEY,
-    "SM9W/01": EMPTY_KEY, "UKK6/00": EMPTY_KEY, "M2N8/00": EMPTY_KEY, "CFD4": EMPTY_KEY, "FRK4": EMPTY_KEY,
-    "2LFX": DIRECTIVE, "6LVF": DIRECTIVE, "MUS6/05": DIRECTIVE, "MUS6/06": DIRECTIVE, "BEC7": DIRECTIVE,
-    "2SXE": COLON, "4ABK": COLON, "58MP": COLON, "5T43": COLON, "DBG4": COLON, "HM87/00": COLON, "W5VH": COLON,
-    "4MUZ/00": FLOW_KEY, "4MUZ/01": FLOW_KEY, "4MUZ/02": FLOW_KEY, "5MUD": FLOW_KEY, "K3WX": FLOW_KEY,
-    "9SA2": FLOW_KEY, "NJ66": FLOW_KEY, "VJP3/01": FLOW_KEY,
-    "6BCT": TAB, "6CA3": TAB, "96NN/00": TAB, "96NN/01": TAB, "A2M4": TAB, "DK95/00": TAB, "DK95/03": TAB,
-    "DK95/04": TAB, "Q5MG": TAB, "R4YG": TAB, "Y79Y/001": TAB, "Y79Y/010": TAB,
-    "7Z25": MARKER, "M7A3": MARKER, "HWV9": MARKER, "QT73": MARKER, "UT92": MARKER, "W4TN": MARKER,
-    "DK3J": ZERO_INDENT, "FP8R": ZERO_INDENT,
+    "2JQS": EMPTY_KEY,
+    "6M2F": EMPTY_KEY,
+    "NHX8": EMPTY_KEY,
+    "NKF9": EMPTY_KEY,
+    "S3PD": EMPTY_KEY,
+    "SM9W/01": EMPTY_KEY,
+    "UKK6/00": EMPTY_KEY,
+    "M2N8/00": EMPTY_KEY,
+    "CFD4": EMPTY_KEY,
+    "FRK4": EMPTY_KEY,
+    "2LFX": DIRECTIVE,
+    "6LVF": DIRECTIVE,
+    "MUS6/05": DIRECTIVE,
+    "MUS6/06": DIRECTIVE,
+    "BEC7": DIRECTIVE,
+    "2SXE": COLON,
+    "4ABK": COLON,
+    "58MP": COLON,
+    "5T43": COLON,
+    "DBG4": COLON,
+    "HM87/00": COLON,
+    "W5VH": COLON,
+    "4MUZ/00": FLOW_KEY,
+    "4MUZ/01": FLOW_KEY,
+    "4MUZ/02": FLOW_KEY,
+    "5MUD": FLOW_KEY,
+    "K3WX": FLOW_KEY,
+    "9SA2": FLOW_KEY,
+    "NJ66": FLOW_KEY,
+    "VJP3/01": FLOW_KEY,
+    "6BCT": TAB,
+    "6CA3": TAB,
+    "96NN/00": TAB,
+    "96NN/01": TAB,
+    "A2M4": TAB,
+    "DK95/00": TAB,
+    "DK95/03": TAB,
+    "DK95/04": TAB,
+    "Q5MG": TAB,
+    "R4YG": TAB,
+    "Y79Y/001": TAB,
+    "Y79Y/010": TAB,
+    "7Z25": MARKER,
+    "M7A3": MARKER,
+    "HWV9": MARKER,
+    "QT73": MARKER,
+    "UT92": MARKER,
+    "W4TN": MARKER,
+    "DK3J": ZERO_INDENT,
+    "FP8R": ZERO_INDENT,
     "8XYN": UNICODE_ANCHOR,
 }
 
@@ -58,11 +98,7 @@ SYNTAX_KINDS = {kind for kind, rule in ENGINE_RULES.items() if rule in SYNTAX_RU
 
 
 def _cases() -> list[str]:
-    return sorted(
-        str(Path(folder).relative_to(SUITE))
-        for folder, _dirs, files in os.walk(SUITE)
-        if "in.yaml" in files
-    )
+    return sorted(str(Path(folder).relative_to(SUITE)) for folder, _dirs, files in os.walk(SUITE) if "in.yaml" in files)
 
 
 CASES = _cases()
@@ -109,7 +145,9 @@ def test_invalid_input_is_reported_inside_the_file(case):
 def test_valid_input_has_no_syntax_finding(case):
     text, problems = _syntax_findings(case)
     if case in LIBYAML_REJECTS:
-        assert problems, f"{case} is listed as rejected by libyaml ({LIBYAML_REJECTS[case]}) but loads: remove it from the list"
+        assert problems, (
+            f"{case} is listed as rejected by libyaml ({LIBYAML_REJECTS[case]}) but loads: remove it from the list"
+        )
         _assert_inside(case, text, problems)
     else:
         assert not problems, f"{case} is valid YAML 1.2 but got {problems}"
@@ -124,5 +162,7 @@ def test_the_whole_suite_through_the_command_line():
     skipped = int(re.search(r"skipped (\d+) files? with no Kubernetes document", result.stderr).group(1))
     assert report["summary"]["files"] + skipped == len(CASES)
     assert not [d for d in report["diagnostics"] if d["rule"] == "INT001"]
-    flagged = {str(Path(d["path"]).parent.relative_to(SUITE)) for d in report["diagnostics"] if d["rule"] in SYNTAX_RULES}
+    flagged = {
+        str(Path(d["path"]).parent.relative_to(SUITE)) for d in report["diagnostics"] if d["rule"] in SYNTAX_RULES
+    }
     assert {c for c in CASES if (SUITE / c / "error").exists()} <= flagged

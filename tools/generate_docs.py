@@ -46,7 +46,9 @@ def main() -> None:
     TARGET.write_text(rules_markdown(rules), encoding="utf-8")
     print(f"wrote {TARGET} ({len(rules)} rules)")
     readme = README.read_text(encoding="utf-8")
-    README.write_text(replace_between(readme, README_START, README_END, peer_table(rules, elsewhere_rows())), encoding="utf-8")
+    README.write_text(
+        replace_between(readme, README_START, README_END, peer_table(rules, elsewhere_rows())), encoding="utf-8"
+    )
     print(f"updated the peer table in {README}")
     PARITY.write_text(peer_parity(rules, peer_checks(), elsewhere_rows()), encoding="utf-8")
     print(f"wrote {PARITY}")

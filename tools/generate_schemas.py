@@ -36,10 +36,12 @@ INDEX_FILE = REPO / "schemas" / f"gvk-index-{VERSION}.json"
 DROPPED_KEYS = frozenset({"description", "format"})
 # Definitions that list a GVK for every group ever served; they would make every old group look
 # like it still serves kinds.
-META_DEFINITIONS = frozenset({
-    "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions",
-    "io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent",
-})
+META_DEFINITIONS = frozenset(
+    {
+        "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions",
+        "io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent",
+    }
+)
 
 
 def _source_definitions() -> dict[str, Any]:
@@ -59,9 +61,7 @@ def _merge_type_only_one_of(schema: dict[str, Any]) -> dict[str, Any]:
     ``oneOf`` would reject an explicit ``null`` that the API server accepts.
     """
     branches = schema.get("oneOf")
-    if not isinstance(branches, list) or not all(
-        isinstance(b, dict) and set(b) == {"type"} for b in branches
-    ):
+    if not isinstance(branches, list) or not all(isinstance(b, dict) and set(b) == {"type"} for b in branches):
         return schema
     types: list[str] = []
     for branch in branches:

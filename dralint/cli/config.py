@@ -18,7 +18,12 @@ from dralint.lint.options import LintOptions
 
 @click.command("config")
 @click.option("--show", is_flag=True, help="Print the effective configuration as YAML.")
-@click.option("--config", "config_path", type=click.Path(exists=True, dir_okay=False), help="Config file (default: the nearest one).")
+@click.option(
+    "--config",
+    "config_path",
+    type=click.Path(exists=True, dir_okay=False),
+    help="Config file (default: the nearest one).",
+)
 @click.pass_context
 def config_command(ctx: click.Context, show: bool, config_path: str | None) -> None:
     """Show the configuration dralint would use in this directory."""
@@ -33,7 +38,9 @@ def config_command(ctx: click.Context, show: bool, config_path: str | None) -> N
     click.echo(yaml.safe_dump(shown, sort_keys=False, default_flow_style=False, allow_unicode=True), nl=False)
     problems = to_diagnostics(config.findings, LintOptions(profile="strict")) if config is not None else []
     for diag in problems:
-        click.echo(f"{diag.span.path}:{diag.span.line}:{diag.span.column}: {diag.severity.value}: {diag.message} [{diag.rule}]", err=True)
+        click.echo(
+            f"{diag.span.path}:{diag.span.line}:{diag.span.column}: {diag.severity.value}: {diag.message} [{diag.rule}]",
+            err=True,
+        )
     if any(d.severity.value == "error" for d in problems):
         sys.exit(1)
-

@@ -15,6 +15,7 @@ from dralint.k8s.doctor import DumpError, diagnose, load_dump
 from dralint.k8s.doctor.report import as_data, as_text
 from dralint.yaml.sources import FileIssue, read
 
+
 @click.command("doctor")
 @click.argument("dump", default="-", metavar="DUMP")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)

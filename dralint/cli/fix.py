@@ -31,9 +31,14 @@ def _rules(selected: tuple[str, ...]) -> set[str] | None:
     for item in split_names(selected):
         rule = by_name.get(item, item.upper())
         if rule not in available:
-            problem = "has no automatic fix" if rule in catalog else \
-                f"is not a dralint rule;{did_you_mean(item, [*available, *(catalog[r].name for r in available)])}"
-            raise click.BadParameter(f"{item!r} {problem}; fixable rules: {', '.join(sorted(available))}", param_hint="--rule")
+            problem = (
+                "has no automatic fix"
+                if rule in catalog
+                else f"is not a dralint rule;{did_you_mean(item, [*available, *(catalog[r].name for r in available)])}"
+            )
+            raise click.BadParameter(
+                f"{item!r} {problem}; fixable rules: {', '.join(sorted(available))}", param_hint="--rule"
+            )
         chosen.add(rule)
     return chosen
 
@@ -49,9 +54,17 @@ def unified_diff(outcome: FileFix) -> str:
 def _report(outcome: FileFix, diff: bool) -> None:
     verb = "would fix" if diff else "fixed"
     for record in outcome.applied:
-        click.echo(printable(f"{outcome.path}:{record.line}:{record.column}: {verb} {record.rule}: {record.description}"), err=diff)
+        click.echo(
+            printable(f"{outcome.path}:{record.line}:{record.column}: {verb} {record.rule}: {record.description}"),
+            err=diff,
+        )
     for record in outcome.rejected:
-        click.echo(printable(f"{outcome.path}:{record.line}:{record.column}: {record.rule} not fixed ({record.description}): {record.reason}"), err=True)
+        click.echo(
+            printable(
+                f"{outcome.path}:{record.line}:{record.column}: {record.rule} not fixed ({record.description}): {record.reason}"
+            ),
+            err=True,
+        )
     if outcome.problem:
         click.echo(printable(f"{outcome.path}: cannot be fixed automatically: {outcome.problem}"), err=True)
 
@@ -59,10 +72,20 @@ def _report(outcome: FileFix, diff: bool) -> None:
 @click.command("fix")
 @click.argument("paths", nargs=-1, type=click.Path(exists=True, readable=False, allow_dash=True))
 @click.option("--diff", is_flag=True, help="Print a unified diff of the fixes and change nothing.")
-@click.option("--rule", "rules", multiple=True, metavar="RULE", help="Only apply the fixes of RULE (id or name; repeatable).")
+@click.option(
+    "--rule", "rules", multiple=True, metavar="RULE", help="Only apply the fixes of RULE (id or name; repeatable)."
+)
 @click.option("--exclude", multiple=True, metavar="GLOB", help="Skip paths matching GLOB (repeatable).")
-@click.option("--profile", type=click.Choice(PROFILES), default="strict", show_default=True, help="Rules the re-lint after a fix compares.")
-def fix_command(paths: tuple[str, ...], diff: bool, rules: tuple[str, ...], exclude: tuple[str, ...], profile: str) -> None:
+@click.option(
+    "--profile",
+    type=click.Choice(PROFILES),
+    default="strict",
+    show_default=True,
+    help="Rules the re-lint after a fix compares.",
+)
+def fix_command(
+    paths: tuple[str, ...], diff: bool, rules: tuple[str, ...], exclude: tuple[str, ...], profile: str
+) -> None:
     """Apply safe automatic fixes to manifests in PATHS (default: .), keeping comments and formatting.
 
     Each file is re-linted after fixing; a fix that would introduce a new error is not applied

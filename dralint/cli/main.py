@@ -50,7 +50,9 @@ def parse_size(value: str) -> int:
     """``268435456``, ``256M``, ``256MiB`` or ``1G`` as bytes (units are powers of 1024)."""
     match = re.fullmatch(r"\s*(\d+)\s*(?:([kmg])(?:i?b)?|b)?\s*", value, re.IGNORECASE)
     if match is None or int(match.group(1)) <= 0:
-        raise click.BadParameter(f"{value!r} is not a positive size such as 256M, 1G or a number of bytes", param_hint="--max-file-size")
+        raise click.BadParameter(
+            f"{value!r} is not a positive size such as 256M, 1G or a number of bytes", param_hint="--max-file-size"
+        )
     return int(match.group(1)) * _SIZE_UNITS[(match.group(2) or "").lower()]
 
 
@@ -63,8 +65,11 @@ def parse_feature_gates(value: str | None) -> dict[str, bool]:
             raise click.BadParameter(f"{item!r} is not Name=true or Name=false", param_hint="--feature-gates")
         name = name.strip()
         if name not in DRA_GATES:
-            raise click.BadParameter(f"{name!r} is not a Kubernetes v1.37 feature gate that dralint models;{did_you_mean(name, DRA_GATES)} "
-                                     f"known: {', '.join(sorted(DRA_GATES))}", param_hint="--feature-gates")
+            raise click.BadParameter(
+                f"{name!r} is not a Kubernetes v1.37 feature gate that dralint models;{did_you_mean(name, DRA_GATES)} "
+                f"known: {', '.join(sorted(DRA_GATES))}",
+                param_hint="--feature-gates",
+            )
         gates[name] = flag.lower() == "true"
     return gates
 
@@ -74,8 +79,11 @@ def rule_selectors(values: tuple[str, ...], param: str) -> list[str]:
     names = split_names(values)
     catalog = load_catalog().values()
     for name in unknown_selectors(names, catalog):
-        raise click.BadParameter(f"{name!r} matches no dralint rule (by id, family, name, category or tag);"
-                                 f"{did_you_mean(name, selector_words(catalog))} `dralint rules` lists them", param_hint=param)
+        raise click.BadParameter(
+            f"{name!r} matches no dralint rule (by id, family, name, category or tag);"
+            f"{did_you_mean(name, selector_words(catalog))} `dralint rules` lists them",
+            param_hint=param,
+        )
     return names
 
 
@@ -83,8 +91,11 @@ def closed_kinds(values: tuple[str, ...]) -> set[str]:
     """``--closed-world`` kinds split at commas; only kinds whose completeness matters."""
     kinds = set(split_names(values))
     for kind in sorted(kinds - set(CLOSABLE_KINDS)):
-        raise click.BadParameter(f"{kind!r} is not a kind dralint resolves references to;{did_you_mean(kind, CLOSABLE_KINDS)} "
-                                 f"known: {', '.join(CLOSABLE_KINDS)}", param_hint="--closed-world")
+        raise click.BadParameter(
+            f"{kind!r} is not a kind dralint resolves references to;{did_you_mean(kind, CLOSABLE_KINDS)} "
+            f"known: {', '.join(CLOSABLE_KINDS)}",
+            param_hint="--closed-world",
+        )
     return kinds
 
 
@@ -92,9 +103,12 @@ class _LazyGroup(click.Group):
     """Imports a subcommand's module only when that command runs (or help lists it): ``fix``
     and ``simulate`` pull in ruamel.yaml, the allocator and CEL, which ``lint`` seldom needs."""
 
-    LAZY = {"fix": "dralint.cli.fix:fix_command", "config": "dralint.cli.config:config_command",
-            "simulate": "dralint.cli.simulate:simulate_command",
-            "doctor": "dralint.cli.doctor:doctor_command"}
+    LAZY = {
+        "fix": "dralint.cli.fix:fix_command",
+        "config": "dralint.cli.config:config_command",
+        "simulate": "dralint.cli.simulate:simulate_command",
+        "doctor": "dralint.cli.doctor:doctor_command",
+    }
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*super().list_commands(ctx), *self.LAZY})
@@ -191,8 +205,11 @@ def report_targets(raw: list[str]) -> list[tuple[str, str | None]]:
         if kind == "format":
             targets.append([value, None])
         elif sep and name.isalnum() and name not in FORMATS:
-            raise click.BadParameter(f"unknown format {name!r} in {value!r};{did_you_mean(name, FORMATS)} formats: {', '.join(FORMATS)} "
-                                     f"(write ./{value} for a file of that name)", param_hint="--output")
+            raise click.BadParameter(
+                f"unknown format {name!r} in {value!r};{did_you_mean(name, FORMATS)} formats: {', '.join(FORMATS)} "
+                f"(write ./{value} for a file of that name)",
+                param_hint="--output",
+            )
         elif sep and name in FORMATS:
             match = next((t for t in targets if t[0] == name and t[1] is None), None)
             if match is None:
@@ -211,7 +228,9 @@ def report_targets(raw: list[str]) -> list[tuple[str, str | None]]:
             raise click.UsageError(f"--output {path} has no --format left to write; say which as FORMAT={path}")
         free[1] = path
     if sum(1 for t in targets if t[1] is None) > 1:
-        raise click.UsageError("only one report can go to standard output; give --output FILE (or FORMAT=FILE) for the others")
+        raise click.UsageError(
+            "only one report can go to standard output; give --output FILE (or FORMAT=FILE) for the others"
+        )
     return [(fmt, out) for fmt, out in targets]
 
 
@@ -257,59 +276,165 @@ def _write(text: str | Iterable[str], target: str | None) -> None:
 
 @main.command("lint", cls=_LintCommand)
 @click.argument("paths", nargs=-1, type=click.Path(readable=False))
-@click.option("--format", "formats", type=click.Choice(FORMATS), multiple=True, help="Report format (repeatable; default text).")
-@click.option("--output", "-o", "outputs", multiple=True, metavar="[FORMAT=]FILE", help="Write the preceding --format's report to FILE (repeatable).")
+@click.option(
+    "--format", "formats", type=click.Choice(FORMATS), multiple=True, help="Report format (repeatable; default text)."
+)
+@click.option(
+    "--output",
+    "-o",
+    "outputs",
+    multiple=True,
+    metavar="[FORMAT=]FILE",
+    help="Write the preceding --format's report to FILE (repeatable).",
+)
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True)
-@click.option("--fail-on", type=click.Choice(FAIL_ON), help="Lowest severity that makes the exit code 1.  [default: error]")
+@click.option(
+    "--fail-on", type=click.Choice(FAIL_ON), help="Lowest severity that makes the exit code 1.  [default: error]"
+)
 @click.option("--min-score", type=click.IntRange(0, 100), help="Exit 1 when the run's score is below N.")
-@click.option("--config", "config_path", type=click.Path(dir_okay=False), help="Config file (default: nearest .dralint.yaml, or pyproject.toml with [tool.dralint]).")
+@click.option(
+    "--config",
+    "config_path",
+    type=click.Path(dir_okay=False),
+    help="Config file (default: nearest .dralint.yaml, or pyproject.toml with [tool.dralint]).",
+)
 @click.option("--no-config", is_flag=True, help="Ignore config files.")
-@click.option("--baseline", type=click.Path(dir_okay=False), help="Report only findings not recorded in this baseline file.")
-@click.option("--write-baseline", type=click.Path(dir_okay=False), help="Record today's findings in this file (and exit 0).")
-@click.option("--sarif-root", type=click.Path(file_okay=False), help="Directory SARIF URIs are relative to.  [default: .]")
+@click.option(
+    "--baseline", type=click.Path(dir_okay=False), help="Report only findings not recorded in this baseline file."
+)
+@click.option(
+    "--write-baseline", type=click.Path(dir_okay=False), help="Record today's findings in this file (and exit 0)."
+)
+@click.option(
+    "--sarif-root", type=click.Path(file_okay=False), help="Directory SARIF URIs are relative to.  [default: .]"
+)
 @click.option("--exclude", multiple=True, metavar="GLOB", help="Skip paths matching GLOB (repeatable).")
-@click.option("--context", "context_paths", multiple=True, type=click.Path(readable=False), metavar="PATH", help="Load PATH for cross-references without reporting on it (repeatable).")
-@click.option("--slices", multiple=True, metavar="FILE",
-              help="Cluster state: `kubectl get resourceslices,deviceclasses,nodes,resourceclaims -o yaml` output, "
-                   f"or example:NAME for a bundled snapshot ({', '.join(sorted(EXAMPLES))}); repeatable.")
+@click.option(
+    "--context",
+    "context_paths",
+    multiple=True,
+    type=click.Path(readable=False),
+    metavar="PATH",
+    help="Load PATH for cross-references without reporting on it (repeatable).",
+)
+@click.option(
+    "--slices",
+    multiple=True,
+    metavar="FILE",
+    help="Cluster state: `kubectl get resourceslices,deviceclasses,nodes,resourceclaims -o yaml` output, "
+    f"or example:NAME for a bundled snapshot ({', '.join(sorted(EXAMPLES))}); repeatable.",
+)
 @click.option("--feature-gates", metavar="GATES", help="Kubernetes feature gates as Name=true,Other=false.")
-@click.option("--closed-world", multiple=True, metavar="KIND", help="Treat the run as holding every object of KIND (repeatable).")
+@click.option(
+    "--closed-world", multiple=True, metavar="KIND", help="Treat the run as holding every object of KIND (repeatable)."
+)
 @click.option("--profile", type=click.Choice(PROFILES), help="Which rules run.  [default: recommended]")
-@click.option("--pss-level", type=click.Choice(PSS_LEVELS),
-              help="Pod Security Standards level every namespace enforces unless a scanned Namespace's labels say otherwise.")
-@click.option("--select", multiple=True, metavar="RULE", help="Only these rules (id, family prefix, name, category or tag; repeatable or comma-separated).")
-@click.option("--ignore", multiple=True, metavar="RULE", help="Skip these rules (id, family prefix, name, category or tag; repeatable or comma-separated).")
+@click.option(
+    "--pss-level",
+    type=click.Choice(PSS_LEVELS),
+    help="Pod Security Standards level every namespace enforces unless a scanned Namespace's labels say otherwise.",
+)
+@click.option(
+    "--select",
+    multiple=True,
+    metavar="RULE",
+    help="Only these rules (id, family prefix, name, category or tag; repeatable or comma-separated).",
+)
+@click.option(
+    "--ignore",
+    multiple=True,
+    metavar="RULE",
+    help="Skip these rules (id, family prefix, name, category or tag; repeatable or comma-separated).",
+)
 @click.option("--stdin-filename", help="Name to report for input read from '-'.  [default: <stdin>]")
-@click.option("--helm-values", multiple=True, type=click.Path(dir_okay=False), metavar="FILE", help="Values file for every chart rendered (repeatable).")
-@click.option("--helm-set", multiple=True, metavar="KEY=VALUE", help="`helm template --set` for every chart rendered (repeatable).")
+@click.option(
+    "--helm-values",
+    multiple=True,
+    type=click.Path(dir_okay=False),
+    metavar="FILE",
+    help="Values file for every chart rendered (repeatable).",
+)
+@click.option(
+    "--helm-set",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="`helm template --set` for every chart rendered (repeatable).",
+)
 @click.option("--helm-release", metavar="NAME", help="Release name charts are rendered with.  [default: release-name]")
 @click.option("--helm-namespace", metavar="NAMESPACE", help="Namespace charts are rendered into.")
-@click.option("--verbose", "-v", is_flag=True, help="Also say how many files were skipped because they hold no Kubernetes document.")
-@click.option("--max-file-size", metavar="SIZE", help="Skip (YAML008) files larger than SIZE, e.g. 64M or 1G.  [default: 256M]")
-@click.option("--jobs", "-j", type=click.IntRange(min=0), metavar="N",
-              help="Parse and check in N processes; the output is the same for any N.  [default: one per CPU]")
+@click.option(
+    "--verbose",
+    "-v",
+    is_flag=True,
+    help="Also say how many files were skipped because they hold no Kubernetes document.",
+)
+@click.option(
+    "--max-file-size", metavar="SIZE", help="Skip (YAML008) files larger than SIZE, e.g. 64M or 1G.  [default: 256M]"
+)
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(min=0),
+    metavar="N",
+    help="Parse and check in N processes; the output is the same for any N.  [default: one per CPU]",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No progress line on a terminal.")
 @click.pass_context
-def lint_command(ctx: click.Context, paths: tuple[str, ...], formats: tuple[str, ...], outputs: tuple[str, ...], color: str,
-                 fail_on: str | None, min_score: int | None, config_path: str | None, no_config: bool, baseline: str | None,
-                 write_baseline: str | None, sarif_root: str | None, exclude: tuple[str, ...], context_paths: tuple[str, ...],
-                 slices: tuple[str, ...], feature_gates: str | None, closed_world: tuple[str, ...], profile: str | None, pss_level: str | None,
-                 select: tuple[str, ...], ignore: tuple[str, ...], stdin_filename: str | None,
-                 helm_values: tuple[str, ...], helm_set: tuple[str, ...], helm_release: str | None,
-                 helm_namespace: str | None, verbose: bool,
-                 max_file_size: str | None, jobs: int | None, quiet: bool) -> None:
+def lint_command(
+    ctx: click.Context,
+    paths: tuple[str, ...],
+    formats: tuple[str, ...],
+    outputs: tuple[str, ...],
+    color: str,
+    fail_on: str | None,
+    min_score: int | None,
+    config_path: str | None,
+    no_config: bool,
+    baseline: str | None,
+    write_baseline: str | None,
+    sarif_root: str | None,
+    exclude: tuple[str, ...],
+    context_paths: tuple[str, ...],
+    slices: tuple[str, ...],
+    feature_gates: str | None,
+    closed_world: tuple[str, ...],
+    profile: str | None,
+    pss_level: str | None,
+    select: tuple[str, ...],
+    ignore: tuple[str, ...],
+    stdin_filename: str | None,
+    helm_values: tuple[str, ...],
+    helm_set: tuple[str, ...],
+    helm_release: str | None,
+    helm_namespace: str | None,
+    verbose: bool,
+    max_file_size: str | None,
+    jobs: int | None,
+    quiet: bool,
+) -> None:
     """Lint manifests in PATHS (files, directories, or - for stdin; default: .)."""
     # click has validated FORMATS and OUTPUTS; pairing them needs their order on the command line.
     targets = report_targets(ctx.meta["dralint.raw_args"])
     config = _load_config(config_path, no_config)
     given: dict[str, object] = {
-        "paths": list(paths), "exclude": list(exclude), "context": list(context_paths), "slices": list(slices),
-        "closed_world": closed_kinds(closed_world), "select": rule_selectors(select, "--select"),
+        "paths": list(paths),
+        "exclude": list(exclude),
+        "context": list(context_paths),
+        "slices": list(slices),
+        "closed_world": closed_kinds(closed_world),
+        "select": rule_selectors(select, "--select"),
         "ignore": rule_selectors(ignore, "--ignore"),
         "feature_gates": parse_feature_gates(feature_gates) if feature_gates is not None else None,
-        "profile": profile, "stdin_name": stdin_filename, "fail_on": fail_on, "min_score": min_score,
-        "baseline": baseline, "sarif_root": sarif_root, "pss_level": pss_level,
-        "helm_values": list(helm_values), "helm_set": list(helm_set), "helm_release": helm_release,
+        "profile": profile,
+        "stdin_name": stdin_filename,
+        "fail_on": fail_on,
+        "min_score": min_score,
+        "baseline": baseline,
+        "sarif_root": sarif_root,
+        "pss_level": pss_level,
+        "helm_values": list(helm_values),
+        "helm_set": list(helm_set),
+        "helm_release": helm_release,
         "helm_namespace": helm_namespace,
         "max_file_bytes": parse_size(max_file_size) if max_file_size is not None else None,
         "jobs": jobs,
@@ -319,7 +444,9 @@ def lint_command(ctx: click.Context, paths: tuple[str, ...], formats: tuple[str,
     # The text report's findings are written as files are finished, while checks still run.
     text_colors = [_colored(fmt, target, color) for fmt, target in targets if fmt == "text"]
     try:
-        result = lint_with_config(options, config, progress=progress, prepare=prepare_text(text_colors[0]) if text_colors else None)
+        result = lint_with_config(
+            options, config, progress=progress, prepare=prepare_text(text_colors[0]) if text_colors else None
+        )
     except BaselineError as error:
         raise click.BadParameter(str(error), param_hint="--baseline") from error
     finally:
@@ -332,7 +459,10 @@ def lint_command(ctx: click.Context, paths: tuple[str, ...], formats: tuple[str,
         _write(joined(baseline_texts(recorded, result.fingerprints)), write_baseline)
         result = dataclasses.replace(result, failed_gates=[])
         if not any(target is None and fmt not in ("text", "github") for fmt, target in targets):
-            click.echo(f"dralint: wrote baseline {write_baseline} with {len(recorded)} finding{'s' if len(recorded) != 1 else ''}", err=True)
+            click.echo(
+                f"dralint: wrote baseline {write_baseline} with {len(recorded)} finding{'s' if len(recorded) != 1 else ''}",
+                err=True,
+            )
     if any(fmt == "sarif" for fmt, _ in targets):
         from dralint.fix.runner import fix_replacements
 
@@ -345,7 +475,10 @@ def lint_command(ctx: click.Context, paths: tuple[str, ...], formats: tuple[str,
         click.echo(summary(result))
     if verbose:
         count = len(result.skipped)
-        click.echo(f"dralint: skipped {count} file{'s' if count != 1 else ''} with no Kubernetes document (plain YAML or JSON, or empty)", err=True)
+        click.echo(
+            f"dralint: skipped {count} file{'s' if count != 1 else ''} with no Kubernetes document (plain YAML or JSON, or empty)",
+            err=True,
+        )
     if not result.sources:
         click.echo("dralint: nothing could be read from the given paths", err=True)
         sys.exit(2)
@@ -358,7 +491,9 @@ def rules_command() -> None:
     catalog = load_catalog()
     width = max(len(r.name) for r in catalog.values())
     for rule in sorted(catalog.values(), key=lambda r: r.id):
-        click.echo(printable(f"{rule.id:<8} {rule.severity.value:<8} {rule.category:<19} {rule.name:<{width}}  {rule.summary}"))
+        click.echo(
+            printable(f"{rule.id:<8} {rule.severity.value:<8} {rule.category:<19} {rule.name:<{width}}  {rule.summary}")
+        )
 
 
 @main.command("explain")

@@ -41,7 +41,10 @@ class ProgressLine:
         if now < self.next_update:
             return
         rate = self.documents / max(now - self.start, 1e-9)
-        self._show(now, f"dralint: {self.files:,} file{'s' if self.files != 1 else ''}, {self.documents:,} documents, {rate:,.0f} documents/s")
+        self._show(
+            now,
+            f"dralint: {self.files:,} file{'s' if self.files != 1 else ''}, {self.documents:,} documents, {rate:,.0f} documents/s",
+        )
 
     def checking(self, objects: int, total: int) -> None:
         self._count("checked", objects, total, "objects")

@@ -28,7 +28,9 @@ from dralint.lint.options import LintOptions
 from dralint.reporters.terminal import printable
 
 
-def placements(sim: Simulation, progress: ProgressLine | None = None) -> Iterator[tuple[PodDemand, Outcome, int | None]]:
+def placements(
+    sim: Simulation, progress: ProgressLine | None = None
+) -> Iterator[tuple[PodDemand, Outcome, int | None]]:
     """(demand, outcome, replicas) for every pod template of the scanned objects that uses devices."""
     templates = [(obj, tpl) for obj in sim.ctx.scanned for tpl in pod_templates(obj)]
     for done, (obj, tpl) in enumerate(templates, 1):
@@ -56,7 +58,11 @@ def as_json(demand: PodDemand, outcome: Outcome, replicas: int | None, inv: Inve
                     "device": str(p.device.id),
                     **({"consumedCapacity": _consumed(p)} if p.shared else {}),
                     **({"adminAccess": True} if p.admin else {}),
-                    **({"kind": device_kind(p.device, inv).label()} if inv is not None and result.claim.extended else {}),
+                    **(
+                        {"kind": device_kind(p.device, inv).label()}
+                        if inv is not None and result.claim.extended
+                        else {}
+                    ),
                 }
                 for p in result.picks
             ],
@@ -121,7 +127,9 @@ def as_text(rows: list[dict[str, Any]]) -> str:
         elif not r["node"]:
             lines += _reason_lines(r["reasons"])
         elif r["unplacedReasons"]:
-            lines.append(f"    replica {r['placed'] + 1} of {wanted} does not fit once {r['placed']} hold their devices:")
+            lines.append(
+                f"    replica {r['placed'] + 1} of {wanted} does not fit once {r['placed']} hold their devices:"
+            )
             lines += _reason_lines(r["unplacedReasons"], "  ")
     return "\n".join(lines) + "\n"
 
@@ -140,7 +148,9 @@ def _simulated(options: LintOptions, progress: ProgressLine | None) -> tuple[int
     snapshot holds no ResourceSlice. A usage error when the snapshot cannot be read."""
     result = lint(options, progress=progress)
     # YAML008/YAML009 say why a --slices input could not be read, as `dralint lint` says it.
-    unreadable = [d.message for d in result.diagnostics if d.rule in ("YAML008", "YAML009") and d.span.path in options.slices]
+    unreadable = [
+        d.message for d in result.diagnostics if d.rule in ("YAML008", "YAML009") and d.span.path in options.slices
+    ]
     if unreadable:
         raise click.BadParameter("; ".join(unreadable), param_hint="--slices")
     sim = simulation(result.context)
@@ -158,19 +168,42 @@ def _simulated(options: LintOptions, progress: ProgressLine | None) -> tuple[int
     metavar="FILE",
     help=f"Cluster snapshot file, or example:NAME ({', '.join(sorted(EXAMPLES))}); repeatable.",
 )
-@click.option("--context", "context_paths", multiple=True, type=click.Path(readable=False), metavar="PATH",
-              help="Load PATH for references (claim templates, classes) without simulating its pods.")
+@click.option(
+    "--context",
+    "context_paths",
+    multiple=True,
+    type=click.Path(readable=False),
+    metavar="PATH",
+    help="Load PATH for references (claim templates, classes) without simulating its pods.",
+)
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-@click.option("--jobs", "-j", type=click.IntRange(min=0), metavar="N",
-              help="Read the snapshot and manifests in N processes; the output is the same for any N.  [default: one per CPU]")
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(min=0),
+    metavar="N",
+    help="Read the snapshot and manifests in N processes; the output is the same for any N.  [default: one per CPU]",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No progress line on a terminal.")
-def simulate_command(paths: tuple[str, ...], slices: tuple[str, ...], context_paths: tuple[str, ...], fmt: str,
-                     jobs: int | None, quiet: bool) -> None:
+def simulate_command(
+    paths: tuple[str, ...],
+    slices: tuple[str, ...],
+    context_paths: tuple[str, ...],
+    fmt: str,
+    jobs: int | None,
+    quiet: bool,
+) -> None:
     """Show where the pod templates in PATHS would be allocated on the --slices snapshot."""
     if not slices:
         raise click.UsageError("give a snapshot with --slices FILE (or --slices example:NAME)")
-    options = LintOptions(paths=list(paths) or ["."], slices=list(slices), context=list(context_paths),
-                          profile="strict", select=["SCH005", "YAML008", "YAML009"], jobs=jobs or 0)
+    options = LintOptions(
+        paths=list(paths) or ["."],
+        slices=list(slices),
+        context=list(context_paths),
+        profile="strict",
+        select=["SCH005", "YAML008", "YAML009"],
+        jobs=jobs or 0,
+    )
     progress = ProgressLine(sys.stderr) if progress_wanted(sys.stderr, quiet) else None
     try:
         simulated = _simulated(options, progress)

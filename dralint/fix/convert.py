@@ -41,8 +41,14 @@ CONVERTIBLE = frozenset(
 
 #: v1beta1 DeviceRequest fields that v1 keeps in ExactDeviceRequest.
 EXACT_FIELDS = (
-    "deviceClassName", "selectors", "allocationMode", "count", "adminAccess",
-    "tolerations", "capacity", "derivedAttributes",
+    "deviceClassName",
+    "selectors",
+    "allocationMode",
+    "count",
+    "adminAccess",
+    "tolerations",
+    "capacity",
+    "derivedAttributes",
 )
 
 
@@ -114,7 +120,10 @@ def _plan_v1beta1(obj: MutableMapping[str, Any], kind: str, indent: int) -> list
         if any(_is_zero_selector(spec, key) for key in ("nodeName", "allNodes")):
             plan.append(functools.partial(_drop_unset_selectors, spec))
         devices = spec.get("devices")
-        unique = {id(device): (index, device) for index, device in reversed(list(enumerate(devices if isinstance(devices, list) else ())))}
+        unique = {
+            id(device): (index, device)
+            for index, device in reversed(list(enumerate(devices if isinstance(devices, list) else ())))
+        }
         for index, device in sorted(unique.values(), key=lambda item: item[0]):
             if isinstance(device, MutableMapping) and "basic" in device:
                 basic = device["basic"]
@@ -285,7 +294,10 @@ def _take_comments(table: Any, key: Any) -> _Comments | None:
     entry = table.items.pop(key, None) if table is not None else None
     if not entry:
         return None
-    return _parse_comments(([entry[2]] if entry[2] is not None else []) + [t for t in (entry[3] if len(entry) > 3 and entry[3] else ()) if t is not None])
+    return _parse_comments(
+        ([entry[2]] if entry[2] is not None else [])
+        + [t for t in (entry[3] if len(entry) > 3 and entry[3] else ()) if t is not None]
+    )
 
 
 def _tokens(entry: Any) -> Iterator[CommentToken]:

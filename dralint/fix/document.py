@@ -79,7 +79,11 @@ def merge_edits(original: list[str], before: list[str], after: list[str]) -> lis
                 while high < len(before) and high not in to_original and high in to_after:
                     high += 1
             start = to_original[low] if low in to_original else _original_before(to_original, low)
-            end = to_original[high - 1] + 1 if high - 1 in to_original else _original_after(to_original, high, len(original))
+            end = (
+                to_original[high - 1] + 1
+                if high - 1 in to_original
+                else _original_after(to_original, high, len(original))
+            )
             window = [start, end, to_after[low] if low < i1 else j1, to_after[high - 1] + 1 if high > i2 else j2]
         if edits and window[0] < edits[-1][1]:
             edits[-1][1] = max(edits[-1][1], window[1])
@@ -181,7 +185,9 @@ class EditableFile:
         self.text = decoded.replace("\r\n", "\n")
         self.is_json = self._looks_like_json()
         self.json_indent = self._json_indent() if self.is_json else None
-        self.indent, self.dash_offset, self.dash_gap = (2, 0, 1) if self.is_json else layout or _detect_indent(_split(self.text))
+        self.indent, self.dash_offset, self.dash_gap = (
+            (2, 0, 1) if self.is_json else layout or _detect_indent(_split(self.text))
+        )
         self.margin = 0 if self.is_json else _margin(_split(self.text))
         self._yaml = self._yaml_printer()
         self.documents = self._load()
@@ -209,7 +215,9 @@ class EditableFile:
         if _margin(lines) != column:
             return None
         try:
-            part = EditableFile(self.path, "\n".join(lines).encode("utf-8") + b"\n", (self.indent, self.dash_offset, self.dash_gap))
+            part = EditableFile(
+                self.path, "\n".join(lines).encode("utf-8") + b"\n", (self.indent, self.dash_offset, self.dash_gap)
+            )
         except NotEditable:
             return None
         return part if len(part.documents) == 1 else None
@@ -258,8 +266,12 @@ class EditableFile:
         """The serializer's printout of the current documents (LF line endings)."""
         if self.is_json:
             compact = self.json_indent is None and '": ' not in self.text and ", " not in self.text
-            text = json.dumps(self.documents[0], indent=self.json_indent, ensure_ascii=False,
-                              separators=(",", ":") if compact else None)
+            text = json.dumps(
+                self.documents[0],
+                indent=self.json_indent,
+                ensure_ascii=False,
+                separators=(",", ":") if compact else None,
+            )
             return text + "\n"
         out = io.StringIO()
         try:
@@ -284,7 +296,7 @@ class EditableFile:
             return []
         # The serializer prints a document indented as a block at column 0: match the original
         # without that margin, and give the margin back to the lines an edit brings in.
-        original = [_bare(line)[self.margin:] for line in self.original]
+        original = [_bare(line)[self.margin :] for line in self.original]
         edits = merge_edits(original, _split(self._before), _split(after))
         if not self.margin:
             return edits
@@ -301,7 +313,7 @@ class EditableFile:
         out: list[str] = []
         position = 0
         for edit in edits:
-            out.extend(kept[position:edit.start])
+            out.extend(kept[position : edit.start])
             out.extend(line + self.newline for line in edit.lines)
             position = edit.end
         out.extend(kept[position:])

@@ -167,14 +167,16 @@ def unknown_field(target: Target) -> str | None:
     if "has no `basic`" in hint:
         if parent[name] and not isinstance(parent[name], MutableMapping):
             # lift_keys walks the value as a mapping; a list or scalar there has no fields to lift
-            raise FixError(f"`{name}` is not a mapping, so there are no device fields to lift out of it; fix it by hand")
+            raise FixError(
+                f"`{name}` is not a mapping, so there are no device fields to lift out of it; fix it by hand"
+            )
         lifted = convert.lift_keys(parent, name, indent=target.file.indent)
         return f"{', '.join(lifted)} lifted out of basic" if lifted else "empty basic removed"
     match = _DID_YOU_MEAN.search(hint)
     if not match:
         return None
     data = target.object_data
-    relative = target.path[len(target.base):]
+    relative = target.path[len(target.base) :]
     known = known_fields(str(data.get("apiVersion")), str(data.get("kind")), relative[:-1])
     suggestion = single_suggestion(name, known or [])
     if suggestion is None or suggestion != match.group(1):
@@ -208,9 +210,9 @@ def remove_server_written(target: Target) -> str | None:
     if not isinstance(parent, MutableMapping) or name not in parent:
         return None
     convert.delete_key(parent, name)
-    removed = ".".join(str(step) for step in target.path[len(target.base):])
+    removed = ".".join(str(step) for step in target.path[len(target.base) :])
     status_path = target.path[:-1]
-    if status_path[len(target.base):] == ("status",) and not parent:
+    if status_path[len(target.base) :] == ("status",) and not parent:
         convert.delete_key(target.node(status_path[:-1]), "status")
         removed += " (and the empty status)"
     return f"{removed} removed"

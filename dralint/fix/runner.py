@@ -188,7 +188,9 @@ def _fixed(file: EditableFile, documents: list[Document], diagnostics: Iterable[
             done.failed.append((diag, str(error)))
             continue
         except Exception as error:  # a fix that broke half-way may have left a partial edit
-            raise NotEditable(f"internal error in the {diag.rule} fix, please report it: {type(error).__name__}: {error}") from error
+            raise NotEditable(
+                f"internal error in the {diag.rule} fix, please report it: {type(error).__name__}: {error}"
+            ) from error
         if description is None:
             done.skipped.append(diag)
         else:
@@ -243,7 +245,9 @@ def _one_by_one(outcome: FileFix, wanted: list[Diagnostic], options: LintOptions
     """Apply fixes singly, keeping each one that adds no error and reporting the others."""
     for original in wanted:
         before = _lint(outcome.path, outcome.fixed, options)
-        current = next((d for d in before.diagnostics if _key(d) == _key(original)), None) if before is not None else None
+        current = (
+            next((d for d in before.diagnostics if _key(d) == _key(original)), None) if before is not None else None
+        )
         if before is None or current is None:
             continue
         single = apply_fixes(outcome.path, outcome.fixed, [current])

@@ -51,10 +51,14 @@ def device_requests(obj: KubeObject) -> Iterator[DeviceRequest]:
         if isinstance(request.get("firstAvailable"), list):
             for sub_index, sub in enumerate(request["firstAvailable"]):
                 if isinstance(sub, dict) and isinstance(sub.get("name"), str):
-                    yield DeviceRequest(f"{name}/{sub['name']}", path + ("firstAvailable", sub_index), _str(sub.get("deviceClassName")))
+                    yield DeviceRequest(
+                        f"{name}/{sub['name']}", path + ("firstAvailable", sub_index), _str(sub.get("deviceClassName"))
+                    )
         elif isinstance(request.get("exactly"), dict):
             exactly = request["exactly"]
-            yield DeviceRequest(name, path + ("exactly",), _str(exactly.get("deviceClassName")), exactly.get("adminAccess") is True)
+            yield DeviceRequest(
+                name, path + ("exactly",), _str(exactly.get("deviceClassName")), exactly.get("adminAccess") is True
+            )
         elif "deviceClassName" in request:
             yield DeviceRequest(name, path, _str(request.get("deviceClassName")), request.get("adminAccess") is True)
 
@@ -68,7 +72,11 @@ def request_names(obj: KubeObject) -> list[str]:
     spec_path = claim_spec_path(obj)
     if spec_path is None:
         return []
-    return [r["name"] for r in as_list(obj.get(spec_path + ("devices", "requests"))) if isinstance(r, dict) and isinstance(r.get("name"), str)]
+    return [
+        r["name"]
+        for r in as_list(obj.get(spec_path + ("devices", "requests")))
+        if isinstance(r, dict) and isinstance(r.get("name"), str)
+    ]
 
 
 def requests_in_scope(obj: KubeObject, names: Any) -> list[DeviceRequest]:
@@ -86,7 +94,11 @@ def class_drivers(device_class: KubeObject) -> frozenset[str] | None:
     devices in ways only CEL evaluation can tell)."""
     drivers: set[str] = set()
     for selector in as_list(device_class.get(("spec", "selectors"))):
-        expression = selector.get("cel", {}).get("expression") if isinstance(selector, dict) and isinstance(selector.get("cel"), dict) else None
+        expression = (
+            selector.get("cel", {}).get("expression")
+            if isinstance(selector, dict) and isinstance(selector.get("cel"), dict)
+            else None
+        )
         if isinstance(expression, str):
             for match in _DRIVER_EQUALS.finditer(expression):
                 drivers.add(match.group(2) or match.group(4))
@@ -102,4 +114,3 @@ def pod_claim_entries(spec: dict[str, Any]) -> Iterator[tuple[int, dict[str, Any
     for index, entry in enumerate(as_list(spec.get("resourceClaims"))):
         if isinstance(entry, dict):
             yield index, entry
-

@@ -93,8 +93,10 @@ class KindSummary(NamedTuple):
             if kind.partition:
                 profiles = len({profile(d) for d in devices})
                 model = kind.model or "a device of unnamed model"
-                parts.append(f"{len(devices)} partition{'s' if len(devices) != 1 else ''} of {model} "
-                             f"in {profiles} profile{'s' if profiles != 1 else ''}")
+                parts.append(
+                    f"{len(devices)} partition{'s' if len(devices) != 1 else ''} of {model} "
+                    f"in {profiles} profile{'s' if profiles != 1 else ''}"
+                )
             else:
                 parts.append(f"{len(devices)} {kind.label()}")
         return ", ".join(parts)
@@ -136,7 +138,9 @@ def narrowing_attribute(summary: KindSummary, keep: DeviceKind) -> tuple[str, st
 def cel_condition(driver: str, qualified: str, kind: str, value: Any) -> str:
     """A CEL comparison for a narrowing attribute, in the form the DeviceClass selectors use."""
     domain, _, name = qualified.rpartition("/")
-    literal = f"'{value}'" if kind == "string" else ("true" if value is True else "false" if value is False else str(value))
+    literal = (
+        f"'{value}'" if kind == "string" else ("true" if value is True else "false" if value is False else str(value))
+    )
     if kind == "version":
         return f"device.attributes['{domain or driver}'].{name}.compareTo(semver('{value}')) == 0"
     return f"device.attributes['{domain or driver}'].{name} == {literal}"

@@ -71,8 +71,9 @@ def image_problem(ref: str) -> ImageProblem | None:
         return None
     placeholder = _PLACEHOLDER.search(ref)
     if placeholder:
-        return ImageProblem(placeholder.start(), placeholder.end(),
-                            f"'{placeholder.group()}' is an unrendered template placeholder")
+        return ImageProblem(
+            placeholder.start(), placeholder.end(), f"'{placeholder.group()}' is an unrendered template placeholder"
+        )
     if ref != ref.strip():
         edge = 0 if ref[0].isspace() else len(ref.rstrip())
         return ImageProblem(edge, edge + 1, "leading or trailing white space")
@@ -87,11 +88,7 @@ def image_problem(ref: str) -> ImageProblem | None:
     slash = ref.rfind("/", 0, name_end)
     colon = ref.find(":", slash + 1, name_end)
     repo_end = colon if colon >= 0 else name_end
-    return (
-        _name_problem(ref, repo_end)
-        or (_tag_problem(ref, colon + 1, name_end) if colon >= 0 else None)
-        or digest
-    )
+    return _name_problem(ref, repo_end) or (_tag_problem(ref, colon + 1, name_end) if colon >= 0 else None) or digest
 
 
 def _name_problem(ref: str, end: int) -> ImageProblem | None:
@@ -126,8 +123,10 @@ def _domain_problem(ref: str, end: int) -> ImageProblem | None:
     domain = ref[:end]
     if domain.startswith("["):
         close = domain.find("]")
-        if close < 0 or not re.fullmatch(r"\[[A-Fa-f0-9:]+\]", domain[:close + 1]):
-            return ImageProblem(0, close + 1 if close >= 0 else end, "registry host is not a valid bracketed IPv6 address")
+        if close < 0 or not re.fullmatch(r"\[[A-Fa-f0-9:]+\]", domain[: close + 1]):
+            return ImageProblem(
+                0, close + 1 if close >= 0 else end, "registry host is not a valid bracketed IPv6 address"
+            )
         host, port_at = "", close + 1
     else:
         colon = domain.find(":")
@@ -149,8 +148,11 @@ def _domain_problem(ref: str, end: int) -> ImageProblem | None:
             at = offset + bad_char.start()
             return ImageProblem(at, at + 1, f"registry host has the character '{bad_char.group()}'")
         if not _DOMAIN_COMPONENT.fullmatch(component):
-            return ImageProblem(offset, offset + max(len(component), 1),
-                                "registry host has an empty component or one that starts or ends with '-'")
+            return ImageProblem(
+                offset,
+                offset + max(len(component), 1),
+                "registry host has an empty component or one that starts or ends with '-'",
+            )
         offset += len(component) + 1
     return None
 
@@ -158,22 +160,30 @@ def _domain_problem(ref: str, end: int) -> ImageProblem | None:
 def _path_problem(component: str, offset: int, ref: str) -> ImageProblem | None:
     """One "/"-separated repository component at ``offset`` in ``ref``."""
     if not component:
-        return ImageProblem(max(offset - 1, 0), offset, "repository name has an empty path component ('//' or a '/' at an end)")
+        return ImageProblem(
+            max(offset - 1, 0), offset, "repository name has an empty path component ('//' or a '/' at an end)"
+        )
     bad = _PATH_CHARS.search(component)
     if bad:
         at = offset + bad.start()
         if bad.group().isupper():
-            run = re.match(r"[A-Z]+", component[bad.start():])
+            run = re.match(r"[A-Z]+", component[bad.start() :])
             length = run.end() if run else 1
             return ImageProblem(at, at + length, "repository name must be lowercase")
         return ImageProblem(at, at + 1, f"repository name has the character '{bad.group()}'")
     for run in _SEPARATOR_RUN.finditer(component):
         if run.start() == 0 or run.end() == len(component):
-            return ImageProblem(offset + run.start(), offset + run.end(),
-                                "a repository path component must start and end with a letter or digit")
+            return ImageProblem(
+                offset + run.start(),
+                offset + run.end(),
+                "a repository path component must start and end with a letter or digit",
+            )
         if not _VALID_SEPARATOR.fullmatch(run.group()):
-            return ImageProblem(offset + run.start(), offset + run.end(),
-                                f"'{run.group()}' is not a separator the grammar allows ('.', '_', '__' or dashes)")
+            return ImageProblem(
+                offset + run.start(),
+                offset + run.end(),
+                f"'{run.group()}' is not a separator the grammar allows ('.', '_', '__' or dashes)",
+            )
     return None
 
 
@@ -197,12 +207,14 @@ def _digest_problem(ref: str, start: int) -> ImageProblem | None:
     colon = digest.find(":")
     if colon < 0:
         return ImageProblem(start - 1, len(ref), "digest after '@' must be 'algorithm:hex'")
-    algorithm, hex_part = digest[:colon], digest[colon + 1:]
+    algorithm, hex_part = digest[:colon], digest[colon + 1 :]
     if not _ALGORITHM.fullmatch(algorithm):
         return ImageProblem(start, start + max(colon, 1), f"'{algorithm}' is not a digest algorithm name")
     want = DIGEST_HEX_LENGTHS.get(algorithm)
     if want is None:
-        return ImageProblem(start, start + colon, f"digest algorithm '{algorithm}' is not supported (sha256, sha384, sha512)")
+        return ImageProblem(
+            start, start + colon, f"digest algorithm '{algorithm}' is not supported (sha256, sha384, sha512)"
+        )
     hex_start = start + colon + 1
     bad = re.search(r"[^a-f0-9]", hex_part)
     if bad:

@@ -166,7 +166,9 @@ class Device:
 
 
 #: ``Device`` fields from ``index`` on, in their order.
-_Entry = tuple[int, Mapping[str, Any], dict[str, tuple[str, Any]], dict[str, Capacity], Consumes, bool, bool, bool, Hashable]
+_Entry = tuple[
+    int, Mapping[str, Any], dict[str, tuple[str, Any]], dict[str, Capacity], Consumes, bool, bool, bool, Hashable
+]
 
 
 class _DeviceModel(NamedTuple):
@@ -284,8 +286,9 @@ def object_data(item: Any) -> Mapping[str, Any]:
     return data if isinstance(data, Mapping) else {}
 
 
-def _flatten(items: Iterable[Any],
-             deferred: list[tuple[Mapping[str, Any] | None, Any, Path]]) -> Iterator[tuple[Mapping[str, Any], Any, Path]]:
+def _flatten(
+    items: Iterable[Any], deferred: list[tuple[Mapping[str, Any] | None, Any, Path]]
+) -> Iterator[tuple[Mapping[str, Any], Any, Path]]:
     """Yield (object, source, base path), opening ``kind: List`` documents.
 
     Objects that say they are ResourceSlices without being read (the pipeline's KubeObject
@@ -326,9 +329,7 @@ def _policy(raw: Mapping[str, Any]) -> RequestPolicy | None:
     values = raw.get("validValues")
     return RequestPolicy(
         default=amount(raw.get("default")),
-        valid_values=tuple(v for v in (amount(x) for x in values) if v is not None)
-        if isinstance(values, list)
-        else (),
+        valid_values=tuple(v for v in (amount(x) for x in values) if v is not None) if isinstance(values, list) else (),
         min=amount(rng.get("min")),
         max=amount(rng.get("max")),
         step=amount(rng.get("step")),
@@ -354,8 +355,11 @@ def _selector_key(driver: str, data: Mapping[str, Any], keys: Mapping[str, bytes
     are collections, which sharing them already computed (``Inventory._model``). Two devices
     listing the same attributes in another order only miss a shared answer.
     """
-    return (driver, *[keys.get(name) or _content_key(data.get(name)) for name in _SELECTOR_READS],
-            data.get("allowMultipleAllocations") is True)
+    return (
+        driver,
+        *[keys.get(name) or _content_key(data.get(name)) for name in _SELECTOR_READS],
+        data.get("allowMultipleAllocations") is True,
+    )
 
 
 def _capacity(raw: Mapping[str, Any]) -> dict[str, Capacity]:
@@ -365,7 +369,9 @@ def _capacity(raw: Mapping[str, Any]) -> dict[str, Capacity]:
         entry = value if isinstance(value, Mapping) else {"value": value}
         total = amount(entry.get("value"))
         if total is not None:
-            capacity[str(key)] = Capacity(total, str(entry.get("value")), _policy(as_mapping(entry.get("requestPolicy"))))
+            capacity[str(key)] = Capacity(
+                total, str(entry.get("value")), _policy(as_mapping(entry.get("requestPolicy")))
+            )
     return capacity
 
 
@@ -543,8 +549,11 @@ class Inventory:
             key = None
         found = self._shared.get(key) if key is not None else None
         if found is None:
-            found = [self._model(driver, i, dev) for i, dev in enumerate(as_list(raw))
-                     if isinstance(dev, Mapping) and dev.get("name")]
+            found = [
+                self._model(driver, i, dev)
+                for i, dev in enumerate(as_list(raw))
+                if isinstance(dev, Mapping) and dev.get("name")
+            ]
             if key is not None:
                 self._shared[key] = found
         return found
@@ -577,22 +586,39 @@ class Inventory:
         capacity = self._shared.get(("capacity", keys.get("capacity")))
         if capacity is None:
             capacity = self._shared[("capacity", keys.get("capacity"))] = _capacity(as_mapping(merged.get("capacity")))
-        consumes = tuple(
-            (
-                str(as_mapping(c).get("counterSet") or ""),
-                tuple(
-                    (str(k), amount(as_mapping(v).get("value")) or Fraction(0))
-                    for k, v in as_mapping(as_mapping(c).get("counters")).items()
-                ),
+        consumes = (
+            tuple(
+                (
+                    str(as_mapping(c).get("counterSet") or ""),
+                    tuple(
+                        (str(k), amount(as_mapping(v).get("value")) or Fraction(0))
+                        for k, v in as_mapping(as_mapping(c).get("counters")).items()
+                    ),
+                )
+                for c in as_list(merged.get("consumesCounters"))
             )
-            for c in as_list(merged.get("consumesCounters"))
-        ) if "consumesCounters" in merged else ()
-        own_taints = tuple(
-            Taint(str(t.get("key") or ""), str(t.get("value") or ""), str(t.get("effect") or ""))
-            for t in (as_mapping(t) for t in as_list(merged.get("taints")))
-        ) if "taints" in merged else ()
-        entry: _Entry = (index, data, attributes, capacity, consumes, merged.get("allowMultipleAllocations") is True,
-                         bool(merged.get("bindingConditions")), merged.get("bindsToNode") is True, _selector_key(driver, data, keys))
+            if "consumesCounters" in merged
+            else ()
+        )
+        own_taints = (
+            tuple(
+                Taint(str(t.get("key") or ""), str(t.get("value") or ""), str(t.get("effect") or ""))
+                for t in (as_mapping(t) for t in as_list(merged.get("taints")))
+            )
+            if "taints" in merged
+            else ()
+        )
+        entry: _Entry = (
+            index,
+            data,
+            attributes,
+            capacity,
+            consumes,
+            merged.get("allowMultipleAllocations") is True,
+            bool(merged.get("bindingConditions")),
+            merged.get("bindsToNode") is True,
+            _selector_key(driver, data, keys),
+        )
         return _DeviceModel(str(merged["name"]), own_taints, _selection(merged), entry)
 
     def _device(self, sl: Slice, model: _DeviceModel) -> Device:
@@ -601,7 +627,9 @@ class Inventory:
         name, taints, selection, entry = model
         if self.taint_rules:
             taints += self._rule_taints(sl.driver, sl.pool, name)
-        return Device(DeviceId(sl.driver, sl.pool, name), sl, taints, selection if sl.selection.per_device else None, *entry)
+        return Device(
+            DeviceId(sl.driver, sl.pool, name), sl, taints, selection if sl.selection.per_device else None, *entry
+        )
 
     def _problem(self, code: str, message: str, sl: Slice, path: Path) -> None:
         self.problems.append(SnapshotProblem(code, message, sl.source, sl.base + path))

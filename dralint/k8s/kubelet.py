@@ -61,8 +61,7 @@ _REASON_MARK = ", the first release with "
 def describe(feature: KubeletFeature, kubelet: str) -> str:
     """The reason a node is ruled out, in the scheduler's style of short node reasons."""
     major, minor = feature.minimum
-    return (f"kubelet {kubelet} is older than {major}.{minor}{_REASON_MARK}"
-            f"{feature.gate} on by default ({feature.what})")
+    return f"kubelet {kubelet} is older than {major}.{minor}{_REASON_MARK}{feature.gate} on by default ({feature.what})"
 
 
 def is_version_reason(reason: str) -> bool:

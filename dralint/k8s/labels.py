@@ -88,7 +88,9 @@ def _requirements(expressions: Any, operators: frozenset[str]) -> list[Requireme
         operator = str(item.get("operator", ""))
         values = item.get("values")
         values = tuple(label_text(v) for v in values) if isinstance(values, list) else ()
-        out.append(Requirement(str(item.get("key", "")), operator if operator in operators else f"invalid:{operator}", values))
+        out.append(
+            Requirement(str(item.get("key", "")), operator if operator in operators else f"invalid:{operator}", values)
+        )
     return out
 
 
@@ -100,7 +102,9 @@ def _equalities(mapping: Any) -> list[Requirement]:
 
 def selector_requirements(selector: Mapping[str, Any]) -> list[Requirement]:
     """The ANDed requirements of a metav1.LabelSelector."""
-    return _equalities(selector.get("matchLabels")) + _requirements(selector.get("matchExpressions"), SELECTOR_OPERATORS)
+    return _equalities(selector.get("matchLabels")) + _requirements(
+        selector.get("matchExpressions"), SELECTOR_OPERATORS
+    )
 
 
 def _never(key: str) -> bool:
@@ -152,10 +156,12 @@ def node_selector_terms(node_selector: Any) -> list[NodeTerm]:
     for term in terms if isinstance(terms, list) else []:
         if not isinstance(term, dict):
             continue
-        out.append(NodeTerm(
-            tuple(_requirements(term.get("matchExpressions"), NODE_OPERATORS)),
-            tuple(_requirements(term.get("matchFields"), NODE_OPERATORS)),
-        ))
+        out.append(
+            NodeTerm(
+                tuple(_requirements(term.get("matchExpressions"), NODE_OPERATORS)),
+                tuple(_requirements(term.get("matchFields"), NODE_OPERATORS)),
+            )
+        )
     return out
 
 
@@ -246,7 +252,11 @@ def _negate(req: Requirement) -> Requirement | None:
     bound = _integer(req.values[0]) if req.operator in ("Gt", "Lt") and len(req.values) == 1 else None
     if bound is None:
         return None
-    return Requirement(req.key, "Lt", (str(bound + 1),)) if req.operator == "Gt" else Requirement(req.key, "Gt", (str(bound - 1),))
+    return (
+        Requirement(req.key, "Lt", (str(bound + 1),))
+        if req.operator == "Gt"
+        else Requirement(req.key, "Gt", (str(bound - 1),))
+    )
 
 
 def pod_node_selection(spec: Mapping[str, Any]) -> NodeSelection:

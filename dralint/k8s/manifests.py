@@ -34,8 +34,15 @@ def _object(doc: Document, data: dict[str, Any], base: DataPath, origin: str) ->
     elif not namespace:
         namespace = "default"
     # Interned: a run holds thousands of objects that share a few kinds and namespaces.
-    return KubeObject(sys.intern(str(api_version)), sys.intern(str(kind)), name,
-                      None if namespace is None else sys.intern(namespace), doc, base, origin)
+    return KubeObject(
+        sys.intern(str(api_version)),
+        sys.intern(str(kind)),
+        name,
+        None if namespace is None else sys.intern(namespace),
+        doc,
+        base,
+        origin,
+    )
 
 
 def _is_list(data: dict[str, Any]) -> bool:
@@ -47,8 +54,13 @@ def _is_list(data: dict[str, Any]) -> bool:
 def _identity_types(doc: Document, data: dict[str, Any], base: DataPath) -> list[ShapeProblem]:
     """``apiVersion: 1.0`` or ``kind: 7``: the key is there, its value is no name."""
     return [
-        ShapeProblem("missing-identity", doc, base + (key,), f"{key} must be a string, not {type_name(data[key]) if data[key] != '' else 'an empty string'}",
-                     f"write {key} as text, such as `{example}`")
+        ShapeProblem(
+            "missing-identity",
+            doc,
+            base + (key,),
+            f"{key} must be a string, not {type_name(data[key]) if data[key] != '' else 'an empty string'}",
+            f"write {key} as text, such as `{example}`",
+        )
         for key, example in (("apiVersion", "apiVersion: v1"), ("kind", "kind: ConfigMap"))
         if key in data and not (isinstance(data[key], str) and data[key])
     ]
@@ -58,8 +70,20 @@ def _missing_identity(doc: Document, data: dict[str, Any], base: DataPath, missi
     """Point at a miscased key (``apiversion``) when there is one: that is the usual cause."""
     miscased = next((k for k in data if isinstance(k, str) and k.lower() == missing.lower()), None)
     if miscased is not None:
-        return ShapeProblem("missing-identity", doc, base + (miscased,), f"'{miscased}' should be spelled '{missing}'; without it the API server cannot tell what the object is", f"rename '{miscased}' to '{missing}'")
-    return ShapeProblem("missing-identity", doc, base, f"the object has no {missing}; the API server cannot tell what it is", f"add {missing} (for example `apiVersion: v1` and `kind: ConfigMap`)")
+        return ShapeProblem(
+            "missing-identity",
+            doc,
+            base + (miscased,),
+            f"'{miscased}' should be spelled '{missing}'; without it the API server cannot tell what the object is",
+            f"rename '{miscased}' to '{missing}'",
+        )
+    return ShapeProblem(
+        "missing-identity",
+        doc,
+        base,
+        f"the object has no {missing}; the API server cannot tell what it is",
+        f"add {missing} (for example `apiVersion: v1` and `kind: ConfigMap`)",
+    )
 
 
 def objects_from(doc: Document, origin: str) -> tuple[list[KubeObject], list[ShapeProblem]]:
@@ -74,13 +98,27 @@ def objects_from(doc: Document, origin: str) -> tuple[list[KubeObject], list[Sha
     if doc.item is None and isinstance(doc.data, dict) and _is_list(doc.data):
         items = doc.data["items"]
         if not isinstance(items, list):
-            problems.append(ShapeProblem("not-mapping", doc, ("items",), f"items of a {doc.data['kind']} must be a list of objects, not {type_name(items)}"))
+            problems.append(
+                ShapeProblem(
+                    "not-mapping",
+                    doc,
+                    ("items",),
+                    f"items of a {doc.data['kind']} must be a list of objects, not {type_name(items)}",
+                )
+            )
             return objects, problems
         candidates = [(item, ("items", i), i) for i, item in enumerate(items)]
     for data, base, item in candidates:
         if not isinstance(data, dict):
             what = "the document" if item is None else f"item {item} of the list"
-            problems.append(ShapeProblem("not-mapping", doc, base, f"{what} is {type_name(data)}, not a mapping; a Kubernetes object is a mapping with apiVersion and kind"))
+            problems.append(
+                ShapeProblem(
+                    "not-mapping",
+                    doc,
+                    base,
+                    f"{what} is {type_name(data)}, not a mapping; a Kubernetes object is a mapping with apiVersion and kind",
+                )
+            )
             continue
         wrong_types = _identity_types(doc, data, base)
         if wrong_types:

@@ -80,6 +80,7 @@ def same_vendor(resource: str, driver: str) -> bool:
 
 # --- extended resource -> DeviceClass mapping --------------------------------------------------
 
+
 def _timestamp(obj: KubeObject) -> datetime | None:
     value = obj.get(("metadata", "creationTimestamp"))
     if isinstance(value, datetime):
@@ -122,7 +123,7 @@ def extended_resource_classes(ctx: ObjectIndex) -> dict[str, list[KubeObject]]:
 def mapped_class(ctx: ObjectIndex, resource: str) -> KubeObject | None:
     """The DeviceClass that serves ``resource`` through DRA, explicit or implicit."""
     if resource.startswith(IMPLICIT_PREFIX):
-        return ctx.find("DeviceClass", None, resource[len(IMPLICIT_PREFIX):])
+        return ctx.find("DeviceClass", None, resource[len(IMPLICIT_PREFIX) :])
     classes = extended_resource_classes(ctx).get(resource)
     return winning_class(classes)[0] if classes else None
 
@@ -135,13 +136,15 @@ class ExtendedRequest(NamedTuple):
     quantity: Any
 
 
-def extended_requests(container_path: DataPath, container: dict[str, Any], *, implicit: bool) -> Iterator[ExtendedRequest]:
+def extended_requests(
+    container_path: DataPath, container: dict[str, Any], *, implicit: bool
+) -> Iterator[ExtendedRequest]:
     """Extended resources in a container's limits and requests (limits first, one per name)."""
     resources = as_dict(container.get("resources"))
     seen: set[str] = set()
     for section in ("limits", "requests"):
         values = resources.get(section)
-        for name, quantity in (values.items() if isinstance(values, dict) else ()):
+        for name, quantity in values.items() if isinstance(values, dict) else ():
             name = str(name)
             wanted = name.startswith(IMPLICIT_PREFIX) if implicit else is_extended_resource_name(name)
             if wanted and name not in seen:
@@ -154,7 +157,10 @@ def template_extended_requests(template: PodTemplate, *, implicit: bool) -> dict
     without any left out). Found once per template: four checks ask, for every pod template."""
 
     def build() -> dict[DataPath, list[ExtendedRequest]]:
-        found = {path: list(extended_requests(path, container, implicit=implicit)) for path, container in template.containers()}
+        found = {
+            path: list(extended_requests(path, container, implicit=implicit))
+            for path, container in template.containers()
+        }
         return {path: requests for path, requests in found.items() if requests}
 
     return template.memo((__name__, "extended-requests", implicit), build)
@@ -169,6 +175,7 @@ def positive(quantity: Any) -> bool:
 
 
 # --- device plugins and DRA drivers --------------------------------------------------------------
+
 
 class NodeAgent(NamedTuple):
     """A DaemonSet that advertises devices: a device plugin or a DRA kubelet plugin."""
@@ -195,8 +202,11 @@ def _strings(container: dict[str, Any]) -> Iterator[str]:
 
 
 def _host_paths(spec: dict[str, Any]) -> list[str]:
-    return [v["hostPath"]["path"].rstrip("/") for v in as_list(spec.get("volumes"))
-            if isinstance(v, dict) and isinstance(v.get("hostPath"), dict) and isinstance(v["hostPath"].get("path"), str)]
+    return [
+        v["hostPath"]["path"].rstrip("/")
+        for v in as_list(spec.get("volumes"))
+        if isinstance(v, dict) and isinstance(v.get("hostPath"), dict) and isinstance(v["hostPath"].get("path"), str)
+    ]
 
 
 def _images(template: PodTemplate) -> list[str]:
@@ -212,7 +222,9 @@ def _device_plugin(obj: KubeObject, template: PodTemplate) -> NodeAgent | None:
     if not resources and DEVICE_PLUGIN_DIR in _host_paths(template.spec):
         for _, container in template.containers():
             for text in _strings(container):
-                resources.update(m.group(1) for m in _RESOURCE_IN_TEXT.finditer(text) if is_extended_resource_name(m.group(1)))
+                resources.update(
+                    m.group(1) for m in _RESOURCE_IN_TEXT.finditer(text) if is_extended_resource_name(m.group(1))
+                )
     return NodeAgent(obj, template, frozenset(resources)) if resources else None
 
 
@@ -220,7 +232,9 @@ def _dra_driver(obj: KubeObject, template: PodTemplate) -> NodeAgent | None:
     """A DRA kubelet plugin: a known driver image, or kubelet plugin directories plus a
     driver name (from a per-driver plugin directory or a ``--driver-name`` argument)."""
     paths = _host_paths(template.spec)
-    by_image = {name for image in _images(template) for marker, names in KNOWN_DRA_DRIVERS if marker in image for name in names}
+    by_image = {
+        name for image in _images(template) for marker, names in KNOWN_DRA_DRIVERS if marker in image for name in names
+    }
     drivers = set(by_image)
     for path in paths:
         base, _, leaf = path.rpartition("/")

@@ -16,16 +16,41 @@ from dralint.yaml.loader import DataPath, Document
 #: Kinds that live outside namespaces (built-in groups; CRDs are assumed namespaced).
 CLUSTER_SCOPED_KINDS = frozenset(
     {
-        "APIService", "CertificateSigningRequest", "ClusterRole", "ClusterRoleBinding",
-        "ClusterTrustBundle", "ComponentStatus", "CSIDriver", "CSINode",
-        "CustomResourceDefinition", "DeviceClass", "DeviceTaintRule", "FlowSchema",
-        "IngressClass", "IPAddress", "MutatingAdmissionPolicy",
-        "MutatingAdmissionPolicyBinding", "MutatingWebhookConfiguration", "Namespace", "Node",
-        "PersistentVolume", "PodSecurityPolicy", "PriorityClass", "PriorityLevelConfiguration",
-        "ResourcePoolStatusRequest", "ResourceSlice", "RuntimeClass", "ServiceCIDR",
-        "StorageClass", "StorageVersion", "StorageVersionMigration",
-        "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding",
-        "ValidatingWebhookConfiguration", "VolumeAttachment", "VolumeAttributesClass",
+        "APIService",
+        "CertificateSigningRequest",
+        "ClusterRole",
+        "ClusterRoleBinding",
+        "ClusterTrustBundle",
+        "ComponentStatus",
+        "CSIDriver",
+        "CSINode",
+        "CustomResourceDefinition",
+        "DeviceClass",
+        "DeviceTaintRule",
+        "FlowSchema",
+        "IngressClass",
+        "IPAddress",
+        "MutatingAdmissionPolicy",
+        "MutatingAdmissionPolicyBinding",
+        "MutatingWebhookConfiguration",
+        "Namespace",
+        "Node",
+        "PersistentVolume",
+        "PodSecurityPolicy",
+        "PriorityClass",
+        "PriorityLevelConfiguration",
+        "ResourcePoolStatusRequest",
+        "ResourceSlice",
+        "RuntimeClass",
+        "ServiceCIDR",
+        "StorageClass",
+        "StorageVersion",
+        "StorageVersionMigration",
+        "ValidatingAdmissionPolicy",
+        "ValidatingAdmissionPolicyBinding",
+        "ValidatingWebhookConfiguration",
+        "VolumeAttachment",
+        "VolumeAttributesClass",
     }
 )
 
@@ -78,8 +103,16 @@ class KubeObject:
 
     __slots__ = ("api_version", "kind", "name", "namespace", "doc", "base", "origin", "_ref")
 
-    def __init__(self, api_version: str, kind: str, name: str, namespace: str | None, doc: Document,
-                 base: DataPath = (), origin: str = "scan"):
+    def __init__(
+        self,
+        api_version: str,
+        kind: str,
+        name: str,
+        namespace: str | None,
+        doc: Document,
+        base: DataPath = (),
+        origin: str = "scan",
+    ):
         self.api_version = api_version
         self.kind = kind
         self.name = name
@@ -187,8 +220,16 @@ class KubeObject:
     ) -> Finding:
         """A finding about this object, located at the key or value at ``path``."""
         path = tuple(path)
-        return Finding(message, span or self.span(path, key), hint, rule, field_path(path) or None, self._ref or self.ref,
-                       tuple(related), severity)
+        return Finding(
+            message,
+            span or self.span(path, key),
+            hint,
+            rule,
+            field_path(path) or None,
+            self._ref or self.ref,
+            tuple(related),
+            severity,
+        )
 
     def related(self, path: DataPath, message: str, key: bool = False) -> Related:
         """A pointer at this object for a finding reported on another one."""
@@ -208,12 +249,31 @@ class PodTemplate:
     Workflow steps) say where their containers are.
     """
 
-    __slots__ = ("owner", "spec", "path", "replicas", "role", "container_fields", "single_container_fields", "metadata_path",
-                 "label", "_containers", "__weakref__")
+    __slots__ = (
+        "owner",
+        "spec",
+        "path",
+        "replicas",
+        "role",
+        "container_fields",
+        "single_container_fields",
+        "metadata_path",
+        "label",
+        "_containers",
+        "__weakref__",
+    )
 
-    def __init__(self, owner: KubeObject, spec: dict[str, Any], path: DataPath, replicas: int | None = 1, role: str | None = None,
-                 container_fields: tuple[str, ...] = CONTAINER_LISTS, single_container_fields: tuple[str, ...] = (),
-                 metadata_path: DataPath | None = None) -> None:
+    def __init__(
+        self,
+        owner: KubeObject,
+        spec: dict[str, Any],
+        path: DataPath,
+        replicas: int | None = 1,
+        role: str | None = None,
+        container_fields: tuple[str, ...] = CONTAINER_LISTS,
+        single_container_fields: tuple[str, ...] = (),
+        metadata_path: DataPath | None = None,
+    ) -> None:
         self.owner = owner
         self.spec = spec
         self.path = path
@@ -278,12 +338,16 @@ def _int(value: Any, default: int) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else default
 
 
-def _template(owner: KubeObject, template_path: DataPath, replicas: int | None, role: str | None = None) -> PodTemplate | None:
+def _template(
+    owner: KubeObject, template_path: DataPath, replicas: int | None, role: str | None = None
+) -> PodTemplate | None:
     """The pod template at ``template_path`` (a PodTemplateSpec: metadata + spec)."""
     spec = owner.get(template_path + ("spec",))
     if not isinstance(spec, dict):
         return None
-    return PodTemplate(owner, spec, template_path + ("spec",), replicas, role, metadata_path=template_path + ("metadata",))
+    return PodTemplate(
+        owner, spec, template_path + ("spec",), replicas, role, metadata_path=template_path + ("metadata",)
+    )
 
 
 def _replica_specs(owner: KubeObject, field_name: str) -> Iterator[PodTemplate]:
@@ -306,7 +370,9 @@ def _ray_groups(owner: KubeObject, base: DataPath) -> Iterator[PodTemplate]:
     for index, group in enumerate(groups if isinstance(groups, list) else []):
         if isinstance(group, dict):
             role = str(group.get("groupName") or f"worker-{index}")
-            found = _template(owner, base + ("workerGroupSpecs", index, "template"), _int(group.get("replicas"), 1), role)
+            found = _template(
+                owner, base + ("workerGroupSpecs", index, "template"), _int(group.get("replicas"), 1), role
+            )
             if found:
                 yield found
 
@@ -317,8 +383,15 @@ def _jobset(owner: KubeObject) -> Iterator[PodTemplate]:
         if not isinstance(job, dict):
             continue
         job_spec = job.get("template", {}).get("spec", {}) if isinstance(job.get("template"), dict) else {}
-        pods = _int(job.get("replicas"), 1) * _int(job_spec.get("parallelism") if isinstance(job_spec, dict) else None, 1)
-        found = _template(owner, ("spec", "replicatedJobs", index, "template", "spec", "template"), pods, str(job.get("name") or index))
+        pods = _int(job.get("replicas"), 1) * _int(
+            job_spec.get("parallelism") if isinstance(job_spec, dict) else None, 1
+        )
+        found = _template(
+            owner,
+            ("spec", "replicatedJobs", index, "template", "spec", "template"),
+            pods,
+            str(job.get("name") or index),
+        )
         if found:
             yield found
 
@@ -341,7 +414,11 @@ def _argo_workflow(owner: KubeObject) -> Iterator[PodTemplate]:
     for index, template in enumerate(templates if isinstance(templates, list) else []):
         if isinstance(template, dict) and any(k in template for k in ("container", "script", "containerSet")):
             yield PodTemplate(
-                owner, template, spec_path + ("templates", index), 1, str(template.get("name") or index),
+                owner,
+                template,
+                spec_path + ("templates", index),
+                1,
+                str(template.get("name") or index),
                 container_fields=("initContainers", "sidecars"),
                 single_container_fields=("container", "script"),
                 metadata_path=spec_path + ("templates", index, "metadata"),
@@ -373,7 +450,9 @@ def _find_templates(obj: KubeObject) -> list[PodTemplate]:
     if kind == "PodTemplate" and group == "":
         found = _template(obj, ("template",), 1)
         return [found] if found else []
-    if kind in ("Deployment", "ReplicaSet", "StatefulSet", "ReplicationController") or (kind == "Rollout" and group == "argoproj.io"):
+    if kind in ("Deployment", "ReplicaSet", "StatefulSet", "ReplicationController") or (
+        kind == "Rollout" and group == "argoproj.io"
+    ):
         found = _template(obj, ("spec", "template"), _int(obj.get(("spec", "replicas")), 1))
         return [found] if found else []
     if kind == "DaemonSet":
@@ -383,7 +462,11 @@ def _find_templates(obj: KubeObject) -> list[PodTemplate]:
         found = _template(obj, ("spec", "template"), _int(obj.get(("spec", "parallelism")), 1))
         return [found] if found else []
     if kind == "CronJob":
-        found = _template(obj, ("spec", "jobTemplate", "spec", "template"), _int(obj.get(("spec", "jobTemplate", "spec", "parallelism")), 1))
+        found = _template(
+            obj,
+            ("spec", "jobTemplate", "spec", "template"),
+            _int(obj.get(("spec", "jobTemplate", "spec", "parallelism")), 1),
+        )
         return [found] if found else []
     if kind == "JobSet":
         return list(_jobset(obj))
@@ -413,8 +496,27 @@ _KUBEFLOW_FIELDS = {
 #: Every kind that may hold a pod template (``pod_templates`` is empty for all others, whatever
 #: their content). Checks that only look at pod templates register for these kinds, so a run
 #: does not call them for the ConfigMaps, Services, claims and classes of a repository.
-POD_TEMPLATE_KINDS = frozenset({
-    "Pod", "PodTemplate", "Deployment", "ReplicaSet", "StatefulSet", "ReplicationController", "Rollout",
-    "DaemonSet", "Job", "CronJob", "JobSet", "LeaderWorkerSet", *_KUBEFLOW_FIELDS, "RayCluster", "RayJob",
-    "RayService", "Workflow", "WorkflowTemplate", "ClusterWorkflowTemplate", "CronWorkflow",
-})
+POD_TEMPLATE_KINDS = frozenset(
+    {
+        "Pod",
+        "PodTemplate",
+        "Deployment",
+        "ReplicaSet",
+        "StatefulSet",
+        "ReplicationController",
+        "Rollout",
+        "DaemonSet",
+        "Job",
+        "CronJob",
+        "JobSet",
+        "LeaderWorkerSet",
+        *_KUBEFLOW_FIELDS,
+        "RayCluster",
+        "RayJob",
+        "RayService",
+        "Workflow",
+        "WorkflowTemplate",
+        "ClusterWorkflowTemplate",
+        "CronWorkflow",
+    }
+)

@@ -33,16 +33,42 @@ _VERSION_RE = re.compile(r"^v1\.(0|[1-9][0-9]*)$")
 
 #: Capabilities a baseline container may add: the container runtimes' default set, NET_RAW excluded.
 BASELINE_CAPABILITIES = frozenset(
-    {"AUDIT_WRITE", "CHOWN", "DAC_OVERRIDE", "FOWNER", "FSETID", "KILL", "MKNOD", "NET_BIND_SERVICE",
-     "SETFCAP", "SETGID", "SETPCAP", "SETUID", "SYS_CHROOT"}
+    {
+        "AUDIT_WRITE",
+        "CHOWN",
+        "DAC_OVERRIDE",
+        "FOWNER",
+        "FSETID",
+        "KILL",
+        "MKNOD",
+        "NET_BIND_SERVICE",
+        "SETFCAP",
+        "SETGID",
+        "SETPCAP",
+        "SETUID",
+        "SYS_CHROOT",
+    }
 )
 #: Sysctls the baseline level allows, by the policy version that added them.
 SAFE_SYSCTLS_SINCE: dict[Version, frozenset[str]] = {
-    (1, 0): frozenset({"kernel.shm_rmid_forced", "net.ipv4.ip_local_port_range", "net.ipv4.tcp_syncookies",
-                       "net.ipv4.ping_group_range", "net.ipv4.ip_unprivileged_port_start"}),
+    (1, 0): frozenset(
+        {
+            "kernel.shm_rmid_forced",
+            "net.ipv4.ip_local_port_range",
+            "net.ipv4.tcp_syncookies",
+            "net.ipv4.ping_group_range",
+            "net.ipv4.ip_unprivileged_port_start",
+        }
+    ),
     (1, 27): frozenset({"net.ipv4.ip_local_reserved_ports"}),
-    (1, 29): frozenset({"net.ipv4.tcp_keepalive_time", "net.ipv4.tcp_fin_timeout", "net.ipv4.tcp_keepalive_intvl",
-                        "net.ipv4.tcp_keepalive_probes"}),
+    (1, 29): frozenset(
+        {
+            "net.ipv4.tcp_keepalive_time",
+            "net.ipv4.tcp_fin_timeout",
+            "net.ipv4.tcp_keepalive_intvl",
+            "net.ipv4.tcp_keepalive_probes",
+        }
+    ),
     (1, 32): frozenset({"net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem"}),
     (1, 37): frozenset({"net.ipv4.tcp_slow_start_after_idle", "net.ipv4.tcp_notsent_lowat"}),
 }
@@ -53,7 +79,17 @@ SELINUX_TYPES_SINCE: dict[Version, frozenset[str]] = {
 }
 #: Volume sources the restricted level allows (a volume with no source is defaulted to emptyDir).
 RESTRICTED_VOLUME_SOURCES = frozenset(
-    {"configMap", "csi", "downwardAPI", "emptyDir", "ephemeral", "image", "persistentVolumeClaim", "projected", "secret"}
+    {
+        "configMap",
+        "csi",
+        "downwardAPI",
+        "emptyDir",
+        "ephemeral",
+        "image",
+        "persistentVolumeClaim",
+        "projected",
+        "secret",
+    }
 )
 ALLOWED_PROFILE_TYPES = frozenset({"RuntimeDefault", "Localhost"})
 APPARMOR_ANNOTATION_PREFIX = "container.apparmor.security.beta.kubernetes.io/"
@@ -74,6 +110,7 @@ def allowed_selinux_types(version: Version) -> frozenset[str]:
 
 
 # --- levels, versions and namespace labels ------------------------------------------------
+
 
 class LevelVersion(NamedTuple):
     """One mode's policy: a level and the policy version it is evaluated at."""
@@ -135,26 +172,35 @@ def policy_from_labels(labels: dict[str, Any], defaults: Policy = Policy()) -> t
             level = labels[level_label]
             if level not in LEVELS:
                 fallback = "restricted" if mode == "enforce" else "privileged"
-                problems.append(LabelProblem(level_label, level, f"is not one of {', '.join(LEVELS)}; admission uses {fallback}", True))
+                problems.append(
+                    LabelProblem(
+                        level_label, level, f"is not one of {', '.join(LEVELS)}; admission uses {fallback}", True
+                    )
+                )
                 level = fallback
         if version_label in labels:
             raw = labels[version_label]
             parsed = parse_version(raw)
             if parsed is None:
-                problems.append(LabelProblem(version_label, raw, 'is not "latest" or "v1.<minor>"; admission uses latest', True))
+                problems.append(
+                    LabelProblem(version_label, raw, 'is not "latest" or "v1.<minor>"; admission uses latest', True)
+                )
                 version, written = LATEST, "latest"
             else:
                 version, written = parsed, str(raw)
         resolved[mode] = LevelVersion(level, version, written)
     for name in labels:
         if isinstance(name, str) and name.startswith(LABEL_PREFIX):
-            suffix = name[len(LABEL_PREFIX):]
+            suffix = name[len(LABEL_PREFIX) :]
             if suffix not in MODES and suffix.removesuffix("-version") not in MODES:
-                problems.append(LabelProblem(name, labels[name], "is no PodSecurity admission label; admission ignores it", False))
+                problems.append(
+                    LabelProblem(name, labels[name], "is no PodSecurity admission label; admission ignores it", False)
+                )
     return Policy(**resolved), problems
 
 
 # --- controls -----------------------------------------------------------------------------
+
 
 class Violation(NamedTuple):
     """One field that breaks a control, with a short statement of what it sets."""
@@ -260,7 +306,9 @@ def _volumes(template: PodTemplate) -> Iterator[tuple[int, dict[str, Any]]]:
 def _host_path_volumes(template: PodTemplate, version: Version) -> Iterator[Violation]:
     for index, volume in _volumes(template):
         if volume.get("hostPath") is not None:
-            yield Violation(host_path_anchor(template, index, volume), f"volume '{volume.get('name', index)}' is a hostPath volume")
+            yield Violation(
+                host_path_anchor(template, index, volume), f"volume '{volume.get('name', index)}' is a hostPath volume"
+            )
 
 
 def _host_ports(template: PodTemplate, version: Version) -> Iterator[Violation]:
@@ -346,10 +394,15 @@ def _sysctls(template: PodTemplate, version: Version) -> Iterator[Violation]:
 
 def _host_process(template: PodTemplate, version: Version) -> Iterator[Violation]:
     if _dict(_pod_context(template).get("windowsOptions")).get("hostProcess") is True:
-        yield Violation(_pod_context_path(template) + ("windowsOptions", "hostProcess"), "the pod sets windowsOptions.hostProcess: true")
+        yield Violation(
+            _pod_context_path(template) + ("windowsOptions", "hostProcess"),
+            "the pod sets windowsOptions.hostProcess: true",
+        )
     for sec in containers(template):
         if _dict(sec.own.get("windowsOptions")).get("hostProcess") is True:
-            yield Violation(sec.own_path + ("windowsOptions", "hostProcess"), f"{_who(sec)} sets windowsOptions.hostProcess: true")
+            yield Violation(
+                sec.own_path + ("windowsOptions", "hostProcess"), f"{_who(sec)} sets windowsOptions.hostProcess: true"
+            )
 
 
 _PROBES = ("livenessProbe", "readinessProbe", "startupProbe")
@@ -384,8 +437,14 @@ def _restricted_volumes(template: PodTemplate, version: Version) -> Iterator[Vio
         if not sources or RESTRICTED_VOLUME_SOURCES.intersection(sources):
             continue
         source = sources[0]
-        path = host_path_anchor(template, index, volume) if source == "hostPath" else template.path + ("volumes", index, source)
-        yield Violation(path, f"volume '{volume.get('name', index)}' uses the volume type {source}", key=source != "hostPath")
+        path = (
+            host_path_anchor(template, index, volume)
+            if source == "hostPath"
+            else template.path + ("volumes", index, source)
+        )
+        yield Violation(
+            path, f"volume '{volume.get('name', index)}' uses the volume type {source}", key=source != "hostPath"
+        )
 
 
 def _escalation(template: PodTemplate, version: Version) -> Iterator[Violation]:
@@ -396,7 +455,9 @@ def _escalation(template: PodTemplate, version: Version) -> Iterator[Violation]:
         if value is False:
             continue
         if value is not None:
-            yield Violation(sec.own_path + ("allowPrivilegeEscalation",), f"{_who(sec)} sets allowPrivilegeEscalation: {value}")
+            yield Violation(
+                sec.own_path + ("allowPrivilegeEscalation",), f"{_who(sec)} sets allowPrivilegeEscalation: {value}"
+            )
         else:
             yield Violation(sec.anchor, f"{_who(sec)} does not set allowPrivilegeEscalation: false")
 
@@ -404,7 +465,9 @@ def _escalation(template: PodTemplate, version: Version) -> Iterator[Violation]:
 def _missing(template: PodTemplate, secs: list[ContainerSecurity], field_name: str, wanted: str) -> Iterator[Violation]:
     """One violation for the containers a required pod-level setting would have covered."""
     if secs:
-        yield Violation(_pod_context_path(template), f"neither the pod nor {_names(secs)} set {field_name}: {wanted}", key=True)
+        yield Violation(
+            _pod_context_path(template), f"neither the pod nor {_names(secs)} set {field_name}: {wanted}", key=True
+        )
 
 
 def _run_as_non_root(template: PodTemplate, version: Version) -> Iterator[Violation]:
@@ -419,7 +482,9 @@ def _run_as_non_root(template: PodTemplate, version: Version) -> Iterator[Violat
             if pod_value is not True:
                 unset.append(sec)
         elif sec.own["runAsNonRoot"] is not True:
-            yield Violation(sec.own_path + ("runAsNonRoot",), f"{_who(sec)} sets runAsNonRoot: {sec.own['runAsNonRoot']}")
+            yield Violation(
+                sec.own_path + ("runAsNonRoot",), f"{_who(sec)} sets runAsNonRoot: {sec.own['runAsNonRoot']}"
+            )
     yield from _missing(template, unset, "runAsNonRoot", "true")
 
 
@@ -475,9 +540,30 @@ CONTROLS: tuple[Control, ...] = (
     Control("allowPrivilegeEscalation", "Privilege Escalation", "restricted", _escalation, since=(1, 8)),
     Control("runAsNonRoot", "Running as Non-root", "restricted", _run_as_non_root),
     Control("runAsUser", "Running as Non-root user", "restricted", _run_as_user, since=(1, 23)),
-    Control("seccompProfile_restricted", "Seccomp", "restricted", _seccomp_restricted, since=(1, 19), replaces=("seccompProfile_baseline",)),
-    Control("capabilities_restricted", "Capabilities", "restricted", _capabilities_restricted, since=(1, 22), replaces=("capabilities_baseline",)),
-    Control("procMount_restricted", "/proc Mount Type", "restricted", _proc_mount_restricted, since=(1, 35), replaces=("procMount",)),
+    Control(
+        "seccompProfile_restricted",
+        "Seccomp",
+        "restricted",
+        _seccomp_restricted,
+        since=(1, 19),
+        replaces=("seccompProfile_baseline",),
+    ),
+    Control(
+        "capabilities_restricted",
+        "Capabilities",
+        "restricted",
+        _capabilities_restricted,
+        since=(1, 22),
+        replaces=("capabilities_baseline",),
+    ),
+    Control(
+        "procMount_restricted",
+        "/proc Mount Type",
+        "restricted",
+        _proc_mount_restricted,
+        since=(1, 35),
+        replaces=("procMount",),
+    ),
 )
 
 

@@ -76,11 +76,16 @@ def _volume_refs(template: PodTemplate) -> Iterator[PodReference]:
         if not isinstance(volume, dict):
             continue
         base = template.path + ("volumes", index)
-        for field_name, kind, name_field in (("configMap", "ConfigMap", "name"), ("secret", "Secret", "secretName"),
-                                             ("persistentVolumeClaim", "PersistentVolumeClaim", "claimName")):
+        for field_name, kind, name_field in (
+            ("configMap", "ConfigMap", "name"),
+            ("secret", "Secret", "secretName"),
+            ("persistentVolumeClaim", "PersistentVolumeClaim", "claimName"),
+        ):
             holder = volume.get(field_name)
             if isinstance(holder, dict):
-                yield from _with_keys(_named(kind, holder, name_field, base + (field_name,)), holder, base + (field_name,))
+                yield from _with_keys(
+                    _named(kind, holder, name_field, base + (field_name,)), holder, base + (field_name,)
+                )
         projected = volume.get("projected")
         sources = projected.get("sources") if isinstance(projected, dict) else None
         for s_index, source in enumerate(sources if isinstance(sources, list) else []):

@@ -50,8 +50,19 @@ UNSET = Setting(None, None)
 class ContainerSecurity:
     """A container of a pod template, with its effective security settings."""
 
-    __slots__ = ("template", "path", "container", "name", "kind", "own", "pod", "own_path", "pod_path", "_settings",
-                 "__weakref__")
+    __slots__ = (
+        "template",
+        "path",
+        "container",
+        "name",
+        "kind",
+        "own",
+        "pod",
+        "own_path",
+        "pod_path",
+        "_settings",
+        "__weakref__",
+    )
 
     def __init__(self, template: PodTemplate, path: DataPath, container: dict[str, Any]) -> None:
         self.template = template
@@ -61,7 +72,9 @@ class ContainerSecurity:
         self.name = str(container.get("name") or path[-1])
         field_name = next((s for s in path if s in ("initContainers", "ephemeralContainers")), None)
         #: container, init container or ephemeral container, for messages
-        self.kind = {"initContainers": "init container", "ephemeralContainers": "ephemeral container"}.get(field_name or "", "container")
+        self.kind = {"initContainers": "init container", "ephemeralContainers": "ephemeral container"}.get(
+            field_name or "", "container"
+        )
         own = container.get("securityContext")
         self.own: dict[str, Any] = own if isinstance(own, dict) else {}
         pod = template.spec.get("securityContext")
@@ -129,7 +142,9 @@ def containers(template: PodTemplate) -> Iterator[ContainerSecurity]:
     """Every container of ``template`` (init and ephemeral included) with its settings.
 
     Built once per template: the SEC and PSS rules walk the containers a dozen times."""
-    found = template.memo(__name__, lambda: [ContainerSecurity(template, path, container) for path, container in template.containers()])
+    found = template.memo(
+        __name__, lambda: [ContainerSecurity(template, path, container) for path, container in template.containers()]
+    )
     return iter(found)
 
 
@@ -153,7 +168,9 @@ def run_as_root(sec: ContainerSecurity) -> RootVerdict:
     non_root = sec.get("runAsNonRoot")
     if user.is_set and isinstance(user.value, int) and not isinstance(user.value, bool):
         if user.value == 0:
-            return RootVerdict(True, user.path, "runAsUser is 0 (root)" + (", inherited from the pod" if user.inherited else ""))
+            return RootVerdict(
+                True, user.path, "runAsUser is 0 (root)" + (", inherited from the pod" if user.inherited else "")
+            )
         return RootVerdict(False, user.path, f"runAsUser is {user.value}")
     if non_root.value is True:
         return RootVerdict(False, non_root.path, "runAsNonRoot is true")

@@ -29,8 +29,13 @@ def port_names(container: dict[str, Any]) -> dict[str, int | None]:
 def port_numbers(container: dict[str, Any]) -> set[int]:
     """The declared ``containerPort`` numbers of one container."""
     ports = container.get("ports")
-    return {p["containerPort"] for p in (ports if isinstance(ports, list) else [])
-            if isinstance(p, dict) and isinstance(p.get("containerPort"), int) and not isinstance(p.get("containerPort"), bool)}
+    return {
+        p["containerPort"]
+        for p in (ports if isinstance(ports, list) else [])
+        if isinstance(p, dict)
+        and isinstance(p.get("containerPort"), int)
+        and not isinstance(p.get("containerPort"), bool)
+    }
 
 
 def probe_ports(container: dict[str, Any]) -> Iterator[tuple[str, DataPath, Any]]:

@@ -218,12 +218,16 @@ def _round_up_nano(value: Fraction) -> Fraction:
 def parse_quantity(text: str) -> Quantity:
     """Parse like ``resource.ParseQuantity``; raises QuantityError with upstream's reason."""
     if not isinstance(text, str) or not text:
-        raise QuantityError("quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'")
+        raise QuantityError(
+            "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
+        )
     if text == "0":
         return Quantity(Fraction(0), DECIMAL_SI, (0, 0))
     match = _SCAN.fullmatch(text)
     if match is None:
-        raise QuantityError("quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'")
+        raise QuantityError(
+            "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
+        )
     sign_text, _zeros, num, denom, suffix = match.groups()
     negative = sign_text == "-"
     denom = denom or ""

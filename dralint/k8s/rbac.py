@@ -62,8 +62,11 @@ def policy_rules(role: KubeObject) -> Iterator[PolicyRule]:
     for index, rule in enumerate(rules if isinstance(rules, list) else []):
         if isinstance(rule, dict):
             yield PolicyRule(
-                ("rules", index), _strings(rule.get("apiGroups")), _strings(rule.get("resources")),
-                _strings(rule.get("verbs")), _strings(rule.get("resourceNames")),
+                ("rules", index),
+                _strings(rule.get("apiGroups")),
+                _strings(rule.get("resources")),
+                _strings(rule.get("verbs")),
+                _strings(rule.get("resourceNames")),
             )
 
 

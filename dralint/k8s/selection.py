@@ -16,13 +16,25 @@ from dralint.k8s.objects import ObjectIndex, PodTemplate, pod_templates
 
 #: Label keys (exact) and key prefixes that controllers and operators add to the pods they
 #: create, so they never appear in a template but selectors legitimately use them.
-CONTROLLER_LABELS = frozenset({
-    "pod-template-hash", "controller-revision-hash", "statefulset.kubernetes.io/pod-name",
-    "apps.kubernetes.io/pod-index", "job-name", "controller-uid", "pod-template-generation",
-})
+CONTROLLER_LABELS = frozenset(
+    {
+        "pod-template-hash",
+        "controller-revision-hash",
+        "statefulset.kubernetes.io/pod-name",
+        "apps.kubernetes.io/pod-index",
+        "job-name",
+        "controller-uid",
+        "pod-template-generation",
+    }
+)
 CONTROLLER_LABEL_PREFIXES = (
-    "batch.kubernetes.io/", "jobset.sigs.k8s.io/", "training.kubeflow.org/", "ray.io/",
-    "leaderworkerset.sigs.k8s.io/", "workflows.argoproj.io/", "rollouts-pod-template-hash",
+    "batch.kubernetes.io/",
+    "jobset.sigs.k8s.io/",
+    "training.kubeflow.org/",
+    "ray.io/",
+    "leaderworkerset.sigs.k8s.io/",
+    "workflows.argoproj.io/",
+    "rollouts-pod-template-hash",
 )
 #: Objects every namespace holds without anyone writing them: (kind, name).
 AUTO_CREATED = frozenset({("ServiceAccount", "default"), ("ConfigMap", "kube-root-ca.crt")})
@@ -52,7 +64,9 @@ def namespace_templates(ctx: ObjectIndex, namespace: str | None) -> list[PodTemp
     return ctx.memo((__name__, "templates"), build).get(namespace, [])
 
 
-def selected_templates(ctx: ObjectIndex, namespace: str | None, selects: Callable[[Mapping[str, Any]], bool]) -> list[PodTemplate]:
+def selected_templates(
+    ctx: ObjectIndex, namespace: str | None, selects: Callable[[Mapping[str, Any]], bool]
+) -> list[PodTemplate]:
     """The templates of ``namespace`` whose labels ``selects`` accepts."""
     return [t for t in namespace_templates(ctx, namespace) if selects(template_labels(t))]
 

@@ -36,7 +36,9 @@ class Semver:
 
     __slots__ = ("major", "minor", "patch", "pre", "build")
 
-    def __init__(self, major: int, minor: int, patch: int, pre: tuple[int | str, ...] = (), build: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self, major: int, minor: int, patch: int, pre: tuple[int | str, ...] = (), build: tuple[str, ...] = ()
+    ) -> None:
         self.major = major
         self.minor = minor
         self.patch = patch

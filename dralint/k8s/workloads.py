@@ -14,8 +14,21 @@ from dralint.yaml.loader import DataPath
 
 #: Kinds whose pods run to completion (batch): liveness/readiness probes and replicas do not apply.
 RUN_TO_COMPLETION_KINDS = frozenset(
-    {"Job", "CronJob", "JobSet", "MPIJob", "PyTorchJob", "TFJob", "XGBoostJob", "PaddleJob", "JAXJob",
-     "Workflow", "WorkflowTemplate", "ClusterWorkflowTemplate", "CronWorkflow"}
+    {
+        "Job",
+        "CronJob",
+        "JobSet",
+        "MPIJob",
+        "PyTorchJob",
+        "TFJob",
+        "XGBoostJob",
+        "PaddleJob",
+        "JAXJob",
+        "Workflow",
+        "WorkflowTemplate",
+        "ClusterWorkflowTemplate",
+        "CronWorkflow",
+    }
 )
 #: Kinds whose operator injects its own probes into the pods it creates (KubeRay does).
 OPERATOR_PROBED_KINDS = frozenset({"RayCluster", "RayJob", "RayService"})

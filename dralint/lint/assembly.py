@@ -40,8 +40,15 @@ class Assembly:
     per-object checks between the two, as one list of the run would hold them.
     """
 
-    def __init__(self, objects: Sequence[KubeObject], renders: Collection[str], made: Iterable[Diagnostic],
-                 wide: Iterable[Diagnostic], sources: Mapping[str, SourceText], prepare: Prepare | None = None):
+    def __init__(
+        self,
+        objects: Sequence[KubeObject],
+        renders: Collection[str],
+        made: Iterable[Diagnostic],
+        wide: Iterable[Diagnostic],
+        sources: Mapping[str, SourceText],
+        prepare: Prepare | None = None,
+    ):
         last: dict[str, int] = {}
         for index, obj in enumerate(objects):
             last[obj.path] = index

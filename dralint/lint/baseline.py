@@ -60,8 +60,10 @@ def baseline_texts(diagnostics: list[Diagnostic], fingerprints: dict[Diagnostic,
         path = paths.get(diag.span.path)
         if path is None:
             path = paths[diag.span.path] = _string(normal_path(diag.span.path))
-        yield (f'{separator}    {{\n      "fingerprint": {_string(fingerprints[diag])},\n      "rule": {_string(diag.rule)},\n'
-               f'      "path": {path},\n      "message": {_string(diag.message)}\n    }}')
+        yield (
+            f'{separator}    {{\n      "fingerprint": {_string(fingerprints[diag])},\n      "rule": {_string(diag.rule)},\n'
+            f'      "path": {path},\n      "message": {_string(diag.message)}\n    }}'
+        )
         separator = ",\n"
     yield "\n  ]\n}\n"
 
@@ -75,10 +77,18 @@ def read_baseline(path: str) -> Counter[str]:
         raise BaselineError(f"cannot read baseline {path}: {error.strerror or error}") from error
     except json.JSONDecodeError as error:
         raise BaselineError(f"{path}:{error.lineno}:{error.colno}: not a dralint baseline: {error.msg}") from error
-    if not isinstance(data, dict) or data.get("version") != BASELINE_VERSION or not isinstance(data.get("findings"), list):
-        raise BaselineError(f"{path}: not a version {BASELINE_VERSION} dralint baseline (write one with --write-baseline)")
+    if (
+        not isinstance(data, dict)
+        or data.get("version") != BASELINE_VERSION
+        or not isinstance(data.get("findings"), list)
+    ):
+        raise BaselineError(
+            f"{path}: not a version {BASELINE_VERSION} dralint baseline (write one with --write-baseline)"
+        )
     if data.get("fingerprint") != FINGERPRINT_VERSION:
-        raise BaselineError(f"{path}: written with fingerprint recipe {data.get('fingerprint')!r}, this dralint uses {FINGERPRINT_VERSION!r}; write it again")
+        raise BaselineError(
+            f"{path}: written with fingerprint recipe {data.get('fingerprint')!r}, this dralint uses {FINGERPRINT_VERSION!r}; write it again"
+        )
     known: Counter[str] = Counter()
     for entry in data["findings"]:
         if isinstance(entry, dict) and isinstance(entry.get("fingerprint"), str):
@@ -86,7 +96,9 @@ def read_baseline(path: str) -> Counter[str]:
     return known
 
 
-def split_known(diagnostics: list[Diagnostic], fingerprints: dict[Diagnostic, str], known: Counter[str]) -> tuple[list[Diagnostic], list[Diagnostic]]:
+def split_known(
+    diagnostics: list[Diagnostic], fingerprints: dict[Diagnostic, str], known: Counter[str]
+) -> tuple[list[Diagnostic], list[Diagnostic]]:
     """(new, known): each baseline entry hides at most one finding."""
     left = Counter(known)
     new: list[Diagnostic] = []

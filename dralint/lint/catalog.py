@@ -20,13 +20,25 @@ from dralint.diagnostics import Severity
 from dralint.lint.options import PROFILES
 
 CATEGORIES = (
-    "yaml", "api", "cel", "reference", "extended-resources", "scheduling",
-    "pod-security", "security", "reliability", "efficiency", "general", "internal",
+    "yaml",
+    "api",
+    "cel",
+    "reference",
+    "extended-resources",
+    "scheduling",
+    "pod-security",
+    "security",
+    "reliability",
+    "efficiency",
+    "general",
+    "internal",
 )
 #: Categories the ``dra`` profile keeps: DRA correctness and the API checks it rests on. Pod
 #: Security admission belongs here: its rules report only pods the API server would reject (or
 #: warn about) under a level the user declared, which is "would the API server accept it?".
-DRA_CATEGORIES = frozenset({"yaml", "api", "cel", "reference", "extended-resources", "scheduling", "pod-security", "internal"})
+DRA_CATEGORIES = frozenset(
+    {"yaml", "api", "cel", "reference", "extended-resources", "scheduling", "pod-security", "internal"}
+)
 _ID_RE = re.compile(r"^[A-Z]{2,5}\d{3}$")
 _NAME_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 _REQUIRED = ("id", "name", "severity", "category", "summary", "rationale", "fix")

@@ -137,13 +137,17 @@ def load_config(path: str) -> LoadedConfig:
         raw = Path(path).read_bytes()[: _MAX_CONFIG_BYTES + 1]
         text = raw.decode("utf-8")
     except OSError as error:
-        config.findings.append(_problem(Span(shown, 1, 1, 1, 2), f"cannot read the config file: {error.strerror or error}"))
+        config.findings.append(
+            _problem(Span(shown, 1, 1, 1, 2), f"cannot read the config file: {error.strerror or error}")
+        )
         return config
     except UnicodeDecodeError as error:
         config.findings.append(_problem(Span(shown, 1, 1, 1, 2), f"the config file is not UTF-8 text ({error.reason})"))
         return config
     if len(raw) > _MAX_CONFIG_BYTES:
-        config.findings.append(_problem(Span(shown, 1, 1, 1, 2), "the config file is over 1 MiB; that is no config file"))
+        config.findings.append(
+            _problem(Span(shown, 1, 1, 1, 2), "the config file is over 1 MiB; that is no config file")
+        )
         return config
     config.source = SourceText(shown, text)
     if Path(path).name == PYPROJECT:
@@ -164,7 +168,13 @@ def _yaml_mapping(config: LoadedConfig) -> dict | None:
     assert source is not None
     result = load(source)
     for problem in result.problems:
-        span = Span(source.path, problem.line + 1, problem.column + 1, problem.end_line + 1, max(problem.end_column, problem.column + 1) + 1)
+        span = Span(
+            source.path,
+            problem.line + 1,
+            problem.column + 1,
+            problem.end_line + 1,
+            max(problem.end_column, problem.column + 1) + 1,
+        )
         config.findings.append(_problem(span, f"the config file is not valid YAML: {problem.message}"))
     documents = [doc for doc in result.documents if doc.data is not None]
     if not documents:
@@ -172,9 +182,13 @@ def _yaml_mapping(config: LoadedConfig) -> dict | None:
     first = documents[0]
     config.locate = first.locate
     for extra in documents[1:]:
-        config.findings.append(_problem(extra.locate(()), "the config file holds more than one YAML document; only the first is read"))
+        config.findings.append(
+            _problem(extra.locate(()), "the config file holds more than one YAML document; only the first is read")
+        )
     if not isinstance(first.data, dict):
-        config.findings.append(_problem(first.locate(()), "the config file must be a mapping of settings (like `profile: strict`)"))
+        config.findings.append(
+            _problem(first.locate(()), "the config file must be a mapping of settings (like `profile: strict`)")
+        )
         return None
     return first.data
 
@@ -194,7 +208,12 @@ def _pyproject_table(config: LoadedConfig) -> dict | None:
     except tomllib.TOMLDecodeError as error:
         where = re.search(r"\(at line (\d+), column (\d+)\)", str(error))
         line, column = (int(where.group(1)), int(where.group(2))) if where else (1, 1)
-        config.findings.append(_problem(Span(source.path, line, column, line, column + 1), f"pyproject.toml is not valid TOML: {str(error).split(' (at')[0]}"))
+        config.findings.append(
+            _problem(
+                Span(source.path, line, column, line, column + 1),
+                f"pyproject.toml is not valid TOML: {str(error).split(' (at')[0]}",
+            )
+        )
         return None
     table = data.get("tool", {}).get("dralint") if isinstance(data.get("tool"), dict) else None
     config.locate = _toml_locator(source)
@@ -250,6 +269,7 @@ def _toml_locator(source: SourceText) -> Locate:
 
 # --- validation ----------------------------------------------------------------------------------
 
+
 class _Bad(Exception):
     def __init__(self, path: tuple, message: str, key: bool = False):
         super().__init__(message)
@@ -302,7 +322,7 @@ def _convert(type_text: str, value: Any, path: tuple) -> Any:
     if base == "dict":
         return _mapping(value, path)
     if base.startswith("dict[str, "):
-        inner = base[len("dict[str, "):-1]
+        inner = base[len("dict[str, ") : -1]
         return {k: _convert(inner, v, path + (k,)) for k, v in _mapping(value, path).items()}
     raise _Bad(path, f"has type {type_text}, which the config file cannot express yet")
 
@@ -313,9 +333,14 @@ def _rule_names(names: list[str], path: tuple, config: LoadedConfig) -> None:
     for index, written in enumerate(names):
         for name in unknown_selectors(split_names([written]), catalog):
             assert config.locate is not None
-            config.findings.append(_problem(config.locate(path + (index,), False), f"{name!r} matches no dralint rule (by id, family, name, category or tag)",
-                                            hint=f"{did_you_mean(name, selector_words(catalog)).strip() or '`dralint rules` lists the rules'}",
-                                            rule=UNKNOWN_RULE))
+            config.findings.append(
+                _problem(
+                    config.locate(path + (index,), False),
+                    f"{name!r} matches no dralint rule (by id, family, name, category or tag)",
+                    hint=f"{did_you_mean(name, selector_words(catalog)).strip() or '`dralint rules` lists the rules'}",
+                    rule=UNKNOWN_RULE,
+                )
+            )
 
 
 def _check_value(name: str, value: Any, key: str, config: LoadedConfig) -> Any:
@@ -341,19 +366,37 @@ def _check_value(name: str, value: Any, key: str, config: LoadedConfig) -> Any:
             if level not in levels:
                 _report(config, _Bad((key, rule_id), f"must be one of {', '.join(levels)}, got {level!r}"))
             elif rule_id not in load_catalog():
-                _report(config, _Bad((key, rule_id), f"{rule_id!r} is not a rule id (severity overrides name rules by id)", key=True))
+                _report(
+                    config,
+                    _Bad(
+                        (key, rule_id), f"{rule_id!r} is not a rule id (severity overrides name rules by id)", key=True
+                    ),
+                )
             else:
                 kept[rule_id] = level
         return kept if kept or not value else None
     if name == "feature_gates":
         for gate in value:
             if gate not in DRA_GATES:
-                _report(config, _Bad((key, gate), f"{gate!r} is not a Kubernetes v1.37 feature gate that dralint models;"
-                                                  f"{did_you_mean(gate, DRA_GATES)} it changes nothing here", key=True))
+                _report(
+                    config,
+                    _Bad(
+                        (key, gate),
+                        f"{gate!r} is not a Kubernetes v1.37 feature gate that dralint models;"
+                        f"{did_you_mean(gate, DRA_GATES)} it changes nothing here",
+                        key=True,
+                    ),
+                )
     if name == "closed_world":
         for kind in sorted(set(split_names(value)) - set(CLOSABLE_KINDS)):
-            _report(config, _Bad((key,), f"{kind!r} is not a kind dralint resolves references to;{did_you_mean(kind, CLOSABLE_KINDS)} "
-                                         f"known: {', '.join(CLOSABLE_KINDS)}"))
+            _report(
+                config,
+                _Bad(
+                    (key,),
+                    f"{kind!r} is not a kind dralint resolves references to;{did_you_mean(kind, CLOSABLE_KINDS)} "
+                    f"known: {', '.join(CLOSABLE_KINDS)}",
+                ),
+            )
         return set(split_names(value))
     if name in RULE_LIST_FIELDS:
         _rule_names(value, (key,), config)
@@ -410,7 +453,11 @@ def _validate(config: LoadedConfig, data: dict, base_dir: str) -> None:
     for key, value in data.items():
         spec = KEYS.get(key) if isinstance(key, str) else None
         if spec is None:
-            near = [k for k in KEYS if isinstance(key, str) and (k.replace("-", "") == key.replace("_", "").replace("-", "").lower())]
+            near = [
+                k
+                for k in KEYS
+                if isinstance(key, str) and (k.replace("-", "") == key.replace("_", "").replace("-", "").lower())
+            ]
             hint = f"did you mean {near[0]!r}?" if near else f"known keys: {', '.join(sorted(KEYS))}"
             config.findings.append(_problem(config.locate((key,), True), f"unknown config key {key!r}", hint=hint))
             continue
@@ -425,6 +472,11 @@ def _validate(config: LoadedConfig, data: dict, base_dir: str) -> None:
             config.written_patterns = {_rebase(p, base_dir): p for p in converted}
             converted = {_rebase(p, base_dir): names for p, names in converted.items()}
         if spec.name == "charts":
-            converted = {_rebase(chart, base_dir): {**entry, **({"values": _rebase(entry["values"], base_dir)} if "values" in entry else {})}
-                         for chart, entry in converted.items()}
+            converted = {
+                _rebase(chart, base_dir): {
+                    **entry,
+                    **({"values": _rebase(entry["values"], base_dir)} if "values" in entry else {}),
+                }
+                for chart, entry in converted.items()
+            }
         config.values[spec.name] = _rebase(converted, base_dir) if spec.name in PATH_FIELDS else converted

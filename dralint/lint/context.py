@@ -20,9 +20,22 @@ _UNSET = object()
 #: the DRA targets, Nodes, the core objects pods and Services refer to, the workloads an
 #: autoscaler scales, and ``Pod`` for "the run holds every workload" (selectors).
 CLOSABLE_KINDS = (
-    "ConfigMap", "DaemonSet", "Deployment", "DeviceClass", "IngressClass", "Node", "PersistentVolumeClaim", "Pod",
-    "ReplicaSet", "ReplicationController", "ResourceClaim", "ResourceClaimTemplate", "Secret", "Service",
-    "ServiceAccount", "StatefulSet",
+    "ConfigMap",
+    "DaemonSet",
+    "Deployment",
+    "DeviceClass",
+    "IngressClass",
+    "Node",
+    "PersistentVolumeClaim",
+    "Pod",
+    "ReplicaSet",
+    "ReplicationController",
+    "ResourceClaim",
+    "ResourceClaimTemplate",
+    "Secret",
+    "Service",
+    "ServiceAccount",
+    "StatefulSet",
 )
 
 

@@ -22,7 +22,19 @@ from dralint.lint.catalog import DRA_CATEGORIES, Rule, load_catalog
 from dralint.lint.context import Context
 from dralint.lint.assembly import Assembly, Prepare
 from dralint.lint.fingerprint import fingerprints
-from dralint.diagnostics import Diagnostic, Finding, ObjectRef, Related, Replacement, Row, Severity, Span, Suppressed, from_rows, to_rows
+from dralint.diagnostics import (
+    Diagnostic,
+    Finding,
+    ObjectRef,
+    Related,
+    Replacement,
+    Row,
+    Severity,
+    Span,
+    Suppressed,
+    from_rows,
+    to_rows,
+)
 from dralint.k8s.manifests import ShapeProblem, objects_from
 from dralint.k8s.objects import KubeObject
 from dralint.lint.options import LintOptions
@@ -32,7 +44,17 @@ from dralint.lint.rendering import Remapper, as_stream, render_units
 from dralint.lint.score import score
 from dralint.yaml.render import RenderedSource, RenderIssue, plan
 from dralint.yaml.sources import FileIssue, SourceFile, UnreadFile, discover, not_a_manifest, read
-from dralint.yaml.loader import THAWED, Document, Piece, SourceText, YamlProblem, load, load_piece, numbered_right, pieces
+from dralint.yaml.loader import (
+    THAWED,
+    Document,
+    Piece,
+    SourceText,
+    YamlProblem,
+    load,
+    load_piece,
+    numbered_right,
+    pieces,
+)
 
 
 class Progress(Protocol):
@@ -44,6 +66,7 @@ class Progress(Protocol):
 
     def checking(self, objects: int, total: int) -> None:
         """While per-object checks run: objects checked so far, of ``total``."""
+
 
 #: Rules the engine itself reports (parsing and robustness), not any check.
 ENGINE_RULES = {
@@ -118,7 +141,9 @@ class RunResult:
     prepared: dict[str, object] = field(default_factory=dict)
     #: ``tally()``'s counts, with the list they counted and its length then: a result made by
     #: ``dataclasses.replace`` starts without them, and a list changed since is counted again.
-    _tally: tuple[list[Diagnostic], int, dict[Severity, int]] | None = field(default=None, init=False, repr=False, compare=False)
+    _tally: tuple[list[Diagnostic], int, dict[Severity, int]] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
 
     @property
     def objects(self) -> int:
@@ -201,8 +226,10 @@ class _Collector:
         overrides = {k: Severity(v) for k, v in options.severity_overrides.items()}
         #: Per enabled rule: its name, the severity the user forces on it (or None) and its
         #: default in this profile. A finding may set its own severity, between the two.
-        self._rules = {rule_id: (rule.name, overrides.get(rule_id), rule.severity_in(options.profile))
-                       for rule_id, rule in self.enabled.items()}
+        self._rules = {
+            rule_id: (rule.name, overrides.get(rule_id), rule.severity_in(options.profile))
+            for rule_id, rule in self.enabled.items()
+        }
         self.diagnostics: list[Diagnostic] = []
         #: One object per distinct hint, field and span among recent findings: a large run
         #: repeats them (several rules on one container's key, the same hint on every container)
@@ -228,8 +255,17 @@ class _Collector:
         one = values.setdefault
         span, hint, field_path = finding.span, finding.hint, finding.field
         self.diagnostics.append(
-            Diagnostic(rule_id, name, forced or finding.severity or default, finding.message, one(span, span),
-                       one(hint, hint), finding.object, one(field_path, field_path), finding.related)
+            Diagnostic(
+                rule_id,
+                name,
+                forced or finding.severity or default,
+                finding.message,
+                one(span, span),
+                one(hint, hint),
+                finding.object,
+                one(field_path, field_path),
+                finding.related,
+            )
         )
 
     def engine(self, kind: str, message: str, span: Span, hint: str | None = None, related: tuple = ()) -> None:
@@ -281,7 +317,9 @@ class _Loaded:
 _READABLE_PROBLEMS = frozenset({"duplicate-key", "complex-key"})
 
 
-def _holds_no_manifest(yaml_problems: list[YamlProblem], objects: list[KubeObject], problems: list[ShapeProblem]) -> bool:
+def _holds_no_manifest(
+    yaml_problems: list[YamlProblem], objects: list[KubeObject], problems: list[ShapeProblem]
+) -> bool:
     """True for YAML that parses and has no Kubernetes document: skipped quietly.
 
     A document counts as Kubernetes when it has an object or names apiVersion or kind; a file
@@ -289,8 +327,11 @@ def _holds_no_manifest(yaml_problems: list[YamlProblem], objects: list[KubeObjec
     """
     if objects or any(p.kind not in _READABLE_PROBLEMS for p in yaml_problems):
         return False
-    return not any(p.document.item is not None or (isinstance(p.document.data, dict) and ("apiVersion" in p.document.data or "kind" in p.document.data))
-                   for p in problems)
+    return not any(
+        p.document.item is not None
+        or (isinstance(p.document.data, dict) and ("apiVersion" in p.document.data or "kind" in p.document.data))
+        for p in problems
+    )
 
 
 class _FileObjects:
@@ -376,7 +417,9 @@ def _parse(source: SourceText, origin: str, collect: _Collector, report: bool) -
     return _kept(source, found, result.problems, collect, report)
 
 
-def _kept(source: SourceText, found: _FileObjects, yaml_problems: list[YamlProblem], collect: _Collector, report: bool) -> _Parsed:
+def _kept(
+    source: SourceText, found: _FileObjects, yaml_problems: list[YamlProblem], collect: _Collector, report: bool
+) -> _Parsed:
     """What the run keeps of a file read into ``found``, and what it reports about the file."""
     if report and _holds_no_manifest(yaml_problems, found.objects, found.problems):
         return _Parsed([], [], found.documents, True)
@@ -400,8 +443,9 @@ def _parse_piece(source: SourceText, piece: Piece, origin: str) -> _PieceRead:
     return _PieceRead(found, load_piece(source, piece, found.take))
 
 
-def _join_pieces(source: SourceText, cut: list[Piece], read: list[_PieceRead], origin: str, collect: _Collector,
-                 report: bool) -> _Parsed:
+def _join_pieces(
+    source: SourceText, cut: list[Piece], read: list[_PieceRead], origin: str, collect: _Collector, report: bool
+) -> _Parsed:
     """A file read piece by piece, as ``_parse`` would have read it whole; when the fast reader
     declined a piece (libyaml must read the file from there on), the file is read whole here,
     and what the pieces read is dropped."""
@@ -478,9 +522,15 @@ def _register(item: Item, source: SourceText | None, loaded: _Loaded, report: bo
             loaded.sources.setdefault(origin_file.path, SourceText(origin_file.path, origin_file.text))
 
 
-def _load_sources(items: Iterable[Item], origin: str, collect: _Collector, report: bool,
-                  jobs: int = 1, progress: Progress | None = None,
-                  meanwhile: Callable[[list[KubeObject]], None] | None = None) -> _Loaded:
+def _load_sources(
+    items: Iterable[Item],
+    origin: str,
+    collect: _Collector,
+    report: bool,
+    jobs: int = 1,
+    progress: Progress | None = None,
+    meanwhile: Callable[[list[KubeObject]], None] | None = None,
+) -> _Loaded:
     """Read and parse ``items``. When workers parse, ``meanwhile`` is called here with each
     file's objects as they come, in file order, while the workers go on with later files."""
     loaded = _Loaded([], {}, [])
@@ -488,7 +538,9 @@ def _load_sources(items: Iterable[Item], origin: str, collect: _Collector, repor
     # read by the task that parses it.
     work = [item.read() if isinstance(item, UnreadFile) and item.size >= _PARALLEL_BYTES else item for item in items]
     parse, texts, skips = _to_parse(work)
-    big = sum(len(source.text) if isinstance(source, SourceText) else source.size for source in parse) >= _PARALLEL_BYTES
+    big = (
+        sum(len(source.text) if isinstance(source, SourceText) else source.size for source in parse) >= _PARALLEL_BYTES
+    )
     workers = jobs if big else 1
     if workers <= 1:
         meanwhile = None
@@ -548,7 +600,9 @@ def _load_sources(items: Iterable[Item], origin: str, collect: _Collector, repor
     return loaded
 
 
-def _read_pieces(count: int, parsed: Iterator[_Parsed | _NotParsed | _PieceRead], progress: Progress | None) -> list[_PieceRead]:
+def _read_pieces(
+    count: int, parsed: Iterator[_Parsed | _NotParsed | _PieceRead], progress: Progress | None
+) -> list[_PieceRead]:
     """The next ``count`` results of ``parsed``, the pieces of one file, with each piece's
     documents told to ``progress`` as it arrives: one large file is most of such a run."""
     read: list[_PieceRead] = []
@@ -566,7 +620,11 @@ def _report_shapes(problems: list[ShapeProblem], collect: _Collector) -> None:
     identityless = [p for p in problems if p.kind == "no-identity"]
     if identityless:
         first = identityless[0]
-        collect.engine("not-a-manifest", f"{len(identityless)} document(s) in this file have no apiVersion and no kind and were not linted", first.document.locate(first.path))
+        collect.engine(
+            "not-a-manifest",
+            f"{len(identityless)} document(s) in this file have no apiVersion and no kind and were not linted",
+            first.document.locate(first.path),
+        )
     for problem in problems:
         if problem.kind != "no-identity":
             _shape_problem(problem, collect)
@@ -623,7 +681,15 @@ def _check_failed(check: Check, ctx: Context, collect: _Collector, obj: KubeObje
     else:
         first = ctx.scanned[0] if ctx.scanned else None
         span = first.span(()) if first else _point("<dralint>", 0, 0)
-    collect.add(Finding(message, span, hint="please report this with the manifest that triggers it", rule="INT001", object=obj.ref if obj else None))
+    collect.add(
+        Finding(
+            message,
+            span,
+            hint="please report this with the manifest that triggers it",
+            rule="INT001",
+            object=obj.ref if obj else None,
+        )
+    )
 
 
 #: Objects per slice of per-object checks handed to a worker with ``--jobs``.
@@ -689,8 +755,15 @@ def _check_group(group: list[KubeObject], checks: list[Check], ctx: Context, col
                 add(item, check.default_rule)
 
 
-def _run_object_checks(checks: list[Check], objects: list[KubeObject], ctx: Context, collect: _Collector, jobs: int,
-                       progress: Progress | None, assembly: Assembly) -> None:
+def _run_object_checks(
+    checks: list[Check],
+    objects: list[KubeObject],
+    ctx: Context,
+    collect: _Collector,
+    jobs: int,
+    progress: Progress | None,
+    assembly: Assembly,
+) -> None:
     """Every per-object check on every object, a group of objects at a time (``_check_group``):
     their documents expand once, for all of them, and are frozen again when later objects push
     them out of ``THAWED``. With ``--jobs``, this process and forked workers, which inherit the
@@ -719,9 +792,13 @@ def _run_object_checks(checks: list[Check], objects: list[KubeObject], ctx: Cont
             first_of_kind.setdefault(obj.kind, obj)
         checked(list(first_of_kind.values()))
     done = 0
-    found = ordered_map(lambda index: checked(slices[index]), len(slices), jobs,
-                        send=lambda index, diagnostics: to_rows(diagnostics, refs(index)),
-                        receive=lambda index, rows: from_rows(rows, refs(index)))
+    found = ordered_map(
+        lambda index: checked(slices[index]),
+        len(slices),
+        jobs,
+        send=lambda index, diagnostics: to_rows(diagnostics, refs(index)),
+        receive=lambda index, rows: from_rows(rows, refs(index)),
+    )
     for index, diagnostics in enumerate(found):
         assembly.add(diagnostics)
         done += len(slices[index])
@@ -783,8 +860,9 @@ def _run(
     catalog = load_catalog()
     collect = _Collector(options, catalog)
     jobs = options.jobs or available_cpus()
-    scanned = _load_sources(scan, "scan", collect, report=True, jobs=jobs, progress=progress,
-                            meanwhile=_KindWarmUp(options, collect))
+    scanned = _load_sources(
+        scan, "scan", collect, report=True, jobs=jobs, progress=progress, meanwhile=_KindWarmUp(options, collect)
+    )
     extra = _load_sources(context, "context", collect, report=False, jobs=jobs, progress=progress)
     snapshot = _load_sources(cluster, "cluster", collect, report=True, jobs=jobs, progress=progress)
     ctx = Context(scanned.objects + extra.objects + snapshot.objects, options)
@@ -796,8 +874,14 @@ def _run(
     for check in checks:
         if not check.per_object:
             _run_wide_check(check, ctx, wide)
-    assembly = Assembly(scanned.objects, scanned.renders, collect.diagnostics, wide.diagnostics, scanned.sources,
-                        prepare if _prepares(scanned, jobs) else None)
+    assembly = Assembly(
+        scanned.objects,
+        scanned.renders,
+        collect.diagnostics,
+        wide.diagnostics,
+        scanned.sources,
+        prepare if _prepares(scanned, jobs) else None,
+    )
     _run_object_checks([c for c in checks if c.per_object], scanned.objects, ctx, collect, jobs, progress, assembly)
     THAWED.freeze_all()
     reported = {f.path for f in scanned.files} | {f.path for f in snapshot.files}
@@ -809,7 +893,9 @@ def _run(
     files = scanned.files + [f for f in snapshot.files if any(d.span.path == f.path for d in diagnostics)]
     count_per_file(files, diagnostics)
     sources = {**scanned.sources, **snapshot.sources}
-    return RunResult(diagnostics, files, sources, ctx, renders=scanned.renders, skipped=scanned.skipped, prepared=assembly.prepared)
+    return RunResult(
+        diagnostics, files, sources, ctx, renders=scanned.renders, skipped=scanned.skipped, prepared=assembly.prepared
+    )
 
 
 #: Scanned text above which a run does not ``prepare`` reports early: what was prepared waits,
@@ -868,8 +954,12 @@ def find_sources(paths: list[str], options: LintOptions, stdin: BinaryIO | None 
     return out
 
 
-def lint(options: LintOptions, stdin: BinaryIO | None = None, progress: Progress | None = None,
-         prepare: Prepare | None = None) -> RunResult:
+def lint(
+    options: LintOptions,
+    stdin: BinaryIO | None = None,
+    progress: Progress | None = None,
+    prepare: Prepare | None = None,
+) -> RunResult:
     """Lint the paths in ``options`` (with context and snapshot files) from disk.
 
     A context directory usually contains the files being linted (pre-commit passes the changed
@@ -882,4 +972,11 @@ def lint(options: LintOptions, stdin: BinaryIO | None = None, progress: Progress
         scanned = {os.path.realpath(item.path) for item in scan if isinstance(item, (SourceFile, UnreadFile))}
         context = [item for item in context if os.path.realpath(item.path) not in scanned]
     cluster = find_sources([p for p in options.slices if not p.startswith(EXAMPLE_PREFIX)], options)
-    return run(scan, options, context=context, cluster=[*cluster, *example_sources(options.slices)], progress=progress, prepare=prepare)
+    return run(
+        scan,
+        options,
+        context=context,
+        cluster=[*cluster, *example_sources(options.slices)],
+        progress=progress,
+        prepare=prepare,
+    )

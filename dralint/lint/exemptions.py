@@ -68,7 +68,11 @@ def device_driver(template: PodTemplate) -> DriverExemption | None:
         value, path = annotated
         if value.lower() == "false":
             return None
-        reason = "it is annotated as a device driver" if value.lower() == "true" else f"it is annotated as a device driver ({value})"
+        reason = (
+            "it is annotated as a device driver"
+            if value.lower() == "true"
+            else f"it is annotated as a device driver ({value})"
+        )
         return DriverExemption(f"{reason} with {ANNOTATION}", path)
     if template.owner.kind != "DaemonSet":
         return None

@@ -43,11 +43,16 @@ def failed_gates(result: RunResult, options: LintOptions) -> list[str]:
     return out
 
 
-def _files(result: RunResult, diagnostics: list[Diagnostic], extra_paths: list[str], unchanged: bool) -> list[FileResult]:
+def _files(
+    result: RunResult, diagnostics: list[Diagnostic], extra_paths: list[str], unchanged: bool
+) -> list[FileResult]:
     """Per-file counts for the diagnostics that are still reported: the run's own when
     ``unchanged`` (they are the run's diagnostics: most runs), else counted again (0.01 s per
     70,000 findings)."""
-    files = [FileResult(f.path, f.objects, dict(f.counts)) if unchanged else FileResult(f.path, f.objects) for f in result.files]
+    files = [
+        FileResult(f.path, f.objects, dict(f.counts)) if unchanged else FileResult(f.path, f.objects)
+        for f in result.files
+    ]
     known = {f.path for f in files}
     files += [FileResult(p) for p in extra_paths if p not in known and any(d.span.path == p for d in diagnostics)]
     if not unchanged:
@@ -55,7 +60,9 @@ def _files(result: RunResult, diagnostics: list[Diagnostic], extra_paths: list[s
     return files
 
 
-def finish(result: RunResult, options: LintOptions, config: LoadedConfig | None = None, today: dt.date | None = None) -> RunResult:
+def finish(
+    result: RunResult, options: LintOptions, config: LoadedConfig | None = None, today: dt.date | None = None
+) -> RunResult:
     """Apply suppressions, config findings, the baseline and the gates to a run.
 
     Raises ``BaselineError`` when ``options.baseline`` cannot be read.
@@ -94,14 +101,23 @@ def finish(result: RunResult, options: LintOptions, config: LoadedConfig | None 
     return finished
 
 
-def lint_with_config(options: LintOptions, config: LoadedConfig | None = None, stdin: BinaryIO | None = None,
-                     today: dt.date | None = None, progress: Progress | None = None, prepare: Prepare | None = None) -> RunResult:
+def lint_with_config(
+    options: LintOptions,
+    config: LoadedConfig | None = None,
+    stdin: BinaryIO | None = None,
+    today: dt.date | None = None,
+    progress: Progress | None = None,
+    prepare: Prepare | None = None,
+) -> RunResult:
     """Lint from disk and run every stage after the engine.
 
     dralint's own files (the config file and the baseline in use) are not manifests, so a
     directory walk skips them instead of reporting each as "not a Kubernetes manifest".
     """
-    own = [p for p in (config.path if config is not None else None, options.baseline) if p and p.endswith((".yaml", ".yml", ".json"))]
+    own = [
+        p
+        for p in (config.path if config is not None else None, options.baseline)
+        if p and p.endswith((".yaml", ".yml", ".json"))
+    ]
     run_options = dataclasses.replace(options, exclude=options.exclude + own) if own else options
     return finish(lint(run_options, stdin, progress, prepare), options, config, today)
-

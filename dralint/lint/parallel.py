@@ -72,9 +72,14 @@ def chunk_size(count: int, jobs: int) -> int:
     return max(1, count // (jobs * _HANDOVERS_PER_WORKER))
 
 
-def ordered_map(task: Callable[[int], T], count: int, jobs: int, chunksize: int = 1,
-                send: Callable[[int, T], Any] | None = None,
-                receive: Callable[[int, Any], T] | None = None) -> Generator[T, None, None]:
+def ordered_map(
+    task: Callable[[int], T],
+    count: int,
+    jobs: int,
+    chunksize: int = 1,
+    send: Callable[[int, T], Any] | None = None,
+    receive: Callable[[int, Any], T] | None = None,
+) -> Generator[T, None, None]:
     """``task(0) .. task(count - 1)``, on up to ``jobs`` processes, yielded in that order.
 
     This process is one of the ``jobs``: it forks ``jobs - 1`` workers and takes chunks of
@@ -122,7 +127,9 @@ class _Workers:
     worker took.
     """
 
-    def __init__(self, task: Callable[[int], Any], chunks: list[range], workers: int, send: Callable[[int, Any], Any] | None):
+    def __init__(
+        self, task: Callable[[int], Any], chunks: list[range], workers: int, send: Callable[[int, Any], Any] | None
+    ):
         import multiprocessing
         import threading
 
@@ -224,7 +231,9 @@ class _Workers:
                 self._own[mine] = self._computed(mine)
                 continue
             with self._changed:
-                self._changed.wait_for(lambda: number in self._arrived or self._failure is not None or not self._running)
+                self._changed.wait_for(
+                    lambda: number in self._arrived or self._failure is not None or not self._running
+                )
                 if number not in self._arrived and self._failure is None:
                     raise RuntimeError("a worker process ended without sending its results (killed, or out of memory?)")
 

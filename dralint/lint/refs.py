@@ -90,14 +90,22 @@ class Resolution(NamedTuple):
             parts = [e.describe() for e in self.evidence if e.reason not in ("other-namespace", "namespace-unset")]
             if elsewhere:
                 listed = ", ".join(repr(n) for n in elsewhere)
-                unset = " (the referring object sets no metadata.namespace, so it goes wherever it is applied)" \
-                    if self.evidence[0].reason == "namespace-unset" else ""
-                parts.insert(0, f"a {self.kind} of that name exists in namespace{'s' if len(elsewhere) > 1 else ''} {listed}{unset}")
+                unset = (
+                    " (the referring object sets no metadata.namespace, so it goes wherever it is applied)"
+                    if self.evidence[0].reason == "namespace-unset"
+                    else ""
+                )
+                parts.insert(
+                    0,
+                    f"a {self.kind} of that name exists in namespace{'s' if len(elsewhere) > 1 else ''} {listed}{unset}",
+                )
             return head + "; " + "; ".join(parts)
         if self.status is Status.MISSING:
             return head + f" (the run holds every {self.kind}: cluster state or --closed-world)"
-        return (f"{what} refers to {self.kind} {self.name!r}{scope}, which is not among the scanned files, "
-                "so it could not be checked")
+        return (
+            f"{what} refers to {self.kind} {self.name!r}{scope}, which is not among the scanned files, "
+            "so it could not be checked"
+        )
 
     def hint(self) -> str:
         """What to do about it, depending on the evidence."""
@@ -105,17 +113,23 @@ class Resolution(NamedTuple):
             if item.reason in ("near-name", "similar-name"):
                 return f"correct the name to {item.obj.name!r} if that is the intended {self.kind}"
             if item.reason == "namespace-unset":
-                return (f"set `metadata.namespace: {item.obj.namespace}` on the referring object, or apply it with "
-                        f"`kubectl apply -n {item.obj.namespace}`")
+                return (
+                    f"set `metadata.namespace: {item.obj.namespace}` on the referring object, or apply it with "
+                    f"`kubectl apply -n {item.obj.namespace}`"
+                )
             if item.reason == "other-namespace":
-                return (f"{self.kind} references do not cross namespaces: set `metadata.namespace: {item.obj.namespace}` "
-                        f"on the referring object, or create the {self.kind} in namespace {self.namespace!r}")
+                return (
+                    f"{self.kind} references do not cross namespaces: set `metadata.namespace: {item.obj.namespace}` "
+                    f"on the referring object, or create the {self.kind} in namespace {self.namespace!r}"
+                )
             if item.reason == "other-kind":
                 return f"use the field that refers to a {item.obj.kind}, or create the {self.kind}"
         if self.status is Status.MISSING:
             return f"create the {self.kind} or correct the name"
-        return (f"add the file that defines it to the run (or pass it with --context); if the run holds "
-                f"every {self.kind}, pass --closed-world {self.kind} to make this an error")
+        return (
+            f"add the file that defines it to the run (or pass it with --context); if the run holds "
+            f"every {self.kind}, pass --closed-world {self.kind} to make this an error"
+        )
 
     def related(self) -> tuple[Related, ...]:
         """Pointers at the target (found) or at the evidence (a likely mistake)."""
@@ -130,7 +144,12 @@ class Resolution(NamedTuple):
 #: Objects whose controllers create another object under a name taken from their spec:
 #: (kind, API group, path of the name, kind created in the same namespace).
 CREATORS: tuple[tuple[str, str, DataPath, str], ...] = (
-    ("ComputeDomain", "resource.nvidia.com", ("spec", "channel", "resourceClaimTemplate", "name"), "ResourceClaimTemplate"),
+    (
+        "ComputeDomain",
+        "resource.nvidia.com",
+        ("spec", "channel", "resourceClaimTemplate", "name"),
+        "ResourceClaimTemplate",
+    ),
     ("Certificate", "cert-manager.io", ("spec", "secretName"), "Secret"),
     ("ExternalSecret", "external-secrets.io", ("spec", "target", "name"), "Secret"),
     ("ExternalSecret", "external-secrets.io", ("metadata", "name"), "Secret"),  # target.name defaults to it
@@ -158,7 +177,9 @@ class _Index:
 
     __slots__ = ("by_name", "by_namespace", "closed", "cache", "spellings", "lookups")
 
-    def __init__(self, by_name: dict[str, list[KubeObject]], by_namespace: dict[str | None, list[KubeObject]], closed: bool) -> None:
+    def __init__(
+        self, by_name: dict[str, list[KubeObject]], by_namespace: dict[str | None, list[KubeObject]], closed: bool
+    ) -> None:
         self.by_name = by_name  # name -> objects of the kind, every namespace
         self.by_namespace = by_namespace
         self.closed = closed
@@ -220,8 +241,15 @@ def _index(ctx: Context, kind: str) -> _Index:
     return ctx.memo(("refs", "index", kind), build)
 
 
-def resolve(ctx: Context, kind: str, namespace: str | None, name: str, *, sibling_kinds: tuple[str, ...] = (),
-            referrer: KubeObject | None = None) -> Resolution:
+def resolve(
+    ctx: Context,
+    kind: str,
+    namespace: str | None,
+    name: str,
+    *,
+    sibling_kinds: tuple[str, ...] = (),
+    referrer: KubeObject | None = None,
+) -> Resolution:
     """Resolve ``kind namespace/name`` against every object of the run.
 
     ``sibling_kinds`` are kinds a user plausibly confuses with ``kind`` (template vs claim);
@@ -233,8 +261,14 @@ def resolve(ctx: Context, kind: str, namespace: str | None, name: str, *, siblin
         if referrer is not None and target.path != referrer.path:
             # Several objects with one identity (copies, overlays, revisions): the one beside
             # the reference is the one it was written against.
-            target = next((o for o in _index(ctx, kind).by_name.get(name, [])
-                           if o.namespace == namespace and o.path == referrer.path), target)
+            target = next(
+                (
+                    o
+                    for o in _index(ctx, kind).by_name.get(name, [])
+                    if o.namespace == namespace and o.path == referrer.path
+                ),
+                target,
+            )
         return Resolution(kind, namespace, name, Status.FOUND, target)
     creator = _created(ctx).get((kind, namespace, name))
     if creator is not None:
@@ -267,15 +301,25 @@ def resolve(ctx: Context, kind: str, namespace: str | None, name: str, *, siblin
     return index.cache[key]
 
 
-def reference_finding(obj: KubeObject, path: DataPath, resolution: Resolution, what: str, *, missing_rule: str,
-                      scope_rule: str, key: bool = False) -> Finding | None:
+def reference_finding(
+    obj: KubeObject,
+    path: DataPath,
+    resolution: Resolution,
+    what: str,
+    *,
+    missing_rule: str,
+    scope_rule: str,
+    key: bool = False,
+) -> Finding | None:
     """The finding for an unresolved reference at ``path`` (its key when the name is the key):
     ``missing_rule`` when the target is missing or the evidence shows a mistake, ``scope_rule``
     when it is merely not in scope."""
     if resolution.found:
         return None
     rule = missing_rule if resolution.is_error else scope_rule
-    return obj.finding(path, resolution.message(what), hint=resolution.hint(), rule=rule, related=resolution.related(), key=key)
+    return obj.finding(
+        path, resolution.message(what), hint=resolution.hint(), rule=rule, related=resolution.related(), key=key
+    )
 
 
 def _deletions(word: str) -> set[str]:
@@ -284,7 +328,7 @@ def _deletions(word: str) -> set[str]:
     out = {word}
     frontier = {word}
     for _ in range(2 if len(word) >= 12 else 1):
-        frontier = {w[:i] + w[i + 1:] for w in frontier for i in range(len(w))}
+        frontier = {w[:i] + w[i + 1 :] for w in frontier for i in range(len(w))}
         out |= frontier
     return out
 
@@ -369,5 +413,9 @@ def resolve_pod_claim(ctx: Context, referrer: KubeObject, entry: dict[str, Any])
     ):
         name = entry.get(field_name)
         if isinstance(name, str) and name:
-            return field_name, name, resolve(ctx, kind, referrer.namespace, name, sibling_kinds=(sibling,), referrer=referrer)
+            return (
+                field_name,
+                name,
+                resolve(ctx, kind, referrer.namespace, name, sibling_kinds=(sibling,), referrer=referrer),
+            )
     return None

@@ -33,7 +33,9 @@ class Check:
 
     __slots__ = ("function", "rules", "kinds", "per_object", "default_rule")
 
-    def __init__(self, function: Callable, rules: tuple[str, ...], kinds: frozenset[str] | None, per_object: bool) -> None:
+    def __init__(
+        self, function: Callable, rules: tuple[str, ...], kinds: frozenset[str] | None, per_object: bool
+    ) -> None:
         self.function = function
         self.rules = rules
         self.kinds = kinds
@@ -55,7 +57,9 @@ def object_check(*rules: str, kinds: Iterable[str] | None = None) -> Callable[[O
     """Register ``fn(obj, ctx)``, run once per scanned object (of ``kinds``, if given)."""
 
     def register(fn: ObjectCheckFn) -> ObjectCheckFn:
-        _CHECKS.setdefault(fn.__module__, []).append(Check(fn, tuple(rules), frozenset(kinds) if kinds is not None else None, True))
+        _CHECKS.setdefault(fn.__module__, []).append(
+            Check(fn, tuple(rules), frozenset(kinds) if kinds is not None else None, True)
+        )
         return fn
 
     return register
@@ -144,7 +148,10 @@ def check_index() -> str:
             kinds[module] = None
         elif (known := kinds[module]) is not None:
             known.update(check.kinds)
-    listing = "".join(f"    {json.dumps(name)}: {'None' if found is None else json.dumps(sorted(found))},\n" for name, found in kinds.items())
+    listing = "".join(
+        f"    {json.dumps(name)}: {'None' if found is None else json.dumps(sorted(found))},\n"
+        for name, found in kinds.items()
+    )
     return f"{_INDEX_HEADER}\nDIGEST = {_digest(modules)}\n\nKINDS: dict[str, list[str] | None] = {{\n{listing}}}\n"
 
 

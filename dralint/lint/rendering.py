@@ -16,8 +16,17 @@ from dralint.diagnostics import Diagnostic, Related, Span
 from dralint.lint.options import LintOptions
 from dralint.yaml.loader import DataPath, Document, SourceText, iter_paths
 from dralint.yaml.render import (
-    ChartSettings, Origin, RenderedSource, RenderIssue, RenderUnit, has_source_comments, helm_origins, read_files, render_chart,
-    render_overlay, stream_chart_resolver,
+    ChartSettings,
+    Origin,
+    RenderedSource,
+    RenderIssue,
+    RenderUnit,
+    has_source_comments,
+    helm_origins,
+    read_files,
+    render_chart,
+    render_overlay,
+    stream_chart_resolver,
 )
 from dralint.yaml.sources import SourceFile
 from dralint.yaml.templates import KeyLine, document_start, locate_key, sections
@@ -39,8 +48,12 @@ def chart_settings(root: str, options: LintOptions) -> ChartSettings:
 
 def render_units(units: Iterable[RenderUnit], options: LintOptions) -> list[RenderedSource | RenderIssue]:
     """Render every chart and overlay; each yields its output or one issue."""
-    return [render_chart(u, chart_settings(u.root, options), options.helm_command) if u.tool == "helm" else render_overlay(u)
-            for u in units]
+    return [
+        render_chart(u, chart_settings(u.root, options), options.helm_command)
+        if u.tool == "helm"
+        else render_overlay(u)
+        for u in units
+    ]
 
 
 def as_stream(source: SourceFile) -> SourceFile:
@@ -54,6 +67,7 @@ def as_stream(source: SourceFile) -> SourceFile:
 
 
 # --- moving findings to the files the user edits -------------------------------------------------
+
 
 def _keys(path: DataPath) -> list[str]:
     return [step for step in path if isinstance(step, str)]
@@ -110,19 +124,27 @@ class Remapper:
                 continue
             found = locate_key(text.text, keys, self._section(candidate, origin, render, identity))
             if found is not None:
-                return _at_key(candidate, found, span, on_key, self._rendered_value(doc, path) if doc is not None else None)
+                return _at_key(
+                    candidate, found, span, on_key, self._rendered_value(doc, path) if doc is not None else None
+                )
         text = self.texts[origin.path]
         line = document_start(text.text, self._section(origin.path, origin, render, identity))
         return Span(origin.path, line, 1, line, len(text.line_text(line)) + 1)
 
-    def _section(self, path: str, origin: Origin, render: RenderedSource, identity: tuple[str, str]) -> tuple[int, int] | None:
+    def _section(
+        self, path: str, origin: Origin, render: RenderedSource, identity: tuple[str, str]
+    ) -> tuple[int, int] | None:
         """The lines of the document of ``path`` an object came from, when the file holds
         several: for Helm the n-th part when the template renders as many documents as it
         has parts, otherwise the one part declaring the object's kind and (literal) name."""
         parts = sections(self.texts[path].text)
         if len(parts) < 2:
             return None
-        if path == origin.path and origin.part is not None and sum(1 for o in render.origins if o.path == path) == len(parts):
+        if (
+            path == origin.path
+            and origin.part is not None
+            and sum(1 for o in render.origins if o.path == path) == len(parts)
+        ):
             return parts[origin.part]
         matches = [p for p in parts if _declares(self.texts[path].text, p, *identity)]
         return matches[0] if len(matches) == 1 else None
@@ -133,7 +155,7 @@ class Remapper:
         value = doc.locate(path) if path else None
         if value is None or value.line != value.end_line:
             return None
-        return value, doc.source.line_text(value.line)[value.column - 1:value.end_column - 1]
+        return value, doc.source.line_text(value.line)[value.column - 1 : value.end_column - 1]
 
 
 def _identity(doc: Document | None) -> tuple[str, str]:

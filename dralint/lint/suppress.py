@@ -53,8 +53,16 @@ class Suppression:
 
     __slots__ = ("selectors", "span", "covers", "kind", "form", "reason", "until", "used")
 
-    def __init__(self, selectors: tuple[str, ...], span: Span, covers: Callable[[Diagnostic], bool], kind: str, form: str,
-                 reason: str = "", until: dt.date | None = None) -> None:
+    def __init__(
+        self,
+        selectors: tuple[str, ...],
+        span: Span,
+        covers: Callable[[Diagnostic], bool],
+        kind: str,
+        form: str,
+        reason: str = "",
+        until: dt.date | None = None,
+    ) -> None:
         self.selectors = selectors
         self.span = span
         self.covers = covers
@@ -135,7 +143,9 @@ def _in_string(documents: Iterable[Document]) -> Callable[[int, int], bool]:
     return lambda line, col: any(start <= (line, col) < end for start, end in extents)
 
 
-def comment_suppressions(source: SourceText, findings: list[Finding], documents: Iterable[Document] = ()) -> list[Suppression]:
+def comment_suppressions(
+    source: SourceText, findings: list[Finding], documents: Iterable[Document] = ()
+) -> list[Suppression]:
     """Suppressions written as comments in one file; malformed ones become findings."""
     out: list[Suppression] = []
     if "dralint" not in source.text:  # the common case, decided without splitting lines
@@ -156,11 +166,14 @@ def comment_suppressions(source: SourceText, findings: list[Finding], documents:
         until, date_ok = _parse_date(args.group("until") if args else None)
         if args is None or not _selectors(args.group("ids")) or not date_ok:
             why = "its date is not YYYY-MM-DD" if args is not None and not date_ok else "it names no rule in brackets"
-            findings.append(Finding(
-                f"this `dralint: {verb}` comment is ignored because {why}", span,
-                hint=f"write `# dralint: {verb}[RULE-ID] until=2027-01-31 reason` (until and reason are optional)",
-                rule=MALFORMED,
-            ))
+            findings.append(
+                Finding(
+                    f"this `dralint: {verb}` comment is ignored because {why}",
+                    span,
+                    hint=f"write `# dralint: {verb}[RULE-ID] until=2027-01-31 reason` (until and reason are optional)",
+                    rule=MALFORMED,
+                )
+            )
             continue
         if verb == "ignore-file":
             covers, form = _in_file(source.path), "ignore-file comment"
@@ -168,12 +181,27 @@ def comment_suppressions(source: SourceText, findings: list[Finding], documents:
             own_line = not text[: match.start()].strip()
             target = next((n for n in code_lines if n > number), None) if own_line else number
             if target is None:
-                findings.append(Finding("this `dralint: ignore` comment has no line below it to cover", span,
-                                        hint="put the comment on the offending line or on the line above it", rule=MALFORMED))
+                findings.append(
+                    Finding(
+                        "this `dralint: ignore` comment has no line below it to cover",
+                        span,
+                        hint="put the comment on the offending line or on the line above it",
+                        rule=MALFORMED,
+                    )
+                )
                 continue
             covers, form = _on_line(source.path, target), f"comment on line {number}"
-        out.append(Suppression(_selectors(args.group("ids")), span, covers, "inSource", form,
-                               (args.group("reason") or "").strip(), until))
+        out.append(
+            Suppression(
+                _selectors(args.group("ids")),
+                span,
+                covers,
+                "inSource",
+                form,
+                (args.group("reason") or "").strip(),
+                until,
+            )
+        )
     return out
 
 
@@ -182,7 +210,9 @@ def _within(outer: Span) -> Callable[[Diagnostic], bool]:
     return lambda d: d.span.path == outer.path and start <= (d.span.line, d.span.column) < end
 
 
-def _annotation(obj: KubeObject, meta_path: tuple, covers: Callable[[Diagnostic], bool], what: str, findings: list[Finding]) -> Suppression | None:
+def _annotation(
+    obj: KubeObject, meta_path: tuple, covers: Callable[[Diagnostic], bool], what: str, findings: list[Finding]
+) -> Suppression | None:
     """The suppression written in the annotations at ``meta_path`` of ``obj``, if any."""
     annotations = obj.get(meta_path + ("annotations",))
     if not isinstance(annotations, dict) or IGNORE_ANNOTATION not in annotations:
@@ -194,29 +224,53 @@ def _annotation(obj: KubeObject, meta_path: tuple, covers: Callable[[Diagnostic]
     selectors = _selectors(value) if isinstance(value, str) else ()
     if not selectors or not date_ok:
         bad_path = where if not selectors else meta_path + ("annotations", UNTIL_ANNOTATION)
-        why = "it names no rule (a comma-separated string of rule ids)" if not selectors else "its date is not YYYY-MM-DD"
-        findings.append(obj.finding(bad_path, f"the {IGNORE_ANNOTATION} annotation {what} is ignored because {why}",
-                                    hint=f'{IGNORE_ANNOTATION}: "SEC001,REL002" with {UNTIL_ANNOTATION}: "2027-01-31"', rule=MALFORMED))
+        why = (
+            "it names no rule (a comma-separated string of rule ids)" if not selectors else "its date is not YYYY-MM-DD"
+        )
+        findings.append(
+            obj.finding(
+                bad_path,
+                f"the {IGNORE_ANNOTATION} annotation {what} is ignored because {why}",
+                hint=f'{IGNORE_ANNOTATION}: "SEC001,REL002" with {UNTIL_ANNOTATION}: "2027-01-31"',
+                rule=MALFORMED,
+            )
+        )
         return None
     reason = annotations.get(REASON_ANNOTATION)
-    return Suppression(selectors, obj.span(where), covers, "inSource", f"annotation {what}",
-                       str(reason).strip() if reason else "", until)
+    return Suppression(
+        selectors,
+        obj.span(where),
+        covers,
+        "inSource",
+        f"annotation {what}",
+        str(reason).strip() if reason else "",
+        until,
+    )
 
 
 def annotation_suppressions(objects: Iterable[KubeObject], findings: list[Finding]) -> list[Suppression]:
     """Suppressions from object annotations and pod-template annotations."""
     out: list[Suppression] = []
     for obj in objects:
-        def on_object(d: Diagnostic, inside: Callable[[Diagnostic], bool] = _within(obj.span(())), ref: ObjectRef = obj.ref) -> bool:
+
+        def on_object(
+            d: Diagnostic, inside: Callable[[Diagnostic], bool] = _within(obj.span(())), ref: ObjectRef = obj.ref
+        ) -> bool:
             return inside(d) or d.object == ref
+
         found = _annotation(obj, ("metadata",), on_object, f"on {obj.display}", findings)
         if found:
             out.append(found)
         for template in pod_templates(obj):
             if template.metadata_path is None:
                 continue
-            found = _annotation(obj, template.metadata_path, _within(obj.span(template.metadata_path[:-1])),
-                                f"on the pod template of {template.label}", findings)
+            found = _annotation(
+                obj,
+                template.metadata_path,
+                _within(obj.span(template.metadata_path[:-1])),
+                f"on the pod template of {template.label}",
+                findings,
+            )
             if found:
                 out.append(found)
     return out
@@ -226,32 +280,62 @@ def path_suppressions(options: LintOptions, locate: Callable[[str], Span | None]
     """Config ``per-path-ignores``: external suppressions by path glob."""
     out = []
     for pattern, selectors in options.per_path_ignores.items():
+
         def covers(d: Diagnostic, p: str = pattern) -> bool:
             return fnmatch.fnmatch(normal_path(d.span.path), p) or fnmatch.fnmatch(d.span.path, p)
+
         span = locate(pattern)
-        out.append(Suppression(tuple(selectors), span or Span("<config>", 1, 1, 1, 1), covers, "external",
-                               f"per-path-ignores {pattern!r} in the config", f"per-path-ignores: {pattern}"))
+        out.append(
+            Suppression(
+                tuple(selectors),
+                span or Span("<config>", 1, 1, 1, 1),
+                covers,
+                "external",
+                f"per-path-ignores {pattern!r} in the config",
+                f"per-path-ignores: {pattern}",
+            )
+        )
     return out
 
 
-def _meta_findings(suppressions: list[Suppression], enabled: dict[str, Rule], catalog: dict[str, Rule], today: dt.date) -> list[Finding]:
+def _meta_findings(
+    suppressions: list[Suppression], enabled: dict[str, Rule], catalog: dict[str, Rule], today: dt.date
+) -> list[Finding]:
     """Unknown, unused and expired suppressions, each at the place it is written."""
     out = []
     for sup in suppressions:
         if sup.span.path == "<config>":
             continue
         if sup.until is not None and sup.until < today:
-            out.append(Finding(f"the suppression of {', '.join(sup.selectors)} ({sup.form}) expired on {sup.until.isoformat()}; its findings are reported again",
-                               sup.span, hint="fix the findings, or extend the date if the exception still holds", rule=EXPIRED))
+            out.append(
+                Finding(
+                    f"the suppression of {', '.join(sup.selectors)} ({sup.form}) expired on {sup.until.isoformat()}; its findings are reported again",
+                    sup.span,
+                    hint="fix the findings, or extend the date if the exception still holds",
+                    rule=EXPIRED,
+                )
+            )
             continue
         for selector in sup.selectors:
             named = [r for r in catalog.values() if r.id == selector or rule_matches(r, selector)]
             if not named:
-                out.append(Finding(f"the suppression ({sup.form}) names {selector!r}, which is no dralint rule", sup.span,
-                                   hint="`dralint rules` lists the rule ids", rule=UNKNOWN_RULE))
+                out.append(
+                    Finding(
+                        f"the suppression ({sup.form}) names {selector!r}, which is no dralint rule",
+                        sup.span,
+                        hint="`dralint rules` lists the rule ids",
+                        rule=UNKNOWN_RULE,
+                    )
+                )
             elif selector not in sup.used and any(r.id in enabled for r in named):
-                out.append(Finding(f"the suppression of {selector} ({sup.form}) matches no finding; remove it so it cannot hide a future one",
-                                   sup.span, hint="delete the suppression, or move it to the line the finding is on", rule=UNUSED))
+                out.append(
+                    Finding(
+                        f"the suppression of {selector} ({sup.form}) matches no finding; remove it so it cannot hide a future one",
+                        sup.span,
+                        hint="delete the suppression, or move it to the line the finding is on",
+                        rule=UNUSED,
+                    )
+                )
     return out
 
 
@@ -262,8 +346,12 @@ def _as_rendered(diag: Diagnostic) -> Diagnostic:
     return dataclasses.replace(diag, span=diag.rendered)
 
 
-def apply(result: RunResult, options: LintOptions, today: dt.date,
-          locate_config: Callable[[str], Span | None] = lambda _: None) -> Outcome:
+def apply(
+    result: RunResult,
+    options: LintOptions,
+    today: dt.date,
+    locate_config: Callable[[str], Span | None] = lambda _: None,
+) -> Outcome:
     """Split the run's diagnostics into active and suppressed; report suppression problems."""
     catalog = load_catalog()
     findings: list[Finding] = []
@@ -282,8 +370,11 @@ def apply(result: RunResult, options: LintOptions, today: dt.date,
         suppressions.extend(comment_suppressions(source, findings, documents.get(source.path, ())))
     annotated = {path for path in named if IGNORE_ANNOTATION in result.sources[path].text}
     if annotated:
-        suppressions.extend(annotation_suppressions(
-            (o for o in result.context.objects if o.origin != "context" and o.path in annotated), findings))
+        suppressions.extend(
+            annotation_suppressions(
+                (o for o in result.context.objects if o.origin != "context" and o.path in annotated), findings
+            )
+        )
     suppressions.extend(path_suppressions(options, locate_config))
     live = [s for s in suppressions if s.until is None or s.until >= today]
     # Most runs have nothing to match: their findings (70,000 in a large run) are all active.
@@ -292,7 +383,9 @@ def apply(result: RunResult, options: LintOptions, today: dt.date,
     return Outcome(active, suppressed, findings)
 
 
-def _split(diagnostics: list[Diagnostic], live: list[Suppression], catalog: dict[str, Rule]) -> tuple[list[Diagnostic], list[Suppressed]]:
+def _split(
+    diagnostics: list[Diagnostic], live: list[Suppression], catalog: dict[str, Rule]
+) -> tuple[list[Diagnostic], list[Suppressed]]:
     """``diagnostics`` no suppression in ``live`` covers, and the ones some does, each with the
     first that does; every suppression that covers one is marked used."""
     active: list[Diagnostic] = []
@@ -301,7 +394,9 @@ def _split(diagnostics: list[Diagnostic], live: list[Suppression], catalog: dict
         hit = None
         for sup in live:
             selector = sup.selector_for(diag, catalog)
-            if selector is not None and (sup.covers(diag) or (diag.rendered is not None and sup.covers(_as_rendered(diag)))):
+            if selector is not None and (
+                sup.covers(diag) or (diag.rendered is not None and sup.covers(_as_rendered(diag)))
+            ):
                 sup.used.add(selector)
                 hit = hit or sup
         if hit is None:

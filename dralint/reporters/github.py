@@ -35,8 +35,9 @@ def _file(path: str) -> str:
     return _property(normal_path(path))
 
 
-def annotation(diag: Diagnostic, files: Mapping[str, str], titles: Mapping[tuple[str, str], str],
-               hints: Mapping[str | None, str]) -> str:
+def annotation(
+    diag: Diagnostic, files: Mapping[str, str], titles: Mapping[tuple[str, str], str], hints: Mapping[str | None, str]
+) -> str:
     """The workflow command for one finding.
 
     The texts a report repeats are escaped once each (``RepeatedTexts``): ``files`` maps a path
@@ -47,8 +48,10 @@ def annotation(diag: Diagnostic, files: Mapping[str, str], titles: Mapping[tuple
     """
     span = diag.span
     end_column = max(span.column, span.end_column - 1) if span.end_line == span.line else span.end_column
-    return (f"::{_COMMAND[diag.severity]} file={files[span.path]},line={span.line},col={span.column},endLine={span.end_line},"
-            f"endColumn={end_column},title={titles[diag.rule, diag.name]}::{_data(diag.message)}{hints[diag.hint]}")
+    return (
+        f"::{_COMMAND[diag.severity]} file={files[span.path]},line={span.line},col={span.column},endLine={span.end_line},"
+        f"endColumn={end_column},title={titles[diag.rule, diag.name]}::{_data(diag.message)}{hints[diag.hint]}"
+    )
 
 
 def render(result: RunResult, color: bool = False) -> str:

@@ -26,13 +26,24 @@ def diagnostic_dict(diag: Diagnostic) -> dict[str, Any]:
         "column": diag.span.column,
         "endLine": diag.span.end_line,
         "endColumn": diag.span.end_column,
-        "object": None if obj is None else {"apiVersion": obj.api_version, "kind": obj.kind, "namespace": obj.namespace, "name": obj.name},
+        "object": None
+        if obj is None
+        else {"apiVersion": obj.api_version, "kind": obj.kind, "namespace": obj.namespace, "name": obj.name},
         "field": diag.field,
-        "related": [{"path": r.span.path, "line": r.span.line, "column": r.span.column, "message": r.message} for r in diag.related],
+        "related": [
+            {"path": r.span.path, "line": r.span.line, "column": r.span.column, "message": r.message}
+            for r in diag.related
+        ],
     }
     if diag.rendered is not None:  # only for findings in a Helm or Kustomize render
         span = diag.rendered
-        out["rendered"] = {"path": span.path, "line": span.line, "column": span.column, "endLine": span.end_line, "endColumn": span.end_column}
+        out["rendered"] = {
+            "path": span.path,
+            "line": span.line,
+            "column": span.column,
+            "endLine": span.end_line,
+            "endColumn": span.end_column,
+        }
     return out
 
 
@@ -94,8 +105,10 @@ def _members(fields: dict[str, Any], indent: str) -> str:
 def _rule_text(key: tuple[str, str, Severity]) -> str:
     """A diagnostic's text up to its message: the opening brace, rule, name and severity."""
     rule, name, severity = key
-    return (f'    {{\n      "rule": {_text(rule)},\n      "name": {_text(name)},\n'
-            f'      "severity": "{severity.value}",\n      "message": ')
+    return (
+        f'    {{\n      "rule": {_text(rule)},\n      "name": {_text(name)},\n'
+        f'      "severity": "{severity.value}",\n      "message": '
+    )
 
 
 def _hint_text(hint: str | None) -> str:
@@ -105,16 +118,20 @@ def _hint_text(hint: str | None) -> str:
 
 def _span_text(span: Span) -> str:
     """The text from a diagnostic's path to its object."""
-    return (f'{_text(span.path)},\n      "line": {span.line!r},\n      "column": {span.column!r},\n'
-            f'      "endLine": {span.end_line!r},\n      "endColumn": {span.end_column!r},\n      "object": ')
+    return (
+        f'{_text(span.path)},\n      "line": {span.line!r},\n      "column": {span.column!r},\n'
+        f'      "endLine": {span.end_line!r},\n      "endColumn": {span.end_column!r},\n      "object": '
+    )
 
 
 def _object_text(obj: ObjectRef | None) -> str:
     """The value of a diagnostic's ``object`` member."""
     if obj is None:
         return "null"
-    return (f'{{\n        "apiVersion": {_text(obj.api_version)},\n        "kind": {_text(obj.kind)},\n'
-            f'        "namespace": {_value(obj.namespace)},\n        "name": {_text(obj.name)}\n      }}')
+    return (
+        f'{{\n        "apiVersion": {_text(obj.api_version)},\n        "kind": {_text(obj.kind)},\n'
+        f'        "namespace": {_value(obj.namespace)},\n        "name": {_text(obj.name)}\n      }}'
+    )
 
 
 def _field_text(field: str | None) -> str:
@@ -129,15 +146,38 @@ _PLAIN_END = "[]\n    }"
 def _end_text(diag: Diagnostic) -> str:
     """The value of ``related``, ``rendered`` when there is one, and the closing brace."""
     if diag.related:
-        related_text = "[\n" + ",\n".join(
-            "        {\n" + _members({"path": r.span.path, "line": r.span.line, "column": r.span.column, "message": r.message}, "          ")
-            + "\n        }" for r in diag.related) + "\n      ]"
+        related_text = (
+            "[\n"
+            + ",\n".join(
+                "        {\n"
+                + _members(
+                    {"path": r.span.path, "line": r.span.line, "column": r.span.column, "message": r.message},
+                    "          ",
+                )
+                + "\n        }"
+                for r in diag.related
+            )
+            + "\n      ]"
+        )
     else:
         related_text = "[]"
     rendered = diag.rendered
-    rendered_text = "" if rendered is None else ',\n      "rendered": {\n' + _members(
-        {"path": rendered.path, "line": rendered.line, "column": rendered.column, "endLine": rendered.end_line,
-         "endColumn": rendered.end_column}, "        ") + "\n      }"
+    rendered_text = (
+        ""
+        if rendered is None
+        else ',\n      "rendered": {\n'
+        + _members(
+            {
+                "path": rendered.path,
+                "line": rendered.line,
+                "column": rendered.column,
+                "endLine": rendered.end_line,
+                "endColumn": rendered.end_column,
+            },
+            "        ",
+        )
+        + "\n      }"
+    )
     return f"{related_text}{rendered_text}\n    }}"
 
 
@@ -164,5 +204,7 @@ def _diagnostic_texts(diagnostics: Iterable[Diagnostic]) -> Iterator[str]:
             obj = diag.object
             object_text = _object_text(obj)
         end = _PLAIN_END if not diag.related and diag.rendered is None else _end_text(diag)
-        yield (f"{rules[diag.rule, diag.name, diag.severity]}{_text(diag.message)}{hints[diag.hint]}{span_text}"
-               f"{object_text}{fields[diag.field]}{end}")
+        yield (
+            f"{rules[diag.rule, diag.name, diag.severity]}{_text(diag.message)}{hints[diag.hint]}{span_text}"
+            f"{object_text}{fields[diag.field]}{end}"
+        )

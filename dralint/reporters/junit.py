@@ -40,7 +40,9 @@ def _body(diag: Diagnostic) -> str:
 
 
 def _failure(case: ET.Element, diag: Diagnostic) -> None:
-    element = ET.SubElement(case, "failure", type=f"{diag.rule} {diag.name}", message=_clean(f"{diag.severity.value}: {diag.message}"))
+    element = ET.SubElement(
+        case, "failure", type=f"{diag.rule} {diag.name}", message=_clean(f"{diag.severity.value}: {diag.message}")
+    )
     element.text = _clean(_body(diag))
 
 
@@ -84,8 +86,13 @@ class _Owners:
         return index if start < (extent.end_line, extent.end_column) else None
 
 
-def _suite(parent: ET.Element, file: FileResult, objects: list[KubeObject], diagnostics: list[Diagnostic],
-           failing: frozenset[Severity]) -> tuple[int, int]:
+def _suite(
+    parent: ET.Element,
+    file: FileResult,
+    objects: list[KubeObject],
+    diagnostics: list[Diagnostic],
+    failing: frozenset[Severity],
+) -> tuple[int, int]:
     cases: list[tuple[str, list[Diagnostic]]] = [(obj.display, []) for obj in objects]
     loose: list[Diagnostic] = []
     owner_of = _Owners(objects)
@@ -95,7 +102,9 @@ def _suite(parent: ET.Element, file: FileResult, objects: list[KubeObject], diag
     if loose or not cases:
         cases.insert(0, ("(file)", loose))
     failures = sum(1 for _, found in cases for diag in found if diag.severity in failing)
-    suite = ET.SubElement(parent, "testsuite", name=_clean(file.path), tests=str(len(cases)), failures=str(failures), errors="0")
+    suite = ET.SubElement(
+        parent, "testsuite", name=_clean(file.path), tests=str(len(cases)), failures=str(failures), errors="0"
+    )
     for name, found in cases:
         case = ET.SubElement(suite, "testcase", classname=_clean(file.path), name=_clean(name), file=_clean(file.path))
         notes = []
@@ -113,7 +122,9 @@ def _gates(parent: ET.Element, gates: list[str]) -> None:
     """A failing test case for gates that no failing finding shows (``--min-score``)."""
     suite = ET.SubElement(parent, "testsuite", name="dralint gates", tests="1", failures="1", errors="0")
     case = ET.SubElement(suite, "testcase", classname="dralint", name="gates")
-    ET.SubElement(case, "failure", type="gate", message=_clean("; ".join(gates))).text = _clean("\n".join(f"FAILED {g}" for g in gates))
+    ET.SubElement(case, "failure", type="gate", message=_clean("; ".join(gates))).text = _clean(
+        "\n".join(f"FAILED {g}" for g in gates)
+    )
 
 
 def render(result: RunResult, color: bool = False) -> str:

@@ -67,8 +67,14 @@ def rule_descriptor(rule: Rule) -> dict[str, Any]:
 
 def _fallback_descriptor(diag: Diagnostic) -> dict[str, Any]:
     """A rule missing from the catalog still gets the fields GitHub requires."""
-    return {"id": diag.rule, "name": diag.name, "shortDescription": {"text": diag.rule}, "fullDescription": {"text": diag.rule},
-            "help": {"text": diag.rule}, "defaultConfiguration": {"level": _LEVEL[diag.severity]}}
+    return {
+        "id": diag.rule,
+        "name": diag.name,
+        "shortDescription": {"text": diag.rule},
+        "fullDescription": {"text": diag.rule},
+        "help": {"text": diag.rule},
+        "defaultConfiguration": {"level": _LEVEL[diag.severity]},
+    }
 
 
 def artifact_location(path: str, root: str) -> dict[str, Any]:
@@ -87,7 +93,12 @@ def _physical(span: Span, root: str, artifacts: dict[str, dict[str, Any]]) -> di
         artifacts[span.path] = artifact_location(span.path, root)
     return {
         "artifactLocation": artifacts[span.path],
-        "region": {"startLine": span.line, "startColumn": span.column, "endLine": span.end_line, "endColumn": span.end_column},
+        "region": {
+            "startLine": span.line,
+            "startColumn": span.column,
+            "endLine": span.end_line,
+            "endColumn": span.end_column,
+        },
     }
 
 
@@ -97,8 +108,15 @@ def _qualified_name(obj: ObjectRef, field: str | None) -> str:
     return name + (f".{field}" if field else "")
 
 
-def _result(diag: Diagnostic, index: dict[str, int], fingerprint: str | None, root: str, suppression: Suppressed | None,
-            artifacts: dict[str, dict[str, Any]], fixes: tuple[Replacement, ...] = ()) -> dict[str, Any]:
+def _result(
+    diag: Diagnostic,
+    index: dict[str, int],
+    fingerprint: str | None,
+    root: str,
+    suppression: Suppressed | None,
+    artifacts: dict[str, dict[str, Any]],
+    fixes: tuple[Replacement, ...] = (),
+) -> dict[str, Any]:
     text = diag.message + (f"\nhint: {diag.hint}" if diag.hint else "")
     out: dict[str, Any] = {
         "ruleId": diag.rule,
@@ -108,7 +126,9 @@ def _result(diag: Diagnostic, index: dict[str, int], fingerprint: str | None, ro
         "locations": [{"physicalLocation": _physical(diag.span, root, artifacts)}],
     }
     if diag.object is not None:
-        out["locations"][0]["logicalLocations"] = [{"fullyQualifiedName": _qualified_name(diag.object, diag.field), "kind": "object"}]
+        out["locations"][0]["logicalLocations"] = [
+            {"fullyQualifiedName": _qualified_name(diag.object, diag.field), "kind": "object"}
+        ]
     related = [(r.span, r.message) for r in diag.related]
     if diag.rendered is not None:
         related.append((diag.rendered, "where the finding is in the rendered output"))
@@ -122,23 +142,32 @@ def _result(diag: Diagnostic, index: dict[str, int], fingerprint: str | None, ro
     if fingerprint:
         out["partialFingerprints"] = {"primaryLocationLineHash": fingerprint, "dralint/v1": fingerprint}
     if suppression is not None:
-        out["suppressions"] = [{"kind": suppression.kind, "status": "accepted", "justification": suppression.justification}]
+        out["suppressions"] = [
+            {"kind": suppression.kind, "status": "accepted", "justification": suppression.justification}
+        ]
     if fixes:
         out["fixes"] = [_fix(diag, fixes, root, artifacts)]
     return out
 
 
-def _fix(diag: Diagnostic, replacements: tuple[Replacement, ...], root: str, artifacts: dict[str, dict[str, Any]]) -> dict[str, Any]:
+def _fix(
+    diag: Diagnostic, replacements: tuple[Replacement, ...], root: str, artifacts: dict[str, dict[str, Any]]
+) -> dict[str, Any]:
     """The edits `dralint fix` makes for ``diag``, as one SARIF fix."""
     return {
         "description": {"text": f"dralint fix --rule {diag.rule}"},
-        "artifactChanges": [{
-            "artifactLocation": _physical(diag.span, root, artifacts)["artifactLocation"],
-            "replacements": [
-                {"deletedRegion": _physical(r.region, root, artifacts)["region"], "insertedContent": {"text": r.text}}
-                for r in replacements
-            ],
-        }],
+        "artifactChanges": [
+            {
+                "artifactLocation": _physical(diag.span, root, artifacts)["artifactLocation"],
+                "replacements": [
+                    {
+                        "deletedRegion": _physical(r.region, root, artifacts)["region"],
+                        "insertedContent": {"text": r.text},
+                    }
+                    for r in replacements
+                ],
+            }
+        ],
     }
 
 
@@ -153,7 +182,9 @@ def _entries(result: RunResult) -> Iterator[tuple[Diagnostic, Suppressed | None]
         yield known, Suppressed(known, "external", "known finding, recorded in the baseline")
 
 
-def _frame(result: RunResult, entries: Iterable[tuple[Diagnostic, Suppressed | None]]) -> tuple[dict[str, Any], dict[str, int]]:
+def _frame(
+    result: RunResult, entries: Iterable[tuple[Diagnostic, Suppressed | None]]
+) -> tuple[dict[str, Any], dict[str, int]]:
     """The log with an empty ``results`` list, and each rule's index among its descriptors."""
     root = result.context.options.sarif_root
     catalog = load_catalog()
@@ -179,8 +210,10 @@ def document(result: RunResult) -> dict[str, Any]:
     root = result.context.options.sarif_root
     log, index = _frame(result, _entries(result))
     artifacts: dict[str, dict[str, Any]] = {}  # one location object per file, shared by its results
-    log["runs"][0]["results"] = [_result(d, index, result.fingerprints.get(d), root, s, artifacts, result.fixes.get(d, ()))
-                                 for d, s in _entries(result)]
+    log["runs"][0]["results"] = [
+        _result(d, index, result.fingerprints.get(d), root, s, artifacts, result.fixes.get(d, ()))
+        for d, s in _entries(result)
+    ]
     return log
 
 
@@ -212,7 +245,9 @@ def render(result: RunResult, color: bool = False) -> str:
     return "".join(chunks(result, color))
 
 
-def _result_texts(result: RunResult, entries: Iterable[tuple[Diagnostic, Suppressed | None]], index: dict[str, int]) -> Iterator[str]:
+def _result_texts(
+    result: RunResult, entries: Iterable[tuple[Diagnostic, Suppressed | None]], index: dict[str, int]
+) -> Iterator[str]:
     """Each result as ``_result`` builds it, encoded as ``_compact`` encodes it.
 
     Only the message is encoded for every finding. The rest repeats: the rule and level per
@@ -226,10 +261,18 @@ def _result_texts(result: RunResult, entries: Iterable[tuple[Diagnostic, Suppres
     prints = result.fingerprints
     fixes = result.fixes
     artifacts: dict[str, dict[str, Any]] = {}
-    heads = RepeatedTexts(lambda key: f'{{"ruleId":{_string(key[0])},"ruleIndex":{index[key[0]]},"level":"{_LEVEL[key[1]]}","message":{{"text":')
+    heads = RepeatedTexts(
+        lambda key: (
+            f'{{"ruleId":{_string(key[0])},"ruleIndex":{index[key[0]]},"level":"{_LEVEL[key[1]]}","message":{{"text":'
+        )
+    )
     hints = RepeatedTexts(lambda hint: _string(f"\nhint: {hint}")[1:] if hint else '"')
     files = RepeatedTexts(lambda path: _compact(artifact_location(path, root)))
-    silenced = RepeatedTexts(lambda why: f',"suppressions":[{{"kind":{_string(why[0])},"status":"accepted","justification":{_string(why[1])}}}]')
+    silenced = RepeatedTexts(
+        lambda why: (
+            f',"suppressions":[{{"kind":{_string(why[0])},"status":"accepted","justification":{_string(why[1])}}}]'
+        )
+    )
     span: Span | None = None
     place = ""
     obj: ObjectRef | None = None
@@ -242,13 +285,25 @@ def _result_texts(result: RunResult, entries: Iterable[tuple[Diagnostic, Suppres
             continue
         if diag.span is not span:
             span = diag.span
-            place = (f'}},"locations":[{{"physicalLocation":{{"artifactLocation":{files[span.path]},"region":{{"startLine":{span.line!r},'
-                     f'"startColumn":{span.column!r},"endLine":{span.end_line!r},"endColumn":{span.end_column!r}}}}}')
+            place = (
+                f'}},"locations":[{{"physicalLocation":{{"artifactLocation":{files[span.path]},"region":{{"startLine":{span.line!r},'
+                f'"startColumn":{span.column!r},"endLine":{span.end_line!r},"endColumn":{span.end_column!r}}}}}'
+            )
         if diag.object is not obj or diag.field != field:
             obj, field = diag.object, diag.field
-            logical = "" if obj is None else (f',"logicalLocations":[{{"fullyQualifiedName":{_string(_qualified_name(obj, field))},'
-                                              '"kind":"object"}]')
+            logical = (
+                ""
+                if obj is None
+                else (
+                    f',"logicalLocations":[{{"fullyQualifiedName":{_string(_qualified_name(obj, field))},'
+                    '"kind":"object"}]'
+                )
+            )
         fingerprint = prints.get(diag)
-        marks = f',"partialFingerprints":{{"primaryLocationLineHash":{_string(fingerprint)},"dralint/v1":{_string(fingerprint)}}}' if fingerprint else ""
+        marks = (
+            f',"partialFingerprints":{{"primaryLocationLineHash":{_string(fingerprint)},"dralint/v1":{_string(fingerprint)}}}'
+            if fingerprint
+            else ""
+        )
         quiet = "" if suppression is None else silenced[suppression.kind, suppression.justification]
         yield f"{heads[diag.rule, diag.severity]}{_string(diag.message)[:-1]}{hints[diag.hint]}{place}{logical}}}]{marks}{quiet}}}"

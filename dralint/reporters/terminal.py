@@ -17,4 +17,6 @@ def printable(text: str) -> str:
     """
     if text.isprintable():  # every character _CONTROL matches is non-printable: nothing to escape
         return text
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}", text)
+    return _CONTROL.sub(
+        lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}", text
+    )

@@ -46,7 +46,7 @@ def _excerpt(span: Span, source: SourceText, marker_color: str, paint: _Paint) -
     if line.isprintable():  # no tab, no control character: one column per character
         shown, shown_start, width = line, start, max(1, min(end, len(line)) - start)
     else:  # escaped control characters take several columns; the marker moves with them
-        underlined = line[start:max(start, min(end, len(line)))]
+        underlined = line[start : max(start, min(end, len(line)))]
         shown = printable(line).expandtabs(1)
         shown_start = len(printable(line[:start]).expandtabs(1))
         width = max(1, len(printable(underlined).expandtabs(1)))
@@ -62,9 +62,13 @@ def _notes(diag: Diagnostic, sources: Mapping[str, SourceText], paint: _Paint) -
     """The lines after the hint: where a rendered finding is in the render, related places."""
     lines = []
     if diag.rendered is not None:
-        shown = sources[diag.rendered.path].line_text(diag.rendered.line).strip() if diag.rendered.path in sources else ""
+        shown = (
+            sources[diag.rendered.path].line_text(diag.rendered.line).strip() if diag.rendered.path in sources else ""
+        )
         where = f"{diag.rendered.path}:{diag.rendered.line}:{diag.rendered.column}"
-        lines.append(f"        {paint.dim}rendered{paint.reset}: {where}" + (f": {printable(shown)}" if shown else "") + "\n")
+        lines.append(
+            f"        {paint.dim}rendered{paint.reset}: {where}" + (f": {printable(shown)}" if shown else "") + "\n"
+        )
     for related in diag.related:
         note = printable(f"{related.span.path}:{related.span.line}:{related.span.column}: {related.message}")
         lines.append(f"        {paint.dim}note{paint.reset}: {note}\n")
@@ -137,8 +141,14 @@ def prepare(color: bool = False) -> Prepare:
 
     def written(diagnostics: list[Diagnostic], sources: Mapping[str, SourceText]) -> _Prepared:
         writer = _Writer(paint, sources, hints)
-        return _Prepared(color, {severity: (tuple(run), "".join(writer.findings(severity, run)))
-                                 for severity, run in _by_severity(diagnostics).items() if run})
+        return _Prepared(
+            color,
+            {
+                severity: (tuple(run), "".join(writer.findings(severity, run)))
+                for severity, run in _by_severity(diagnostics).items()
+                if run
+            },
+        )
 
     return written
 

@@ -59,7 +59,9 @@ _DOUBLE = r'"[^"\\]*"'
 # Flow collections on one line holding only scalars ("{app: web, tier: "gpu"}", "[a, b]"): a
 # plain scalar in them also stops at flow indicators, and may hold no ':' at all (libyaml
 # versions disagree about ':' inside flow plain scalars).
-_FLOW_PLAIN = r"""(?:[^ \-?:,\[\]{}\#&*!|>'"%@`]|-(?=[^ ,\[\]{}]))[^ :,\[\]{}]*(?:\ +(?=[^ \#:,\[\]{}])[^ :,\[\]{}]*)*"""
+_FLOW_PLAIN = (
+    r"""(?:[^ \-?:,\[\]{}\#&*!|>'"%@`]|-(?=[^ ,\[\]{}]))[^ :,\[\]{}]*(?:\ +(?=[^ \#:,\[\]{}])[^ :,\[\]{}]*)*"""
+)
 _FLOW_SCALAR = rf"(?:{_FLOW_PLAIN}|{_SINGLE}|{_DOUBLE})"
 _FLOW_ENTRY = rf"{_FLOW_SCALAR}\ *:\ +{_FLOW_SCALAR}"
 _FLOW_MAP = rf"\{{\ *(?:{_FLOW_ENTRY}\ *(?:,\ *{_FLOW_ENTRY}\ *)*)?\}}"
@@ -145,7 +147,9 @@ def _flow(line: str, start: int, end: int) -> tuple[int, tuple[tuple[Any, ...], 
     (key, style, start, end, value, style, start, end) per entry, for a list (value, style,
     start, end) per item."""
     if line[start] == "[":
-        return _FLOW_LIST, tuple((*_scalar(m.group()), m.start(), m.end()) for m in _SEQ_ITEM.finditer(line, start + 1, end - 1))
+        return _FLOW_LIST, tuple(
+            (*_scalar(m.group()), m.start(), m.end()) for m in _SEQ_ITEM.finditer(line, start + 1, end - 1)
+        )
     entries = []
     seen: set[str] = set()
     for m in _MAP_ENTRY.finditer(line, start + 1, end - 1):
@@ -159,7 +163,9 @@ def _flow(line: str, start: int, end: int) -> tuple[int, tuple[tuple[Any, ...], 
     return _FLOW_DICT, tuple(entries)
 
 
-def _flow_value(kind: int, entries: tuple[tuple[Any, ...], ...], line: int, start: int, end: int, positions: bool) -> Any:
+def _flow_value(
+    kind: int, entries: tuple[tuple[Any, ...], ...], line: int, start: int, end: int, positions: bool
+) -> Any:
     """A fresh container for a flow collection ``_flow`` parsed or, with ``positions``, its position."""
     if kind == _FLOW_LIST:
         if not positions:
@@ -167,8 +173,10 @@ def _flow_value(kind: int, entries: tuple[tuple[Any, ...], ...], line: int, star
         return (line, start, line, end, None, [(line, s, line, e, style) for _, style, s, e in entries])
     if not positions:
         return {key: value for key, _, _, _, value, _, _, _ in entries}
-    children = {key: mapping_entry(key, (line, ks, line, ke, kstyle), (line, vs, line, ve, vstyle))
-                for key, kstyle, ks, ke, _, vstyle, vs, ve in entries}
+    children = {
+        key: mapping_entry(key, (line, ks, line, ke, kstyle), (line, vs, line, ve, vstyle))
+        for key, kstyle, ks, ke, _, vstyle, vs, ve in entries
+    }
     return (line, start, line, end, None, children)
 
 
@@ -211,7 +219,22 @@ def _parse_line(line: str) -> tuple[Any, ...]:
             kind = _SCALAR
             value, style = _scalar(raw)
     simple = kind == _SCALAR and key is not None and not dashes
-    return (simple, indent, dashes, key, key_start, key_end, key_style, short_key, colon_end, kind, value, start, end, style)
+    return (
+        simple,
+        indent,
+        dashes,
+        key,
+        key_start,
+        key_end,
+        key_style,
+        short_key,
+        colon_end,
+        kind,
+        value,
+        start,
+        end,
+        style,
+    )
 
 
 # An open block mapping or sequence is a list (this loop runs once per line of a 100 MB
@@ -378,7 +401,11 @@ def _document(lines: list[str], first: int, end: tuple[int, int], max_depth: int
     def close(line: int, col: int) -> None:
         nonlocal root
         frame = stack.pop()
-        item = (frame[_START_LINE], frame[_START_COL], line, col, None, frame[_CONTAINER]) if positions else frame[_CONTAINER]
+        item = (
+            (frame[_START_LINE], frame[_START_COL], line, col, None, frame[_CONTAINER])
+            if positions
+            else frame[_CONTAINER]
+        )
         if stack:
             _put(stack[-1], item)
         else:
@@ -398,12 +425,31 @@ def _document(lines: list[str], first: int, end: tuple[int, int], max_depth: int
                 parsed = _parsed(text)
             if not parsed:
                 continue
-            simple, col, dashes, key, key_start, key_end, key_style, short_key, colon_end, kind, value, start, stop, style = parsed
+            (
+                simple,
+                col,
+                dashes,
+                key,
+                key_start,
+                key_end,
+                key_style,
+                short_key,
+                colon_end,
+                kind,
+                value,
+                start,
+                stop,
+                style,
+            ) = parsed
             item = value  # what a scalar puts in its collection
             if positions and kind == _SCALAR:
                 item = (number, start, number, stop, style)
                 if key is not None:  # "key: value": its ``mapping_entry``, whichever way it is filed
-                    item = (number, key_start, item) if short_key else ((number, key_start, number, key_end, key_style), item)
+                    item = (
+                        (number, key_start, item)
+                        if short_key
+                        else ((number, key_start, number, key_end, key_style), item)
+                    )
             top = stack[-1] if stack else None
             if simple and top is not None and top[_COL] == col and top[_PENDING] is None and top[_IS_MAP]:
                 # The usual line, "key: value" going on with the mapping above it, in one step
@@ -412,13 +458,19 @@ def _document(lines: list[str], first: int, end: tuple[int, int], max_depth: int
                     raise Declined("a duplicate key")
                 top[_CONTAINER][key] = item
                 continue
-            if top is not None and top[_PENDING] is not None and (col > top[_COL] or (col == top[_COL] and dashes and top[_IS_MAP])):
+            if (
+                top is not None
+                and top[_PENDING] is not None
+                and (col > top[_COL] or (col == top[_COL] and dashes and top[_IS_MAP]))
+            ):
                 opens, with_key, indentless = dashes, True, col == top[_COL]  # the block an open slot waits for
             else:
                 if top is not None:
                     if top[_PENDING] is not None:
                         _put_empty(top, positions)
-                    while stack and (stack[-1][_COL] > col or (stack[-1][_INDENTLESS] and stack[-1][_COL] == col and not dashes)):
+                    while stack and (
+                        stack[-1][_COL] > col or (stack[-1][_INDENTLESS] and stack[-1][_COL] == col and not dashes)
+                    ):
                         close(number, col)
                     top = stack[-1] if stack else None
                 indentless = False
@@ -454,8 +506,19 @@ def _document(lines: list[str], first: int, end: tuple[int, int], max_depth: int
                 if kind == _SCALAR:  # a mapping that starts with "key: value" (often "- name: x"), in one step
                     stack.append([True, key_start, {key: item}, number, key_start, False, key, None, None])
                     continue
-                stack.append([True, key_start, {}, number, key_start, False, key,
-                              _entry_head(number, key_start, key_end, key_style, short_key) if positions else None, (number, colon_end)])
+                stack.append(
+                    [
+                        True,
+                        key_start,
+                        {},
+                        number,
+                        key_start,
+                        False,
+                        key,
+                        _entry_head(number, key_start, key_end, key_style, short_key) if positions else None,
+                        (number, colon_end),
+                    ]
+                )
             if kind:
                 if not stack:
                     raise Declined("a scalar or flow root")
@@ -532,8 +595,14 @@ def _lines(text: str, start: int, stop: int) -> list[str]:
 _DEPTH_MARGIN = 8
 
 
-def read(text: str, add: Callable[[Any, Segment], None], *, max_depth: int,
-         add_items: Callable[[Iterator[tuple[Any, Segment]]], None] | None = None, until: int | None = None) -> tuple[int, str | None]:
+def read(
+    text: str,
+    add: Callable[[Any, Segment], None],
+    *,
+    max_depth: int,
+    add_items: Callable[[Iterator[tuple[Any, Segment]]], None] | None = None,
+    until: int | None = None,
+) -> tuple[int, str | None]:
     """Read the documents of ``text`` from the start, handing the data and ``Segment`` of each
     to ``add``, until one is declined or the document at ``until`` is reached. Returns (offset
     where libyaml must take over, why), or (len(text), None) when every document was read.
@@ -557,9 +626,17 @@ def read(text: str, add: Callable[[Any, Segment], None], *, max_depth: int,
     return read_documents(text, starts, stops, 0, add, max_depth=max_depth, add_items=add_items, until=until)
 
 
-def read_documents(text: str, starts: list[int], stops: list[int], line: int, add: Callable[[Any, Segment], None], *,
-                   max_depth: int, add_items: Callable[[Iterator[tuple[Any, Segment]]], None] | None = None,
-                   until: int | None = None) -> tuple[int, str | None]:
+def read_documents(
+    text: str,
+    starts: list[int],
+    stops: list[int],
+    line: int,
+    add: Callable[[Any, Segment], None],
+    *,
+    max_depth: int,
+    add_items: Callable[[Iterator[tuple[Any, Segment]]], None] | None = None,
+    until: int | None = None,
+) -> tuple[int, str | None]:
     """``read`` over the documents with these bounds, a stretch of ``text`` (``eligible``)
     whose first line is file line ``line``: the loader reads the stretches of a large file in
     several processes (``dralint.yaml.loader.pieces``). Returns (offset where the reader
@@ -637,7 +714,9 @@ def stretches(text: str, size: int, max_depth: int) -> list[DocumentRun | ItemRu
 
     def gather(last: int) -> None:
         if last > first:
-            out.append(DocumentRun(starts[first:last], stops[first:last], first_line, max(first - empty_prelude, 0), whole))
+            out.append(
+                DocumentRun(starts[first:last], stops[first:last], first_line, max(first - empty_prelude, 0), whole)
+            )
 
     for number, (start, stop) in enumerate(zip(starts, stops)):
         next_line = line + text.count("\n", start, stop)
@@ -650,7 +729,9 @@ def stretches(text: str, size: int, max_depth: int) -> list[DocumentRun | ItemRu
         if items is not None:  # the documents before it, then its items in runs
             gather(number)
             parts = -(-(stop - start) // size)  # rounded up
-            out.extend(ItemRun(run, item, number - empty_prelude, whole) for item, run in split_items(text, items, parts))
+            out.extend(
+                ItemRun(run, item, number - empty_prelude, whole) for item, run in split_items(text, items, parts)
+            )
             first, first_line = number + 1, next_line
         elif number == len(starts) - 1 or stop - starts[first] >= size:
             gather(number + 1)
@@ -706,7 +787,10 @@ def _item_lines(column: int) -> tuple[re.Pattern[str], re.Pattern[str]]:
     found = _ITEM_LINES.get(column)
     if found is None:
         item = rf" {{{column}}}-(?:[ \r\n]|\Z)"  # an item's line after its line break
-        found = _ITEM_LINES[column] = (re.compile("\n" + item), re.compile(rf"\n(?!{item})(?= {{0,{column}}}[^ #\r\n])"))
+        found = _ITEM_LINES[column] = (
+            re.compile("\n" + item),
+            re.compile(rf"\n(?!{item})(?= {{0,{column}}}[^ #\r\n])"),
+        )
     return found
 
 
@@ -768,13 +852,20 @@ def list_items(text: str, segment: Segment, max_depth: int) -> ListItems | None:
     layout = list_layout(text, start, stop)
     if layout is None:
         return None
-    header = _document(_lines(text, start, layout.key_end) + text[layout.stop:stop].split("\n"), segment.line, segment.end,
-                       max_depth - _DEPTH_MARGIN, False)
+    header = _document(
+        _lines(text, start, layout.key_end) + text[layout.stop : stop].split("\n"),
+        segment.line,
+        segment.end,
+        max_depth - _DEPTH_MARGIN,
+        False,
+    )
     kind = header.get("kind") if isinstance(header, dict) else None
     if not (isinstance(kind, str) and kind.endswith("List") and header["items"] is None):
         return None
     closed = (segment.line + text.count("\n", start, layout.stop), 0) if layout.stop < stop else segment.end
-    return ListItems(layout.items + [layout.stop], segment.line + text.count("\n", start, layout.items[0]), layout.column, closed)
+    return ListItems(
+        layout.items + [layout.stop], segment.line + text.count("\n", start, layout.items[0]), layout.column, closed
+    )
 
 
 def split_items(text: str, items: ListItems, parts: int) -> list[tuple[int, ListItems]]:
@@ -804,5 +895,8 @@ def read_items(text: str, items: ListItems, max_depth: int) -> Iterator[tuple[An
         item_start, item_stop = bounds[index], bounds[index + 1]
         next_line = line + text.count("\n", item_start, item_stop)
         item = Segment(item_start, item_stop, line, items.closed if index == last else (next_line, column), True)
-        yield _document(_lines(text, item_start, item_stop), line, item.end, max_depth - _DEPTH_MARGIN - 1, False)[0], item
+        yield (
+            _document(_lines(text, item_start, item_stop), line, item.end, max_depth - _DEPTH_MARGIN - 1, False)[0],
+            item,
+        )
         line = next_line

@@ -182,7 +182,9 @@ class Document:
 
     __slots__ = ("source", "index", "finite", "item", "_data", "_root", "_frozen", "_derived", "_expanded")
 
-    def __init__(self, source: SourceText, index: int, data: Any, root: Pos, finite: bool = False, item: int | None = None):
+    def __init__(
+        self, source: SourceText, index: int, data: Any, root: Pos, finite: bool = False, item: int | None = None
+    ):
         self.source = source
         self.index = index
         self.finite = finite
@@ -461,9 +463,7 @@ class _Builder:
         return (start.line, start.column, end.line, end.column, getattr(event, "style", None))
 
     def _problem(self, kind: str, message: str, pos: Pos, related: tuple = ()) -> None:
-        self.problems.append(
-            YamlProblem(kind, message, pos[0], pos[1], pos[2], pos[3], related)
-        )
+        self.problems.append(YamlProblem(kind, message, pos[0], pos[1], pos[2], pos[3], related))
 
     def _add(self, value: Any, pos: Pos, size: int, node_is_key_ok: bool) -> None:
         """Attach a finished node to its parent (or make it the root)."""
@@ -557,8 +557,14 @@ class _Builder:
                 self.incomplete.add(ev.anchor)
                 self.anchors[ev.anchor] = (container, 0, None)
             frame = _Frame(container, positions, ev.anchor, ev.start_mark, bool(ev.flow_style))
-            if (self.spill is not None and len(self.stack) == 1 and self.stack[0].key == "items" and not ev.anchor
-                    and cls is SequenceStartEvent and self.spill.frame is None):
+            if (
+                self.spill is not None
+                and len(self.stack) == 1
+                and self.stack[0].key == "items"
+                and not ev.anchor
+                and cls is SequenceStartEvent
+                and self.spill.frame is None
+            ):
                 self.spill.frame = frame  # the root's items: perhaps a List's (see ``_Spill``)
             self.stack.append(frame)
         elif cls is MappingEndEvent or cls is SequenceEndEvent:
@@ -620,9 +626,8 @@ class _Builder:
 _SKIP_ENTRY = object()
 
 
-
-
 # --- reading a whole stream, with recovery after syntax errors ---------------------------
+
 
 def _plain_reason(error: yaml.MarkedYAMLError, at_char: str) -> tuple[str, str]:
     """Return (kind, message) for a libyaml error in words a manifest author knows."""
@@ -635,12 +640,10 @@ def _plain_reason(error: yaml.MarkedYAMLError, at_char: str) -> tuple[str, str]:
     hints = {
         "mapping values are not allowed": "a ':' appears where no mapping can start "
         "(check the indentation, or quote a value that contains ': ')",
-        "could not find expected ':'": "a key is missing its ':' (or the previous line is "
-        "indented wrongly)",
+        "could not find expected ':'": "a key is missing its ':' (or the previous line is indented wrongly)",
         "did not find expected key": "this line is not indented like its siblings",
         "did not find expected '-' indicator": "a list item is not indented like the others",
-        "found unexpected end of stream": "the file ends inside an unfinished value (an "
-        "unclosed quote or bracket)",
+        "found unexpected end of stream": "the file ends inside an unfinished value (an unclosed quote or bracket)",
         "found undefined alias": "an alias refers to an anchor that was never defined",
         "did not find expected <document start>": "the document has already ended here (its "
         "one root value is complete), so more content must start a new document with '---'",
@@ -666,7 +669,9 @@ def _after_end_marker(source: SourceText, error: yaml.MarkedYAMLError, line: int
                 "content after a document end marker ('...' ends a YAML document; it is not an "
                 f"ellipsis) must start a new document with '---': {problem}"
             )
-            return YamlProblem("syntax", message, line, column, line, column + 1, ((number, 0, "the previous document ends here"),))
+            return YamlProblem(
+                "syntax", message, line, column, line, column + 1, ((number, 0, "the previous document ends here"),)
+            )
     return None
 
 
@@ -761,12 +766,21 @@ def load(source: SourceText, sink: Callable[[Document], None] | None = None, *, 
     too_large = _too_large(text)
     base = 0
     if not prefiltered:  # finite: the fast reader declines a document with NaN or an infinity
-        base, _ = blockfast.read(text, partial(out.add_read, source), max_depth=MAX_DEPTH,
-                                 add_items=partial(out.add_items, source) if lists else None,
-                                 until=next(iter(too_large), None))
+        base, _ = blockfast.read(
+            text,
+            partial(out.add_read, source),
+            max_depth=MAX_DEPTH,
+            add_items=partial(out.add_items, source) if lists else None,
+            until=next(iter(too_large), None),
+        )
         if base == len(text):
             return LoadResult(source, documents, problems)
-    odd_breaks = "\x85" in text or "\u2028" in text or "\u2029" in text or ("\r" in text and blockfast.LONE_CR.search(text) is not None)
+    odd_breaks = (
+        "\x85" in text
+        or "\u2028" in text
+        or "\u2029" in text
+        or ("\r" in text and blockfast.LONE_CR.search(text) is not None)
+    )
     end = len(text)
     while True:
         while base in too_large:  # skipped unread, counted as a document; libyaml reads on
@@ -836,8 +850,15 @@ def load_piece(source: SourceText, piece: Piece, sink: Callable[[Document], None
         except blockfast.Declined:
             return None
         return 1 if piece.first == 0 else 0
-    stopped, _ = blockfast.read_documents(text, piece.starts, piece.stops, piece.line, partial(out.add_read, source),
-                                          max_depth=MAX_DEPTH, add_items=partial(out.add_items, source))
+    stopped, _ = blockfast.read_documents(
+        text,
+        piece.starts,
+        piece.stops,
+        piece.line,
+        partial(out.add_read, source),
+        max_depth=MAX_DEPTH,
+        add_items=partial(out.add_items, source),
+    )
     return out.count - piece.document if stopped == piece.stops[-1] else None
 
 
@@ -883,9 +904,15 @@ def _list_layout(text: str, start: int, stop: int) -> blockfast.ListLayout | Non
 def _too_large_problem(source: SourceText, start: int, stop: int, is_list: bool) -> YamlProblem:
     line, _ = source.line_col(start)
     what = ", a List with an item over the limit" if is_list else ""
-    return YamlProblem("too-large", f"this document is {(stop - start) / 2**20:.1f} MiB{what}; a document or List item may have "
-                       f"{MAX_DOCUMENT_CHARS // 2**20} MiB (the API server accepts objects of up to 3 MiB), so it was skipped unread",
-                       line, 0, line, len(source.line_text(line + 1)))
+    return YamlProblem(
+        "too-large",
+        f"this document is {(stop - start) / 2**20:.1f} MiB{what}; a document or List item may have "
+        f"{MAX_DOCUMENT_CHARS // 2**20} MiB (the API server accepts objects of up to 3 MiB), so it was skipped unread",
+        line,
+        0,
+        line,
+        len(source.line_text(line + 1)),
+    )
 
 
 class _Documents:
@@ -937,7 +964,12 @@ class _Documents:
 
 def _is_list(data: Any) -> bool:
     """A ``kind: List`` (or ``PodList`` and the like) with a sequence of items."""
-    return isinstance(data, dict) and isinstance(data.get("items"), list) and isinstance(data.get("kind"), str) and data["kind"].endswith("List")
+    return (
+        isinstance(data, dict)
+        and isinstance(data.get("items"), list)
+        and isinstance(data.get("kind"), str)
+        and data["kind"].endswith("List")
+    )
 
 
 def _cut_list(document: Document) -> list[Document] | None:
@@ -946,8 +978,10 @@ def _cut_list(document: Document) -> list[Document] | None:
     if not (_is_list(data) and data["items"]):
         return None
     entry = document._walk(("items",))[0]
-    return [Document(document.source, document.index, item, pos, document.finite, number)
-            for number, (item, pos) in enumerate(zip(data["items"], entry[5]))]
+    return [
+        Document(document.source, document.index, item, pos, document.finite, number)
+        for number, (item, pos) in enumerate(zip(data["items"], entry[5]))
+    ]
 
 
 def _parse_segment(
@@ -993,11 +1027,15 @@ def _parse_segment(
         line, column = where.point(mark.line, mark.column) if mark else where.point(0, 0)
         offset = mark.index if mark else 0
         kind, message = _plain_reason(error, text[offset : offset + 1])
-        problems.append(_after_end_marker(source, error, line, column) or YamlProblem(kind, message, line, column, line, column + 1))
+        problems.append(
+            _after_end_marker(source, error, line, column) or YamlProblem(kind, message, line, column, line, column + 1)
+        )
         return line, needs_strict or (builder is not None and builder.needs_strict)
     except yaml.YAMLError as error:  # reader errors: control characters and the like
         # libyaml reads UTF-8, so the reader reports a byte offset: count characters instead.
-        position = len(text.encode("utf-8", "surrogatepass")[: getattr(error, "position", 0) or 0].decode("utf-8", "ignore"))
+        position = len(
+            text.encode("utf-8", "surrogatepass")[: getattr(error, "position", 0) or 0].decode("utf-8", "ignore")
+        )
         line, column = source.line_col(base_offset + position)
         problems.append(YamlProblem("syntax", str(error).splitlines()[0], line, column, line, column + 1))
         return line, needs_strict or (builder is not None and builder.needs_strict)
@@ -1008,7 +1046,11 @@ def _parse_segment(
 
 def _finish(source: SourceText, builder: _Builder, where: _Relocate, index: int) -> Document:
     """Make a Document, moving positions from libyaml's coordinates to file positions."""
-    root = builder.root_pos if where.identity else where.tree(builder.root_pos, set() if builder.spill is None else builder.spill.moved)
+    root = (
+        builder.root_pos
+        if where.identity
+        else where.tree(builder.root_pos, set() if builder.spill is None else builder.spill.moved)
+    )
     return Document(source, index, builder.root, root, not builder.non_finite)
 
 
@@ -1098,9 +1140,24 @@ def _block_scalar(raw: str, base: int, folded: bool) -> tuple[list[str], list[in
 
 
 _ESCAPES = {
-    "0": "\0", "a": "\a", "b": "\b", "t": "\t", "\t": "\t", "n": "\n", "v": "\v", "f": "\f",
-    "r": "\r", "e": "\x1b", " ": " ", '"': '"', "/": "/", "\\": "\\", "N": "\x85",
-    "_": "\xa0", "L": "\u2028", "P": "\u2029",
+    "0": "\0",
+    "a": "\a",
+    "b": "\b",
+    "t": "\t",
+    "\t": "\t",
+    "n": "\n",
+    "v": "\v",
+    "f": "\f",
+    "r": "\r",
+    "e": "\x1b",
+    " ": " ",
+    '"': '"',
+    "/": "/",
+    "\\": "\\",
+    "N": "\x85",
+    "_": "\xa0",
+    "L": "\u2028",
+    "P": "\u2029",
 }
 _HEX_LEN = {"x": 2, "u": 4, "U": 8}
 

@@ -26,7 +26,14 @@ def type_name(value: object) -> str:
     """How a message names the type of a parsed value: ``an integer``, ``a mapping``, ``null``."""
     if value is None:
         return "null"
-    names = {bool: "a boolean", int: "an integer", float: "a number", str: "a string", list: "a list", dict: "a mapping"}
+    names = {
+        bool: "a boolean",
+        int: "an integer",
+        float: "a number",
+        str: "a string",
+        list: "a list",
+        dict: "a mapping",
+    }
     return names.get(type(value), f"a {type(value).__name__} value")
 
 

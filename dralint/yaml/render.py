@@ -62,8 +62,14 @@ class RenderedSource(SourceFile):
 
     __slots__ = ("origins", "files", "generated")
 
-    def __init__(self, path: str, text: str, origins: tuple[Origin, ...] = (), files: tuple[SourceFile, ...] = (),
-                 generated: bool = True) -> None:
+    def __init__(
+        self,
+        path: str,
+        text: str,
+        origins: tuple[Origin, ...] = (),
+        files: tuple[SourceFile, ...] = (),
+        generated: bool = True,
+    ) -> None:
         super().__init__(path, text)
         self.origins = origins
         self.files = files
@@ -94,8 +100,10 @@ class RenderUnit(NamedTuple):
     def metadata_file(self) -> str:
         if self.tool == "helm":
             return os.path.join(self.root, CHART_FILE)
-        return next((os.path.join(self.root, n) for n in KUSTOMIZATION_FILES if os.path.isfile(os.path.join(self.root, n))),
-                    os.path.join(self.root, KUSTOMIZATION_FILES[0]))
+        return next(
+            (os.path.join(self.root, n) for n in KUSTOMIZATION_FILES if os.path.isfile(os.path.join(self.root, n))),
+            os.path.join(self.root, KUSTOMIZATION_FILES[0]),
+        )
 
 
 class RenderPlan:
@@ -110,6 +118,7 @@ class RenderPlan:
 
 
 # --- finding charts and overlays -----------------------------------------------------------------
+
 
 def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
@@ -137,7 +146,11 @@ def kustomization_refs(path: str) -> list[str]:
         if isinstance(data.get(key), list):
             names.extend(entry.get("path") for entry in data[key] if isinstance(entry, dict))
     base = os.path.dirname(os.path.realpath(path))
-    return [os.path.realpath(os.path.join(base, n)) for n in names if isinstance(n, str) and "://" not in n and "\n" not in n]
+    return [
+        os.path.realpath(os.path.join(base, n))
+        for n in names
+        if isinstance(n, str) and "://" not in n and "\n" not in n
+    ]
 
 
 def plan(files: Iterable[str]) -> RenderPlan:
@@ -158,7 +171,9 @@ def plan(files: Iterable[str]) -> RenderPlan:
         real = os.path.realpath(path)
         if any(_inside(real, chart) and not _inside(real, os.path.join(chart, "crds")) for chart in real_charts):
             out.owned.add(real)
-    kustomizations = [f for f in files if os.path.basename(f) in KUSTOMIZATION_FILES and os.path.realpath(f) not in out.owned]
+    kustomizations = [
+        f for f in files if os.path.basename(f) in KUSTOMIZATION_FILES and os.path.realpath(f) not in out.owned
+    ]
     referenced: set[str] = set()
     for path in kustomizations:
         out.owned.add(os.path.realpath(path))
@@ -166,12 +181,16 @@ def plan(files: Iterable[str]) -> RenderPlan:
         referenced.update(refs)
         out.owned.update(refs)
     out.units = [RenderUnit("helm", root) for root in chart_roots]
-    out.units += [RenderUnit("kustomize", os.path.dirname(k) or ".") for k in kustomizations
-                  if os.path.realpath(os.path.dirname(k) or ".") not in referenced]
+    out.units += [
+        RenderUnit("kustomize", os.path.dirname(k) or ".")
+        for k in kustomizations
+        if os.path.realpath(os.path.dirname(k) or ".") not in referenced
+    ]
     return out
 
 
 # --- running the tools -----------------------------------------------------------------------------
+
 
 def _issue(unit: RenderUnit, kind: str, message: str) -> RenderIssue:
     path = unit.metadata_file
@@ -189,16 +208,30 @@ def _run(command: list[str], unit: RenderUnit) -> str | RenderIssue:
     import subprocess
 
     try:
-        done = subprocess.run(command, capture_output=True, encoding="utf-8", errors="replace", timeout=RENDER_TIMEOUT_SECONDS,
-                              stdin=subprocess.DEVNULL)
+        done = subprocess.run(
+            command,
+            capture_output=True,
+            encoding="utf-8",
+            errors="replace",
+            timeout=RENDER_TIMEOUT_SECONDS,
+            stdin=subprocess.DEVNULL,
+        )
     except subprocess.TimeoutExpired:
-        return _issue(unit, "render-failed", f"`{' '.join(command[:2])}` did not finish within {RENDER_TIMEOUT_SECONDS} s; {unit.root} was not linted")
+        return _issue(
+            unit,
+            "render-failed",
+            f"`{' '.join(command[:2])}` did not finish within {RENDER_TIMEOUT_SECONDS} s; {unit.root} was not linted",
+        )
     except OSError as error:
-        return _issue(unit, "render-failed", f"cannot run {command[0]}: {error.strerror or error}; {unit.root} was not linted")
+        return _issue(
+            unit, "render-failed", f"cannot run {command[0]}: {error.strerror or error}; {unit.root} was not linted"
+        )
     if done.returncode != 0:
         errors = [line.strip() for line in done.stderr.splitlines() if line.strip()]
         reason = errors[-1] if errors else f"exit status {done.returncode}"
-        return _issue(unit, "render-failed", f"`{' '.join(command[:2])}` failed for {unit.root}: {reason.removeprefix('Error: ')}")
+        return _issue(
+            unit, "render-failed", f"`{' '.join(command[:2])}` failed for {unit.root}: {reason.removeprefix('Error: ')}"
+        )
     return done.stdout
 
 
@@ -222,10 +255,13 @@ def render_chart(unit: RenderUnit, settings: ChartSettings, helm: str = "helm") 
 
     binary = shutil.which(helm)
     if binary is None:
-        return _issue(unit, "renderer-missing",
-                      f"{unit.root} is a Helm chart and `{helm}` is not on PATH, so it was not rendered or linted; "
-                      f"install helm (https://helm.sh/docs/intro/install/) or pipe the render: "
-                      f"helm template {unit.root} | dralint lint -")
+        return _issue(
+            unit,
+            "renderer-missing",
+            f"{unit.root} is a Helm chart and `{helm}` is not on PATH, so it was not rendered or linted; "
+            f"install helm (https://helm.sh/docs/intro/install/) or pipe the render: "
+            f"helm template {unit.root} | dralint lint -",
+        )
     command = [binary, "template", settings.release, unit.root]
     if settings.namespace:
         command += ["--namespace", settings.namespace]
@@ -293,7 +329,9 @@ def _chart_dirs(root: str, depth: int) -> list[str]:
     out = []
     for directory, subdirs, names in os.walk(root):
         level = 0 if directory == root else os.path.relpath(directory, root).count(os.sep) + 1
-        subdirs[:] = [] if level >= depth else sorted(d for d in subdirs if d not in SKIPPED_DIRS and not d.startswith("."))
+        subdirs[:] = (
+            [] if level >= depth else sorted(d for d in subdirs if d not in SKIPPED_DIRS and not d.startswith("."))
+        )
         if CHART_FILE in names:
             out.append(os.path.normpath(directory))
     return out
@@ -330,10 +368,13 @@ def render_overlay(unit: RenderUnit) -> RenderedSource | RenderIssue:
     """
     command = kustomize_command()
     if command is None:
-        return _issue(unit, "renderer-missing",
-                      f"{unit.root} is a Kustomize overlay and neither `kustomize` nor `kubectl` is on PATH, so it was not "
-                      f"built or linted; install kustomize (https://kubectl.docs.kubernetes.io/installation/kustomize/) "
-                      f"or pipe the build: kustomize build {unit.root} | dralint lint -")
+        return _issue(
+            unit,
+            "renderer-missing",
+            f"{unit.root} is a Kustomize overlay and neither `kustomize` nor `kubectl` is on PATH, so it was not "
+            f"built or linted; install kustomize (https://kubectl.docs.kubernetes.io/installation/kustomize/) "
+            f"or pipe the build: kustomize build {unit.root} | dralint lint -",
+        )
     import tempfile
 
     with tempfile.TemporaryDirectory(prefix="dralint-kustomize-") as wrapper:
@@ -359,15 +400,24 @@ def _overlay_render(unit: RenderUnit, output: str, wrapper: str) -> RenderedSour
         if not raw.strip():
             continue
         data = _safe(raw)
-        annotations = (data.get("metadata") or {}).get("annotations") if isinstance(data, dict) and isinstance(data.get("metadata"), dict) else None
+        annotations = (
+            (data.get("metadata") or {}).get("annotations")
+            if isinstance(data, dict) and isinstance(data.get("metadata"), dict)
+            else None
+        )
         annotations = annotations if isinstance(annotations, dict) else {}
         text = strip_build_metadata(raw)
         count = text.count("\n") + (0 if text.endswith("\n") else 1)
         source = _origin_path(annotations.get(_ORIGIN_KEYS[0]), wrapper)
         patches = _patch_files(annotations.get(_ORIGIN_KEYS[1]), wrapper, data)
-        origins.append(Origin(line, line + count - 1,
-                              _shown(source, unit) if source else None,
-                              tuple(_shown(p, unit) for p in patches)))
+        origins.append(
+            Origin(
+                line,
+                line + count - 1,
+                _shown(source, unit) if source else None,
+                tuple(_shown(p, unit) for p in patches),
+            )
+        )
         texts.append(text if text.endswith("\n") else text + "\n")
         line += count + 1
     rendered = "---\n".join(texts)
@@ -443,5 +493,5 @@ def _drop_empty_annotations(text: str) -> str:
             in_metadata = line.startswith("metadata:")
         following = lines[index + 1] if index + 1 < len(lines) else ""
         if in_metadata and line == "  annotations:" and not following.startswith("    "):
-            return "\n".join(lines[:index] + lines[index + 1:])
+            return "\n".join(lines[:index] + lines[index + 1 :])
     return text

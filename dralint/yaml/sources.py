@@ -17,7 +17,9 @@ from typing import BinaryIO, Iterator
 #: Files larger than this are reported and skipped: no real manifest comes near it.
 MAX_FILE_BYTES = 256 * 1024 * 1024
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
-SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", ".venv", "venv", ".tox", "__pycache__", ".mypy_cache", ".pytest_cache"})
+SKIPPED_DIRS = frozenset(
+    {".git", ".hg", ".svn", "node_modules", ".venv", "venv", ".tox", "__pycache__", ".mypy_cache", ".pytest_cache"}
+)
 _HELM_RE = re.compile(r"\{\{-?\s")
 
 
@@ -72,7 +74,10 @@ class UnreadFile:
 def _excluded(path: str, patterns: list[str]) -> bool:
     name = os.path.basename(path)
     normal = path[2:] if path.startswith("./") else path
-    return any(fnmatch.fnmatch(normal, p) or fnmatch.fnmatch(name, p) or fnmatch.fnmatch(normal, p.rstrip("/") + "/*") for p in patterns)
+    return any(
+        fnmatch.fnmatch(normal, p) or fnmatch.fnmatch(name, p) or fnmatch.fnmatch(normal, p.rstrip("/") + "/*")
+        for p in patterns
+    )
 
 
 def _is_virtualenv(directory: str) -> bool:
@@ -156,7 +161,9 @@ def _walk(root: str, exclude: list[str], seen_files: set[str]) -> Iterator[str |
         stack.extend(reversed(subdirs))
 
 
-def read(path: str, stdin: BinaryIO | None = None, stdin_name: str = "<stdin>", max_bytes: int = MAX_FILE_BYTES) -> SourceFile | FileIssue:
+def read(
+    path: str, stdin: BinaryIO | None = None, stdin_name: str = "<stdin>", max_bytes: int = MAX_FILE_BYTES
+) -> SourceFile | FileIssue:
     """Read and decode one file, or say why it cannot be linted."""
     display = stdin_name if path == "-" else path
     try:
@@ -183,7 +190,9 @@ def read(path: str, stdin: BinaryIO | None = None, stdin_name: str = "<stdin>", 
 
 
 def _too_large(display: str, max_bytes: int) -> FileIssue:
-    return FileIssue(display, "too-large", f"{display} is larger than the {max_bytes:,}-byte limit (--max-file-size); skipped")
+    return FileIssue(
+        display, "too-large", f"{display} is larger than the {max_bytes:,}-byte limit (--max-file-size); skipped"
+    )
 
 
 def decode(display: str, raw: bytes) -> SourceFile | FileIssue:
@@ -196,9 +205,11 @@ def decode(display: str, raw: bytes) -> SourceFile | FileIssue:
         line = raw[: error.start].count(b"\n") + 1
         column = error.start - (raw.rfind(b"\n", 0, error.start) + 1) + 1
         return FileIssue(
-            display, "encoding",
+            display,
+            "encoding",
             f"{display} is not valid UTF-8 (byte 0x{raw[error.start]:02x}); Kubernetes manifests must be UTF-8",
-            line, column,
+            line,
+            column,
         )
     return SourceFile(display, text.replace("\r\n", "\n") if "\r\n" in text else text)
 
@@ -207,7 +218,9 @@ def not_a_manifest(source: SourceFile) -> FileIssue | None:
     """Recognise files that belong to other tools, so they are reported once, not parsed."""
     name = Path(source.path).name.lower()
     if name in ("kustomization.yaml", "kustomization.yml", "kustomization"):
-        return FileIssue(source.path, "kustomization", "kustomization file: lint the output of `kustomize build` instead")
+        return FileIssue(
+            source.path, "kustomization", "kustomization file: lint the output of `kustomize build` instead"
+        )
     if name in ("chart.yaml", "chart.yml"):
         return FileIssue(source.path, "chart", "Helm chart metadata, not a Kubernetes manifest")
     if name.startswith("values") and name.endswith((".yaml", ".yml")):
@@ -218,8 +231,10 @@ def not_a_manifest(source: SourceFile) -> FileIssue | None:
         line = source.text.count("\n", 0, offset) + 1
         column = offset - (source.text.rfind("\n", 0, offset) + 1) + 1
         return FileIssue(
-            source.path, "helm",
+            source.path,
+            "helm",
             "Helm template (contains '{{'): render it with `helm template` and lint the output",
-            line, column,
+            line,
+            column,
         )
     return None

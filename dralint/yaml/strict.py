@@ -57,7 +57,13 @@ _FLOW_DASH = re.compile(r"-[,\[\]{}]")
 
 _FLOW_START = (FlowSequenceStartToken, FlowMappingStartToken)
 _FLOW_END = (FlowSequenceEndToken, FlowMappingEndToken)
-_FLOW_INDICATORS = (FlowSequenceStartToken, FlowMappingStartToken, FlowSequenceEndToken, FlowMappingEndToken, FlowEntryToken)
+_FLOW_INDICATORS = (
+    FlowSequenceStartToken,
+    FlowMappingStartToken,
+    FlowSequenceEndToken,
+    FlowMappingEndToken,
+    FlowEntryToken,
+)
 _NOT_CONTENT = (StreamStartToken, StreamEndToken, DirectiveToken, DocumentEndToken)
 
 #: (character offset in the text, message)
@@ -77,7 +83,11 @@ def may_need_check(text: str, start: int = 0, stop: int | None = None) -> bool:
     stop = len(text) if stop is None else stop
     if text.find("#", start, stop) >= 0 and _GLUED_COMMENT.search(text, start, stop):
         return True
-    return (start == 0 and text.startswith("%")) or text.find("\n%", max(start - 1, 0), stop) >= 0 or _FLOW_DASH.search(text, start, stop) is not None
+    return (
+        (start == 0 and text.startswith("%"))
+        or text.find("\n%", max(start - 1, 0), stop) >= 0
+        or _FLOW_DASH.search(text, start, stop) is not None
+    )
 
 
 def _leading_spaces(line: str) -> int:
@@ -129,7 +139,9 @@ class _Pass:
         if not rest.strip(" \t"):
             return  # an empty line may be indented less
         where = "a tab does not count as indentation" if rest[0] == "\t" else f"at least {required} space(s) needed"
-        self.report(self.starts[line] + spaces, f"this line of {what} is not indented more than its parent block ({where})")
+        self.report(
+            self.starts[line] + spaces, f"this line of {what} is not indented more than its parent block ({where})"
+        )
 
     def token(self, tok: Token) -> None:
         """Take the next token: update the block/flow/document state and check the token."""
@@ -138,7 +150,9 @@ class _Pass:
         start_line = self.line_of(start.index)
         if cls is DirectiveToken:
             if self.document_open:
-                self.report(start.index, "a directive inside an open document: end the previous document with '...' before it")
+                self.report(
+                    start.index, "a directive inside an open document: end the previous document with '...' before it"
+                )
             self.glued_comment(end.index, "the directive")
         elif not isinstance(tok, _NOT_CONTENT):
             self.document_open = True
@@ -173,7 +187,11 @@ class _Pass:
             return
         if style in ('"', "'"):
             self.glued_comment(end.index, "the closing quote")
-        elif self.flow_level and self.text[start.index : start.index + 1] == "-" and self.text[start.index + 1 : start.index + 2] in (",", "[", "]", "{", "}"):
+        elif (
+            self.flow_level
+            and self.text[start.index : start.index + 1] == "-"
+            and self.text[start.index + 1 : start.index + 2] in (",", "[", "]", "{", "}")
+        ):
             self.report(start.index, "a plain '-' cannot be followed by a flow indicator; quote it (\"-\")")
         first, last = self.line_of(start.index), self.line_of(end.index)
         if last > first:
@@ -197,7 +215,10 @@ class _Pass:
             if text.strip(" "):
                 indent = _leading_spaces(text)
                 if parent < indent < widest[0]:
-                    self.report(self.starts[widest[1]] + indent, f"a leading empty line of this block scalar has {widest[0]} spaces, more than its first content line ({indent}); remove the extra spaces or add an indentation indicator")
+                    self.report(
+                        self.starts[widest[1]] + indent,
+                        f"a leading empty line of this block scalar has {widest[0]} spaces, more than its first content line ({indent}); remove the extra spaces or add an indentation indicator",
+                    )
                 return
             if len(text) > widest[0]:
                 widest = (len(text), number)

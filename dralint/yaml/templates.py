@@ -11,7 +11,9 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-_KEY_RE = re.compile(r"""^(?P<indent>\s*)(?P<dashes>(?:-\s+)*)(?P<quote>["']?)(?P<key>[^\s"'#{}:][^"'#{}]*?)(?P=quote)\s*:(?:\s|$)""")
+_KEY_RE = re.compile(
+    r"""^(?P<indent>\s*)(?P<dashes>(?:-\s+)*)(?P<quote>["']?)(?P<key>[^\s"'#{}:][^"'#{}]*?)(?P=quote)\s*:(?:\s|$)"""
+)
 
 
 class KeyLine(NamedTuple):
@@ -25,9 +27,9 @@ class KeyLine(NamedTuple):
     @property
     def value_column(self) -> int | None:
         """1-based column where the key's inline value starts, None when it has none."""
-        rest = self.text[self.column - 1 + len(self.key):]
+        rest = self.text[self.column - 1 + len(self.key) :]
         colon = rest.find(":")
-        value = rest[colon + 1:] if colon >= 0 else ""
+        value = rest[colon + 1 :] if colon >= 0 else ""
         if not value.strip() or value.strip().startswith("#"):
             return None
         return self.column + len(self.key) + colon + 1 + (len(value) - len(value.lstrip()))
@@ -35,7 +37,7 @@ class KeyLine(NamedTuple):
     @property
     def value_text(self) -> str:
         start = self.value_column
-        return self.text[start - 1:].split(" #")[0].rstrip() if start else ""
+        return self.text[start - 1 :].split(" #")[0].rstrip() if start else ""
 
 
 def _key_at(text: str) -> tuple[int, int, str] | None:
@@ -103,7 +105,7 @@ def locate_key(text: str, keys: list[str], within: tuple[int, int] | None = None
     lines = text.split("\n")
     candidates: list[KeyLine] = []
     first, last = within if within is not None else (1, len(lines))
-    for index, line in enumerate(lines[first - 1:last], first - 1):
+    for index, line in enumerate(lines[first - 1 : last], first - 1):
         found = _key_at(line)
         if found is None or found[2] != keys[-1]:
             continue

@@ -51,7 +51,9 @@ def test_corpus_v1beta1_manifests_convert_to_v1() -> None:
         outcome = fix_bytes(str(path), raw, OPTIONS)
         assert outcome.problem is None and not outcome.rejected, (path, outcome.problem, outcome.rejected)
         after = run([decode(str(path), outcome.fixed)], OPTIONS)
-        assert not [o for o in after.context.objects if o.group == "resource.k8s.io" and o.version != "v1" and o.kind in KINDS], path
+        assert not [
+            o for o in after.context.objects if o.group == "resource.k8s.io" and o.version != "v1" and o.kind in KINDS
+        ], path
         left = [d for d in after.diagnostics if d.rule in SHAPE_RULES and d.object and d.object.kind in KINDS]
         assert not left, (path, [(d.rule, d.message) for d in left])
         assert not new_errors(before, after), path

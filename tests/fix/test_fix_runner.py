@@ -12,8 +12,16 @@ from dralint.diagnostics import Diagnostic, ObjectRef, Severity, Span
 import dralint.fix.fixers as fix_registry
 import dralint.fix.runner as runner
 from dralint.fix.fixers import fixers, known_fields, single_suggestion
-from dralint.fix.runner import (FixRecord, _replacements, apply_fixes, fix_bytes, fix_replacements, fixable_rules,
-                                new_errors, path_at)
+from dralint.fix.runner import (
+    FixRecord,
+    _replacements,
+    apply_fixes,
+    fix_bytes,
+    fix_replacements,
+    fixable_rules,
+    new_errors,
+    path_at,
+)
 from dralint.lint.options import LintOptions
 from dralint.yaml.sources import SourceFile
 from dralint.lint.engine import run
@@ -61,7 +69,9 @@ def test_known_fields_follow_the_schema_down_the_path() -> None:
 
 
 def _diag(rule: str, name: str, severity: Severity = Severity.ERROR, line: int = 1) -> Diagnostic:
-    return Diagnostic(rule, "n", severity, "m", Span("f", line, 1, line, 2), object=ObjectRef("v1", "Pod", "default", name))
+    return Diagnostic(
+        rule, "n", severity, "m", Span("f", line, 1, line, 2), object=ObjectRef("v1", "Pod", "default", name)
+    )
 
 
 def test_new_errors_count_per_rule_and_object_not_position(tmp_path: Path) -> None:
@@ -69,11 +79,19 @@ def test_new_errors_count_per_rule_and_object_not_position(tmp_path: Path) -> No
     after = lint_text(tmp_path, MANIFEST)
     assert new_errors(before, after) == []
     before.diagnostics[:] = [_diag("API002", "a", line=3)]
-    after.diagnostics[:] = [_diag("API002", "a", line=9), _diag("API002", "b"), _diag("API003", "a"), _diag("API009", "a", Severity.WARNING)]
+    after.diagnostics[:] = [
+        _diag("API002", "a", line=9),
+        _diag("API002", "b"),
+        _diag("API003", "a"),
+        _diag("API009", "a", Severity.WARNING),
+    ]
     assert [(d.rule, d.object.name) for d in new_errors(before, after)] == [("API002", "b"), ("API003", "a")]
     resolved = [_diag("API002", "a", line=3)]
     assert [(d.rule, d.object.name, d.span.line) for d in new_errors(before, after, resolved)] == [
-        ("API002", "a", 9), ("API002", "b", 1), ("API003", "a", 1)]
+        ("API002", "a", 9),
+        ("API002", "b", 1),
+        ("API003", "a", 1),
+    ]
 
 
 def test_rule_filter_limits_the_fixes() -> None:
@@ -106,7 +124,10 @@ spec:
 
 
 def test_replacements_reproduce_the_fix_region_by_region() -> None:
-    text = MANIFEST + "---\napiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: g}\nspec:\n  extendedResouceName: example.com/gpu"
+    text = (
+        MANIFEST
+        + "---\napiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: g}\nspec:\n  extendedResouceName: example.com/gpu"
+    )
     result = run([SourceFile("m.yaml", text)], LintOptions(profile="strict"))
     regions = fix_replacements(result)
     assert sorted(d.rule for d in regions) == ["API001", "API012"]
@@ -129,8 +150,17 @@ def _each_read_afresh(result) -> dict:
 
 def _claims(count: int, version: str, comment: str, prefix: str) -> list[str]:
     """ResourceClaims with a server-written uid (API016), each as a list of lines."""
-    return [[f"apiVersion: resource.k8s.io/{version}", "kind: ResourceClaim", f"metadata: {{name: {prefix}{i}, uid: u{i}}}",
-             "spec:", *([comment] if comment else []), "  devices: {}"] for i in range(count)]
+    return [
+        [
+            f"apiVersion: resource.k8s.io/{version}",
+            "kind: ResourceClaim",
+            f"metadata: {{name: {prefix}{i}, uid: u{i}}}",
+            "spec:",
+            *([comment] if comment else []),
+            "  devices: {}",
+        ]
+        for i in range(count)
+    ]
 
 
 def _written(form: str, comment: str, prefix: str) -> str:
@@ -151,16 +181,30 @@ def test_each_fix_is_made_alone_on_one_read_of_the_file(form, comment, jobs, mon
     read for it alone."""
     made: set[tuple[str, bool]] = set()  # (rule, made on its item alone)
     item_edits = runner._item_edits
-    monkeypatch.setattr(runner, "_item_edits", lambda read, document, diag: made.add((diag.rule, item_edits(read, document, diag) is not None))
-                        or item_edits(read, document, diag))
-    sources = [SourceFile("dump.yaml", _written(form, comment, "c")), SourceFile("other.yaml", _written(form, comment, "d"))]
+    monkeypatch.setattr(
+        runner,
+        "_item_edits",
+        lambda read, document, diag: (
+            made.add((diag.rule, item_edits(read, document, diag) is not None)) or item_edits(read, document, diag)
+        ),
+    )
+    sources = [
+        SourceFile("dump.yaml", _written(form, comment, "c")),
+        SourceFile("other.yaml", _written(form, comment, "d")),
+    ]
     result = run(sources, LintOptions(profile="strict", jobs=jobs))
     regions = fix_replacements(result)
     assert regions == _each_read_afresh(result)
     assert len({d.rule for d in regions}) == (2 if form == "list of old versions" else 1) and len(regions) >= 18
     if jobs == 1:  # API012 rewrites apiVersion, on the item's first line
-        assert made == {"list": {("API016", True)}, "list of old versions": {("API016", True), ("API012", False)},
-                        "documents": {("API016", False)}}[form]
+        assert (
+            made
+            == {
+                "list": {("API016", True)},
+                "list of old versions": {("API016", True), ("API012", False)},
+                "documents": {("API016", False)},
+            }[form]
+        )
 
 
 def _apply(lines: list[str], replacements) -> str:
@@ -179,7 +223,14 @@ def _apply(lines: list[str], replacements) -> str:
 
 def test_fix_records_carry_the_diagnostic_position() -> None:
     outcome = fix_bytes("m.yaml", MANIFEST.encode(), LintOptions(profile="strict"))
-    assert outcome.applied == [FixRecord("API012", 1, 13, "apiVersion resource.k8s.io/v1beta1 -> resource.k8s.io/v1; request 0: deviceClassName moved under exactly")]
+    assert outcome.applied == [
+        FixRecord(
+            "API012",
+            1,
+            13,
+            "apiVersion resource.k8s.io/v1beta1 -> resource.k8s.io/v1; request 0: deviceClassName moved under exactly",
+        )
+    ]
 
 
 def test_a_crashing_fix_leaves_the_file_alone(monkeypatch) -> None:
@@ -208,10 +259,15 @@ spec:
 
 
 def test_a_finding_uncovered_by_a_fix_is_fixed_in_the_next_pass() -> None:
-    text = MANIFEST.replace("v1beta1", "v1").replace("      deviceClassName: gpu.example.com\n", "      exactly: {deviceClassName: gpu.example.com}\n")
+    text = MANIFEST.replace("v1beta1", "v1").replace(
+        "      deviceClassName: gpu.example.com\n", "      exactly: {deviceClassName: gpu.example.com}\n"
+    )
     text += "Status:\n  reservedFor:\n  - {resource: pods, name: trainer, uid: 5c6f7a1e-0b7e-4d4e-9a53-2f0d7c1b9e11}\n"
     outcome = fix_bytes("m.yaml", text.encode(), LintOptions(profile="strict"))
-    assert [(r.rule, r.description) for r in outcome.applied] == [("API001", "Status renamed to status"), ("API016", "status removed")]
+    assert [(r.rule, r.description) for r in outcome.applied] == [
+        ("API001", "Status renamed to status"),
+        ("API016", "status removed"),
+    ]
     assert outcome.fixed.decode() == text[: text.index("Status:")]
 
 
@@ -239,7 +295,10 @@ spec:
 """
         outcome = fix_bytes("m.yaml", text.encode(), LintOptions(profile="strict"))
         assert outcome.problem is None, value
-        assert [(r.rule, r.description) for r in outcome.applied] == [("API001", "extendedResouceName renamed to extendedResourceName")]
+        assert [(r.rule, r.description) for r in outcome.applied] == [
+            ("API001", "extendedResouceName renamed to extendedResourceName")
+        ]
         assert [(r.rule, r.line, r.reason) for r in outcome.rejected] == [
-            ("API001", 10, "`basic` is not a mapping, so there are no device fields to lift out of it; fix it by hand")]
+            ("API001", 10, "`basic` is not a mapping, so there are no device fields to lift out of it; fix it by hand")
+        ]
         assert f"    basic: {value}\n" in outcome.fixed.decode()

@@ -19,10 +19,25 @@ from dralint.k8s.objects import KubeObject, pod_templates
 from dralint.lint.registry import object_check
 
 API_RULES = (
-    E.UNKNOWN_FIELD, E.WRONG_TYPE, E.REQUIRED, E.UNSUPPORTED_VALUE, E.TOO_MANY, E.TOO_LONG,
-    E.INVALID_FORMAT, E.ONE_OF, E.INVALID_VALUE, E.DUPLICATE, E.VERSION_NOT_SERVED,
-    E.VERSION_DEPRECATED, E.UNKNOWN_KIND, E.NOT_VALIDATED, E.FEATURE_GATED, E.SERVER_WRITTEN,
-    E.UNDEFINED_REFERENCE, E.EXTENDED_RESOURCE, E.NAMESPACE_IGNORED,
+    E.UNKNOWN_FIELD,
+    E.WRONG_TYPE,
+    E.REQUIRED,
+    E.UNSUPPORTED_VALUE,
+    E.TOO_MANY,
+    E.TOO_LONG,
+    E.INVALID_FORMAT,
+    E.ONE_OF,
+    E.INVALID_VALUE,
+    E.DUPLICATE,
+    E.VERSION_NOT_SERVED,
+    E.VERSION_DEPRECATED,
+    E.UNKNOWN_KIND,
+    E.NOT_VALIDATED,
+    E.FEATURE_GATED,
+    E.SERVER_WRITTEN,
+    E.UNDEFINED_REFERENCE,
+    E.EXTENDED_RESOURCE,
+    E.NAMESPACE_IGNORED,
 )
 
 
@@ -30,15 +45,19 @@ def _first_of_kind(obj: KubeObject, ctx: Context) -> bool:
     """True for the run's first scanned object of a custom-resource kind: one "not validated"
     note per kind is enough. Decided from the run's object order, not from which object a
     check happened to see first, so the answer is the same however the work is split."""
-    first = ctx.memo(("dralint.checks.api", "first-custom", obj.group, obj.kind), lambda: next(
-        (o for o in ctx.by_kind(obj.kind) if o.group == obj.group and o.origin == "scan"), None))
+    first = ctx.memo(
+        ("dralint.checks.api", "first-custom", obj.group, obj.kind),
+        lambda: next((o for o in ctx.by_kind(obj.kind) if o.group == obj.group and o.origin == "scan"), None),
+    )
     return first is obj
 
 
 @object_check(*API_RULES)
 def check_api_validation(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     """Schema, overlay, version and pod findings for one object."""
-    errors: list[ApiError] = validate_object(obj.data, ctx.options.feature_gates, finite=obj.doc.finite) + controller_errors(obj.data)
+    errors: list[ApiError] = validate_object(
+        obj.data, ctx.options.feature_gates, finite=obj.doc.finite
+    ) + controller_errors(obj.data)
     for template in pod_templates(obj):
         errors += check_pod_spec(template.spec, template.path)
     gates = ctx.options.feature_gates

@@ -18,12 +18,17 @@ from dralint.diagnostics import Finding
 from dralint.k8s.objects import KubeObject
 from dralint.lint.registry import object_check
 
-_RULE_BY_KIND = {"compile": "CEL001", "capacity": "CEL012", "result-type": "CEL002", "length": "CEL003",
-                 "cost": "CEL004"}
+_RULE_BY_KIND = {
+    "compile": "CEL001",
+    "capacity": "CEL012",
+    "result-type": "CEL002",
+    "length": "CEL003",
+    "cost": "CEL004",
+}
 
 _HINTS = {
     "CEL001": "fix the expression; kubectl apply rejects the object with this message",
-    "CEL002": "a selector must produce true or false, e.g. compare the value: device.driver == \"...\"",
+    "CEL002": 'a selector must produce true or false, e.g. compare the value: device.driver == "..."',
     "CEL003": "split the logic over several selectors (they are ANDed) or simplify it",
     "CEL004": "avoid nested comprehensions over attribute maps and long string operations",
     "CEL005": "simplify the expression so the API server's estimate stays well below the limit",
@@ -51,15 +56,34 @@ def check_selector_compiles(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
             result = check(expression)
             for issue in _first_syntax_error(result.errors):
                 rule = _RULE_BY_KIND.get(issue.kind, "CEL001")
-                yield obj.finding(path, issue.message, rule=rule, hint=_HINTS[rule],
-                                  span=obj.scalar_span(path, issue.start, issue.end))
+                yield obj.finding(
+                    path,
+                    issue.message,
+                    rule=rule,
+                    hint=_HINTS[rule],
+                    span=obj.scalar_span(path, issue.start, issue.end),
+                )
             for issue in result.warnings:
-                yield obj.finding(path, issue.message, rule="CEL005", hint=_HINTS["CEL005"],
-                                  span=obj.scalar_span(path, issue.start, issue.end))
+                yield obj.finding(
+                    path,
+                    issue.message,
+                    rule="CEL005",
+                    hint=_HINTS["CEL005"],
+                    span=obj.scalar_span(path, issue.start, issue.end),
+                )
             if result.ast is not None and not result.errors:
                 for note in _gated_uses(expression, result.ast, ctx):
-                    yield obj.finding(path, note.message, rule="CEL001", hint=note.hint,
-                                      span=obj.scalar_span(path, note.start, note.end))
+                    yield obj.finding(
+                        path,
+                        note.message,
+                        rule="CEL001",
+                        hint=note.hint,
+                        span=obj.scalar_span(path, note.start, note.end),
+                    )
             if result.not_checked:
-                yield obj.finding(path, f"selector not checked by dralint: it {result.not_checked}", rule="CEL006",
-                                  hint="the API server still checks it when the object is applied")
+                yield obj.finding(
+                    path,
+                    f"selector not checked by dralint: it {result.not_checked}",
+                    rule="CEL006",
+                    hint="the API server still checks it when the object is applied",
+                )

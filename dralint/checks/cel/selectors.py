@@ -11,9 +11,16 @@ from collections.abc import Iterator
 
 from dralint.k8s.cel import check
 from dralint.k8s.cel.ast import Node
-from dralint.k8s.cel.lints import (SelectorNote, constant_value, domain_mismatches, pinned_drivers,
-                               quantity_string_comparisons, scalar_comprehensions, unguarded_lookups,
-                               version_string_comparisons)
+from dralint.k8s.cel.lints import (
+    SelectorNote,
+    constant_value,
+    domain_mismatches,
+    pinned_drivers,
+    quantity_string_comparisons,
+    scalar_comprehensions,
+    unguarded_lookups,
+    version_string_comparisons,
+)
 from dralint.checks.cel.sites import SELECTOR_KINDS, class_expressions, selector_groups
 from dralint.checks.cel.snapshot import Inventory, inventory, uses_snapshot
 from dralint.lint.context import Context
@@ -24,8 +31,14 @@ from dralint.lint.registry import object_check
 
 
 def _finding(obj: KubeObject, path: tuple, note: SelectorNote, rule: str, severity: Severity | None = None) -> Finding:
-    return obj.finding(path, note.message, rule=rule, hint=note.hint, severity=severity,
-                       span=obj.scalar_span(path, note.start, note.end))
+    return obj.finding(
+        path,
+        note.message,
+        rule=rule,
+        hint=note.hint,
+        severity=severity,
+        span=obj.scalar_span(path, note.start, note.end),
+    )
 
 
 #: A lint result of one expression: rule, note, severity override.
@@ -43,12 +56,16 @@ def _lint(expression: str, ast: Node, drivers: set[str], snapshot: Inventory | N
     if snapshot is None and "CEL009" in wanted:
         notes += [("CEL009", note, None) for note in unguarded_lookups(expression, ast)]
     if "CEL011" in wanted:
-        notes += [("CEL011", note, None if note.fails else Severity.WARNING)
-                  for note in version_string_comparisons(expression, ast, versions)]
+        notes += [
+            ("CEL011", note, None if note.fails else Severity.WARNING)
+            for note in version_string_comparisons(expression, ast, versions)
+        ]
     if "CEL013" in wanted:
         notes += [("CEL013", note, None) for note in quantity_string_comparisons(expression, ast)]
     if "CEL016" in wanted:
-        notes += [("CEL016", note, None) for note in scalar_comprehensions(expression, ast, ctx.options.feature_gates or {})]
+        notes += [
+            ("CEL016", note, None) for note in scalar_comprehensions(expression, ast, ctx.options.feature_gates or {})
+        ]
     return notes
 
 
@@ -56,14 +73,18 @@ def _notes(expression: str, ast: Node, drivers: set[str], snapshot: Inventory | 
     """``_lint`` once per run for each distinct expression text and set of pinned drivers (the
     rest of what the notes depend on, the snapshot and the options, is the run's): generated
     and templated manifests repeat the same few selectors in thousands of claims."""
-    return ctx.memo((__name__, "notes", expression, frozenset(drivers)), lambda: _lint(expression, ast, drivers, snapshot, ctx))
+    return ctx.memo(
+        (__name__, "notes", expression, frozenset(drivers)), lambda: _lint(expression, ast, drivers, snapshot, ctx)
+    )
 
 
 def _pinned(expression: str, ctx: Context) -> frozenset[str]:
     """The drivers one selector pins (none when it does not compile), once per run and text."""
+
     def build() -> frozenset[str]:
         ast = check(expression).ast
         return frozenset(pinned_drivers(ast)) if ast is not None else frozenset()
+
     return ctx.memo((__name__, "pinned", expression), build)
 
 
@@ -81,9 +102,19 @@ def check_selector_semantics(obj: KubeObject, ctx: Context) -> Iterator[Finding]
                 continue
             for rule, note, severity in _notes(expression, result.ast, drivers, snapshot, ctx):
                 yield _finding(obj, path, note, rule, severity)
-            constant = ctx.memo((__name__, "constant", expression), lambda: constant_value(expression)) if constants else None
+            constant = (
+                ctx.memo((__name__, "constant", expression), lambda: constant_value(expression)) if constants else None
+            )
             if constant is not None:
                 outcome = {True: "always true: it selects every device", False: "always false: it selects no device"}
-                text = outcome.get(constant, f"always fails: {constant}") if isinstance(constant, bool) else f"always fails: {constant}"
-                yield obj.finding(path, f"selector does not look at the device and is {text}", rule="CEL014",
-                                  hint="compare a device field, e.g. device.driver == \"gpu.example.com\"")
+                text = (
+                    outcome.get(constant, f"always fails: {constant}")
+                    if isinstance(constant, bool)
+                    else f"always fails: {constant}"
+                )
+                yield obj.finding(
+                    path,
+                    f"selector does not look at the device and is {text}",
+                    rule="CEL014",
+                    hint='compare a device field, e.g. device.driver == "gpu.example.com"',
+                )

@@ -22,12 +22,12 @@ DataPath = tuple[Any, ...]
 class SelectorGroup(NamedTuple):
     """Selectors evaluated together: the string expressions and the paths to each of them."""
 
-    owner: DataPath                       # path of the class spec / request / subrequest
+    owner: DataPath  # path of the class spec / request / subrequest
     expressions: tuple[str, ...]
-    paths: tuple[DataPath, ...]           # path of each ``...cel.expression`` string
-    indexes: tuple[int, ...]              # position of each in the ``selectors`` list
-    class_name: str | None = None         # deviceClassName for request groups
-    label: str = ""                       # "request gpu", "subrequest gpu/small", "class"
+    paths: tuple[DataPath, ...]  # path of each ``...cel.expression`` string
+    indexes: tuple[int, ...]  # position of each in the ``selectors`` list
+    class_name: str | None = None  # deviceClassName for request groups
+    label: str = ""  # "request gpu", "subrequest gpu/small", "class"
 
 
 def _group(data: Any, owner: DataPath, class_name: str | None, label: str) -> SelectorGroup | None:
@@ -64,8 +64,12 @@ def _requests(obj: KubeObject, base: DataPath) -> Iterator[SelectorGroup]:
         subrequests = request.get("firstAvailable")
         for j, sub in enumerate(subrequests if isinstance(subrequests, list) else ()):
             if isinstance(sub, dict):
-                group = _group(sub, (*path, "firstAvailable", j), sub.get("deviceClassName"),
-                               f'subrequest "{name}/{sub.get("name", j)}"')
+                group = _group(
+                    sub,
+                    (*path, "firstAvailable", j),
+                    sub.get("deviceClassName"),
+                    f'subrequest "{name}/{sub.get("name", j)}"',
+                )
                 if group:
                     yield group
 

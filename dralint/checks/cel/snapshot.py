@@ -35,8 +35,8 @@ class Inventory:
 
     def __init__(self) -> None:
         self.devices: list[Device] = []
-        self.names: dict[tuple[str, str], set[str]] = defaultdict(set)   # (kind, domain)
-        self.versions: set[tuple[str, str]] = set()                      # (domain, name)
+        self.names: dict[tuple[str, str], set[str]] = defaultdict(set)  # (kind, domain)
+        self.versions: set[tuple[str, str]] = set()  # (domain, name)
         self.domains_by_driver: dict[str, set[str]] = defaultdict(set)
 
     def add(self, device: Device) -> None:
@@ -57,19 +57,23 @@ def uses_snapshot(ctx: Context) -> bool:
 
 def inventory(ctx: Context) -> Inventory:
     """The snapshot's devices (the allocator's view of ``--slices``) indexed for the lints."""
+
     def build() -> Inventory:
         result = Inventory()
         for device in snapshot_cel_devices(ctx):
             result.add(device)
         return result
+
     return ctx.memo(("dralint.checks.cel.snapshot", "inventory"), build)
 
 
 def _selection(ctx: Context, expressions: tuple[str, ...], inherited: tuple[str, ...] = ()) -> Selection:
     """``expressions`` over the devices the class selectors (``inherited``) admit, once per run."""
+
     def build() -> Selection:
         devices = _selection(ctx, inherited).matched if inherited else inventory(ctx).devices
         return matching_devices(expressions, devices)
+
     return ctx.memo(("dralint.checks.cel.snapshot", "selection", expressions, inherited), build)
 
 
@@ -86,12 +90,12 @@ def check_selectors_on_snapshot(obj: KubeObject, ctx: Context) -> Iterator[Findi
         return
     for group in selector_groups(obj):
         if not all(check(e).ok for e in group.expressions):
-            continue   # CEL001-CEL006 already speak for it
+            continue  # CEL001-CEL006 already speak for it
         if obj.kind != "DeviceClass" and ctx.find("DeviceClass", None, str(group.class_name)) is None:
-            continue   # without the class we do not know which devices the scheduler would try
+            continue  # without the class we do not know which devices the scheduler would try
         inherited = class_expressions(obj, group, ctx)
         if inherited and not _selection(ctx, inherited).matched:
-            continue   # the class itself selects nothing: reported on the class
+            continue  # the class itself selects nothing: reported on the class
         selection = _selection(ctx, group.expressions, inherited)
         if selection.unsupported:
             continue
@@ -111,8 +115,10 @@ def _failures(obj: KubeObject, group: SelectorGroup, selection: Selection) -> It
             path,
             f"selector fails on {len(failures)} of the {selection.considered} devices it was evaluated on ({names}): "
             f"{error}; a failing selector aborts scheduling of the pod",
-            rule="CEL008", span=_missing_name_span(obj, path, group.expressions[index], error),
-            hint="guard optional attributes with has() or read them with .?name.orValue(default)")
+            rule="CEL008",
+            span=_missing_name_span(obj, path, group.expressions[index], error),
+            hint="guard optional attributes with has() or read them with .?name.orValue(default)",
+        )
 
 
 def _missing_name_span(obj: KubeObject, path: tuple, expression: str, error: str) -> Span | None:
@@ -131,8 +137,11 @@ def _missing_name_span(obj: KubeObject, path: tuple, expression: str, error: str
 
 def _no_match(obj: KubeObject, group: SelectorGroup, selection: Selection, filtered: bool) -> Finding:
     where = group.label if group.label != "class" else "this DeviceClass"
-    pool = (f"the {selection.considered} devices that DeviceClass \"{group.class_name}\" admits" if filtered
-            else f"all {selection.considered} devices of the snapshot")
+    pool = (
+        f'the {selection.considered} devices that DeviceClass "{group.class_name}" admits'
+        if filtered
+        else f"all {selection.considered} devices of the snapshot"
+    )
     message = f"no device matches the selectors of {where}: considered {pool} ({_drivers(selection)})"
     path, span = group.paths[0], None
     if selection.excluded_by is not None:
@@ -140,8 +149,13 @@ def _no_match(obj: KubeObject, group: SelectorGroup, selection: Selection, filte
         path = group.paths[index]
         span = obj.scalar_span(path, part.start, part.end)
         message += f"; `{part.text}` is false for all of them"
-    return obj.finding(path, message, rule="CEL015", span=span,
-                       hint="compare with the attributes the devices publish: kubectl get resourceslices -o yaml")
+    return obj.finding(
+        path,
+        message,
+        rule="CEL015",
+        span=span,
+        hint="compare with the attributes the devices publish: kubectl get resourceslices -o yaml",
+    )
 
 
 @object_check("CEL010", kinds=SELECTOR_KINDS)
@@ -159,8 +173,10 @@ def check_attribute_names(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
             for lookup in lookups(result.ast):
                 published = names.get((lookup.kind, lookup.domain))
                 if published and lookup.name not in published and lookup.domain not in STANDARD_DOMAINS:
-                    message = (f'no device in the snapshot publishes {lookup.kind[:-1] if lookup.kind == "attributes" else "capacity"} '
-                               f'"{lookup.name}" in domain "{lookup.domain}"')
+                    message = (
+                        f"no device in the snapshot publishes {lookup.kind[:-1] if lookup.kind == 'attributes' else 'capacity'} "
+                        f'"{lookup.name}" in domain "{lookup.domain}"'
+                    )
                     yield _named(obj, path, expression, lookup.node.offset, lookup.name, message, sorted(published))
                 elif not published and lookup.domain not in domains and lookup.domain not in STANDARD_DOMAINS:
                     # only a near-identical domain is worth suggesting: other drivers' domains
@@ -171,12 +187,14 @@ def check_attribute_names(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
                         yield _named(obj, path, expression, lookup.domain_node.offset, lookup.domain, message, close)
 
 
-def _named(obj: KubeObject, path: tuple, expression: str, offset: int, name: str, message: str,
-           candidates: list[str]) -> Finding:
+def _named(
+    obj: KubeObject, path: tuple, expression: str, offset: int, name: str, message: str, candidates: list[str]
+) -> Finding:
     lowered = {c.lower(): c for c in candidates}
     suggestion = lowered.get(name.lower()) or next(iter(difflib.get_close_matches(name, candidates, n=1)), None)
     hint = f"names published there: {', '.join(candidates[:10])}"
     start = expression.find(name, max(offset, 0))
     span = obj.scalar_span(path, start, start + len(name)) if start >= 0 else None
-    return obj.finding(path, message + (f"; did you mean \"{suggestion}\"?" if suggestion else ""), rule="CEL010",
-                       hint=hint, span=span)
+    return obj.finding(
+        path, message + (f'; did you mean "{suggestion}"?' if suggestion else ""), rule="CEL010", hint=hint, span=span
+    )

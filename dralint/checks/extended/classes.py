@@ -22,8 +22,10 @@ def check_duplicate_extended_resource_name(ctx: Context) -> Iterator[Finding]:
         if certain:
             verdict = f"the scheduler uses {winner.name!r} (newest creationTimestamp, then smallest name)"
         else:
-            verdict = ("the scheduler uses the most recently created one (ties: the smallest name), so which one wins "
-                       "depends on creation order")
+            verdict = (
+                "the scheduler uses the most recently created one (ties: the smallest name), so which one wins "
+                "depends on creation order"
+            )
         for device_class in classes:
             if device_class.origin != "scan" or (certain and device_class is winner):
                 continue
@@ -32,6 +34,8 @@ def check_duplicate_extended_resource_name(ctx: Context) -> Iterator[Finding]:
                 ("spec", "extendedResourceName"),
                 f"DeviceClasses {names} all map extended resource {resource}; {verdict}",
                 hint="keep extendedResourceName on exactly one DeviceClass; pods that need the others can use "
-                     "`deviceclass.resource.kubernetes.io/<class>` or a ResourceClaim",
-                related=tuple(c.related(("spec", "extendedResourceName"), f"{c.display} also maps {resource}") for c in others),
+                "`deviceclass.resource.kubernetes.io/<class>` or a ResourceClaim",
+                related=tuple(
+                    c.related(("spec", "extendedResourceName"), f"{c.display} also maps {resource}") for c in others
+                ),
             )

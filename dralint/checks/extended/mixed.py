@@ -44,11 +44,15 @@ def _hint(summary: KindSummary, driver: str) -> str:
     keep = max(summary.groups, key=lambda k: (not k.partition, len(summary.groups[k])))
     found = narrowing_attribute(summary, keep)
     if found is None:
-        return (f"no single attribute tells {keep.label()} apart from the rest; select on capacity or the model "
-                "attribute, or give each kind its own DeviceClass")
+        return (
+            f"no single attribute tells {keep.label()} apart from the rest; select on capacity or the model "
+            "attribute, or give each kind its own DeviceClass"
+        )
     qualified, kind, value = found
-    return (f"to keep only {keep.label()}, add `{cel_condition(driver, qualified, kind, value)}` to the selector; "
-            "give the other kinds their own DeviceClass")
+    return (
+        f"to keep only {keep.label()}, add `{cel_condition(driver, qualified, kind, value)}` to the selector; "
+        "give the other kinds their own DeviceClass"
+    )
 
 
 @context_check("EXT007")
@@ -68,8 +72,7 @@ def check_mixed_devices(ctx: Context) -> Iterator[Finding]:
         summary = summarize(devices, sim.inv)
         if not summary.mixed:
             continue
-        yield _finding(obj, name, ext if isinstance(ext, str) else None, summary,
-                       _hint(summary, devices[0].driver))
+        yield _finding(obj, name, ext if isinstance(ext, str) else None, summary, _hint(summary, devices[0].driver))
 
 
 def _finding(obj: KubeObject, name: str, ext: str | None, summary: KindSummary, hint: str) -> Finding:

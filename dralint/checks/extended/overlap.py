@@ -13,7 +13,15 @@ from typing import Iterator
 from dralint.lint.context import Context
 from dralint.diagnostics import Finding
 from dralint.k8s.labels import NodeSelection, Requirement
-from dralint.k8s.migration import NodeAgent, device_plugins, dra_drivers, is_extended_resource_name, node_allocatable, provides, slice_selection
+from dralint.k8s.migration import (
+    NodeAgent,
+    device_plugins,
+    dra_drivers,
+    is_extended_resource_name,
+    node_allocatable,
+    provides,
+    slice_selection,
+)
 from dralint.k8s.objects import KubeObject
 from dralint.lint.registry import context_check
 
@@ -39,7 +47,9 @@ def _overlaps(ctx: Context, plugin: NodeAgent) -> list[_Overlap]:
     plugin_nodes = _nodes(ctx, plugin.selection)
     found: list[_Overlap] = []
     for agent in dra_drivers(ctx):
-        drivers = {d for d in agent.names if agent.obj is not plugin.obj and any(provides(ctx, r, d) for r in plugin.names)}
+        drivers = {
+            d for d in agent.names if agent.obj is not plugin.obj and any(provides(ctx, r, d) for r in plugin.names)
+        }
         if not drivers:
             continue
         if known_nodes:
@@ -96,9 +106,11 @@ def _affinity_hint(plugin: NodeAgent, overlaps: list[_Overlap]) -> str:
         term = f"{{key: {label.key}, operator: NotIn, values: [{', '.join(label.values)}]}}"
         lead = "exclude the DRA pool from the device plugin"
     existing = " (add the expression to every existing term)" if plugin.selection.terms else ""
-    return (f"{lead} with required node affinity in spec.template.spec{existing}:\n"
-            "affinity:\n  nodeAffinity:\n    requiredDuringSchedulingIgnoredDuringExecution:\n"
-            f"      nodeSelectorTerms:\n      - matchExpressions:\n        - {term}")
+    return (
+        f"{lead} with required node affinity in spec.template.spec{existing}:\n"
+        "affinity:\n  nodeAffinity:\n    requiredDuringSchedulingIgnoredDuringExecution:\n"
+        f"      nodeSelectorTerms:\n      - matchExpressions:\n        - {term}"
+    )
 
 
 @context_check("EXT005")
@@ -126,7 +138,10 @@ def check_device_plugin_dra_overlap(ctx: Context) -> Iterator[Finding]:
             f"{', '.join(drivers)} publishes the same devices{where}: both hand them out, so one device can be given to two pods",
             hint=_affinity_hint(plugin, overlaps),
             key=True,
-            related=tuple(o.source.related(("metadata", "name"), f"{o.source.display} provides the devices through DRA") for o in overlaps[:5]),
+            related=tuple(
+                o.source.related(("metadata", "name"), f"{o.source.display} provides the devices through DRA")
+                for o in overlaps[:5]
+            ),
         )
 
 
@@ -155,7 +170,13 @@ def check_node_with_both(ctx: Context) -> Iterator[Finding]:
         for resource in sorted(str(k) for k in allocatable):
             if resource in covered or not is_extended_resource_name(resource) or not node_allocatable(node, resource):
                 continue
-            drivers = sorted({str(s.get(("spec", "driver"))) for s in slices.get(node.name, []) if provides(ctx, resource, str(s.get(("spec", "driver"))))})
+            drivers = sorted(
+                {
+                    str(s.get(("spec", "driver")))
+                    for s in slices.get(node.name, [])
+                    if provides(ctx, resource, str(s.get(("spec", "driver"))))
+                }
+            )
             if not drivers:
                 continue
             first = next(s for s in slices[node.name] if s.get(("spec", "driver")) in drivers)
@@ -164,7 +185,12 @@ def check_node_with_both(ctx: Context) -> Iterator[Finding]:
                 f"node {node.name} advertises {resource} through a device plugin, and DRA driver {', '.join(drivers)} "
                 "publishes the same devices on it: both hand them out, so one device can be given to two pods",
                 hint="keep the device plugin off the nodes of the DRA pool (required node affinity in its DaemonSet), "
-                     "or stop the DRA driver on this node",
+                "or stop the DRA driver on this node",
                 key=True,
-                related=(first.related(("spec", "driver"), f"{first.display} publishes devices of {first.get(('spec', 'driver'))} on {node.name}"),),
+                related=(
+                    first.related(
+                        ("spec", "driver"),
+                        f"{first.display} publishes devices of {first.get(('spec', 'driver'))} on {node.name}",
+                    ),
+                ),
             )

@@ -66,7 +66,7 @@ def _quota_findings(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     users = claim_users(ctx, obj.namespace)
     for key, value in hard.items():
         key = str(key)
-        resource = key[len("requests."):] if key.startswith("requests.") else ""
+        resource = key[len("requests.") :] if key.startswith("requests.") else ""
         if not is_extended_resource_name(resource):
             continue
         for class_name, user in sorted(users.items()):
@@ -77,7 +77,7 @@ def _quota_findings(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
                 ("spec", "hard", key),
                 f"quota {key} does not count devices that pods in namespace {obj.namespace!r} get through ResourceClaims "
                 f"of DeviceClass {class_name!r}; those are counted under {quota_key}",
-                hint=f"add the claim-based limit next to it in spec.hard: `{quota_key}: \"{value}\"`",
+                hint=f'add the claim-based limit next to it in spec.hard: `{quota_key}: "{value}"`',
                 key=True,
                 related=(user.related(("metadata", "name"), f"{user.display} claims devices of {class_name}"),),
             )

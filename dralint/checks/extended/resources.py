@@ -15,8 +15,18 @@ from dralint.lint.context import Context
 from dralint.diagnostics import Finding, Severity
 from dralint.k8s.labels import NodeSelection, pod_node_selection
 from dralint.k8s.migration import (
-    IMPLICIT_PREFIX, ExtendedRequest, NodeAgent, device_plugins, dra_drivers,
-    extended_resource_classes, mapped_class, node_allocatable, positive, provides, same_vendor, template_extended_requests,
+    IMPLICIT_PREFIX,
+    ExtendedRequest,
+    NodeAgent,
+    device_plugins,
+    dra_drivers,
+    extended_resource_classes,
+    mapped_class,
+    node_allocatable,
+    positive,
+    provides,
+    same_vendor,
+    template_extended_requests,
 )
 from dralint.k8s.objects import POD_TEMPLATE_KINDS, KubeObject, PodTemplate, pod_templates
 from dralint.yaml.plain import as_dict
@@ -44,10 +54,18 @@ def _coverage(ctx: Context, resource: str, selection: NodeSelection) -> tuple[bo
     for plugin in device_plugins(ctx):
         if resource not in plugin.names:
             continue
-        drivers = [a.selection for a in dra_drivers(ctx) if a.obj is not plugin.obj and any(provides(ctx, resource, d) for d in a.names)]
+        drivers = [
+            a.selection
+            for a in dra_drivers(ctx)
+            if a.obj is not plugin.obj and any(provides(ctx, resource, d) for d in a.names)
+        ]
         if nodes:
-            if any(selection.matches(n.labels, n.name) and plugin.selection.matches(n.labels, n.name)
-                   and not any(d.matches(n.labels, n.name) for d in drivers) for n in nodes):
+            if any(
+                selection.matches(n.labels, n.name)
+                and plugin.selection.matches(n.labels, n.name)
+                and not any(d.matches(n.labels, n.name) for d in drivers)
+                for n in nodes
+            ):
                 return True, []
         elif selection.may_overlap(plugin.selection, excluding=drivers):
             return True, []
@@ -70,13 +88,23 @@ def _dra_in_play(ctx: Context) -> bool:
     A repository of plain device-plugin workloads, linted on its own, says nothing about who
     provides ``nvidia.com/gpu``; warning on every GPU pod there would be noise.
     """
-    return ctx.memo(("extended", "dra-in-play"), lambda: any(o.group == "resource.k8s.io" or o.origin == "cluster" for o in ctx.objects))
+    return ctx.memo(
+        ("extended", "dra-in-play"),
+        lambda: any(o.group == "resource.k8s.io" or o.origin == "cluster" for o in ctx.objects),
+    )
 
 
 def _asked_for(ctx: Context) -> set[str]:
     """Every extended resource name some container of the run asks for."""
-    return ctx.memo(("extended", "asked-for"), lambda: {
-        request.resource for obj in ctx.objects for template in pod_templates(obj) for _, request in _requests(template, implicit=False)})
+    return ctx.memo(
+        ("extended", "asked-for"),
+        lambda: {
+            request.resource
+            for obj in ctx.objects
+            for template in pod_templates(obj)
+            for _, request in _requests(template, implicit=False)
+        },
+    )
 
 
 def _misspelled_mapping(ctx: Context, resource: str) -> tuple[str, KubeObject] | None:
@@ -112,27 +140,43 @@ def check_unprovided_extended_resource(obj: KubeObject, ctx: Context) -> Iterato
                 continue
             closed = ctx.is_closed("DeviceClass") and (ctx.is_closed("Node") or bool(blocked))
             if blocked:
-                detail = (f"no DeviceClass maps it, and device plugin {blocked[0].obj.display} serves it only on nodes where "
-                          "a DRA driver publishes the same devices, which the device plugin has to leave")
+                detail = (
+                    f"no DeviceClass maps it, and device plugin {blocked[0].obj.display} serves it only on nodes where "
+                    "a DRA driver publishes the same devices, which the device plugin has to leave"
+                )
             elif closed:
                 detail = "no DeviceClass maps it and no Node advertises it in status.allocatable"
             else:
-                detail = ("no DeviceClass among the scanned files maps it and no device plugin for it was found "
-                          "(pass the cluster state with --slices, including DeviceClasses and Nodes, to decide)")
-            hint = (f"map it to DRA by adding `extendedResourceName: {request.resource}` to the spec of the DeviceClass "
-                    "that selects these devices, or run the device plugin that advertises it")
-            related = tuple(p.obj.related(("metadata", "name"), f"{p.obj.display} advertises {request.resource}") for p in blocked[:1])
+                detail = (
+                    "no DeviceClass among the scanned files maps it and no device plugin for it was found "
+                    "(pass the cluster state with --slices, including DeviceClasses and Nodes, to decide)"
+                )
+            hint = (
+                f"map it to DRA by adding `extendedResourceName: {request.resource}` to the spec of the DeviceClass "
+                "that selects these devices, or run the device plugin that advertises it"
+            )
+            related = tuple(
+                p.obj.related(("metadata", "name"), f"{p.obj.display} advertises {request.resource}")
+                for p in blocked[:1]
+            )
             misspelled = _misspelled_mapping(ctx, request.resource)
             if misspelled is not None:
                 name, device_class = misspelled
-                detail += f"; {device_class.display} maps the close name {name!r}, which no pod asks for: did you mean it?"
+                detail += (
+                    f"; {device_class.display} maps the close name {name!r}, which no pod asks for: did you mean it?"
+                )
                 hint = f"make the two names agree: change the pod's resource to {name!r} or the DeviceClass's extendedResourceName to {request.resource!r}"
-                related += (device_class.related(("spec", "extendedResourceName"), f"{device_class.display} maps {name}"),)
+                related += (
+                    device_class.related(("spec", "extendedResourceName"), f"{device_class.display} maps {name}"),
+                )
             yield obj.finding(
                 request.path,
                 f"container {container!r} of {template.label} requests {request.resource}, but {detail}: "
                 "unless something provides it, the pod stays Pending",
-                hint=hint, key=True, severity=None if closed else Severity.WARNING, related=related,
+                hint=hint,
+                key=True,
+                severity=None if closed else Severity.WARNING,
+                related=related,
             )
 
 
@@ -141,15 +185,24 @@ def check_implicit_class_resource(obj: KubeObject, ctx: Context) -> Iterator[Fin
     """``deviceclass.resource.kubernetes.io/<class>`` for a class that does not exist."""
     for template in pod_templates(obj):
         for container, request in _requests(template, implicit=True):
-            class_name = request.resource[len(IMPLICIT_PREFIX):]
+            class_name = request.resource[len(IMPLICIT_PREFIX) :]
             resolution = resolve(ctx, "DeviceClass", None, class_name)
-            finding = reference_finding(obj, request.path, resolution, f"container {container!r} resource {request.resource}",
-                                        missing_rule="EXT004", scope_rule="REF001", key=True)
+            finding = reference_finding(
+                obj,
+                request.path,
+                resolution,
+                f"container {container!r} resource {request.resource}",
+                missing_rule="EXT004",
+                scope_rule="REF001",
+                key=True,
+            )
             if finding:
                 yield finding
 
 
-def _claim_classes(ctx: Context, obj: KubeObject, template: PodTemplate, claims: Any) -> tuple[list[KubeObject], list[str]]:
+def _claim_classes(
+    ctx: Context, obj: KubeObject, template: PodTemplate, claims: Any
+) -> tuple[list[KubeObject], list[str]]:
     """Claims/templates a container uses and the DeviceClass names their requests draw from."""
     entries = {e["name"]: e for _, e in pod_claim_entries(template.spec) if isinstance(e.get("name"), str)}
     targets: list[KubeObject] = []
@@ -162,7 +215,11 @@ def _claim_classes(ctx: Context, obj: KubeObject, template: PodTemplate, claims:
             continue
         target = resolved[2].target
         wanted = claim.get("request")
-        picked = [r.device_class for r in device_requests(target) if r.device_class and (not wanted or r.name.split("/")[0] == wanted)]
+        picked = [
+            r.device_class
+            for r in device_requests(target)
+            if r.device_class and (not wanted or r.name.split("/")[0] == wanted)
+        ]
         if picked:
             targets.append(target)
             classes += picked
@@ -193,8 +250,12 @@ def check_device_requested_twice(obj: KubeObject, ctx: Context) -> Iterator[Find
             resources = as_dict(container.get("resources"))
             if not resources.get("claims"):
                 continue
-            requests = [request for implicit in (False, True) for request in template_extended_requests(template, implicit=implicit).get(path, ())
-                        if positive(request.quantity)]
+            requests = [
+                request
+                for implicit in (False, True)
+                for request in template_extended_requests(template, implicit=implicit).get(path, ())
+                if positive(request.quantity)
+            ]
             if not requests:
                 continue  # most containers with claims ask for no extended resource: skip resolving the claims
             targets, classes = _claim_classes(ctx, obj, template, resources.get("claims"))
@@ -203,7 +264,14 @@ def check_device_requested_twice(obj: KubeObject, ctx: Context) -> Iterator[Find
                     yield _twice(obj, template, container, request, classes, targets)
 
 
-def _twice(obj: KubeObject, template: PodTemplate, container: dict, request: ExtendedRequest, classes: list[str], targets: list[KubeObject]) -> Finding:
+def _twice(
+    obj: KubeObject,
+    template: PodTemplate,
+    container: dict,
+    request: ExtendedRequest,
+    classes: list[str],
+    targets: list[KubeObject],
+) -> Finding:
     where: DataPath = request.path
     return obj.finding(
         where,

@@ -20,7 +20,14 @@ from typing import Iterator, NamedTuple
 from dralint.diagnostics import Finding, Severity, Span
 from dralint.k8s.objects import POD_TEMPLATE_KINDS, KubeObject, PodTemplate, pod_templates
 from dralint.k8s.pod_security_standards import (
-    LABEL_PREFIX, MODES, Control, LevelVersion, Policy, Violation, policy_from_labels, violations,
+    LABEL_PREFIX,
+    MODES,
+    Control,
+    LevelVersion,
+    Policy,
+    Violation,
+    policy_from_labels,
+    violations,
 )
 from dralint.lint.context import Context
 from dralint.lint.exemptions import device_driver, enabled_rule_ids
@@ -72,7 +79,9 @@ _FIXES: dict[str, str] = {
     "procMount_restricted": "remove `procMount` (or set `procMount: Default`)",
 }
 #: Kinds whose pod templates the admission plugin itself checks in warn and audit mode.
-TEMPLATE_KINDS = frozenset({"PodTemplate", "ReplicationController", "ReplicaSet", "Deployment", "StatefulSet", "DaemonSet", "Job", "CronJob"})
+TEMPLATE_KINDS = frozenset(
+    {"PodTemplate", "ReplicationController", "ReplicaSet", "Deployment", "StatefulSet", "DaemonSet", "Job", "CronJob"}
+)
 
 
 class NamespacePolicy(NamedTuple):
@@ -119,16 +128,25 @@ def _message(template: PodTemplate, mode: str, source: str, control: Control, vi
             return f"rejected by PodSecurity admission ({source}): {what}"
         return f"rejected by PodSecurity admission ({source}) when {template.label} creates its pods: {what}"
     verb = "warns" if mode == "warn" else "records an audit annotation"
-    target = "about the pod" if template.owner.kind == "Pod" else (
-        f"when {template.label} is applied" if template.owner.kind in TEMPLATE_KINDS else f"about every pod {template.label} creates")
+    target = (
+        "about the pod"
+        if template.owner.kind == "Pod"
+        else (
+            f"when {template.label} is applied"
+            if template.owner.kind in TEMPLATE_KINDS
+            else f"about every pod {template.label} creates"
+        )
+    )
     return f"PodSecurity admission {verb} {target} ({source}): {what}"
 
 
 def _hint(template: PodTemplate, control: Control) -> str:
     hint = f"{_FIXES[control.check_id]}; or label the namespace for a lower level if this workload must keep it"
     if device_driver(template) is not None:
-        hint += ". dralint's device-driver exemption does not reach admission: run drivers in a namespace labelled " \
-                "`pod-security.kubernetes.io/enforce: privileged`"
+        hint += (
+            ". dralint's device-driver exemption does not reach admission: run drivers in a namespace labelled "
+            "`pod-security.kubernetes.io/enforce: privileged`"
+        )
     return hint
 
 
@@ -146,8 +164,11 @@ def _template_verdicts(template: PodTemplate, ctx: Context) -> list[Verdict]:
                 continue
             seen.add((rule, span))
             finding = template.owner.finding(
-                violation.path, _message(template, mode, where.source(mode, level), control, violation),
-                hint=_hint(template, control), rule=rule, key=violation.key,
+                violation.path,
+                _message(template, mode, where.source(mode, level), control, violation),
+                hint=_hint(template, control),
+                rule=rule,
+                key=violation.key,
                 severity=Severity.ERROR if mode == "enforce" else Severity.WARNING,
             )
             out.append(Verdict(finding, replaces))
@@ -188,8 +209,11 @@ def check_namespace_labels(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     for problem in problems:
         path = ("metadata", "labels", problem.label)
         yield obj.finding(
-            path, f"label {problem.label}: {problem.value!r} {problem.message}"
+            path,
+            f"label {problem.label}: {problem.value!r} {problem.message}"
             + ("; the API server refuses to create the Namespace with it" if problem.rejected else ""),
             hint='levels are privileged, baseline and restricted; versions are "latest" or "v1.<minor>"; modes are enforce, warn and audit',
-            rule=LABEL_RULE, key=not problem.rejected, severity=Severity.ERROR if problem.rejected else Severity.WARNING,
+            rule=LABEL_RULE,
+            key=not problem.rejected,
+            severity=Severity.ERROR if problem.rejected else Severity.WARNING,
         )

@@ -23,10 +23,22 @@ NOT_IN_SCOPE = "REF012"
 def check_scale_target(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     """The scale target exists in the autoscaler's namespace."""
     ref = obj.get(("spec", "scaleTargetRef"))
-    if not isinstance(ref, dict) or not isinstance(ref.get("kind"), str) or not isinstance(ref.get("name"), str) or not ref["name"]:
+    if (
+        not isinstance(ref, dict)
+        or not isinstance(ref.get("kind"), str)
+        or not isinstance(ref.get("name"), str)
+        or not ref["name"]
+    ):
         return
     resolution = resolve(ctx, ref["kind"], obj.namespace, ref["name"], referrer=obj)
-    finding = reference_finding(obj, ("spec", "scaleTargetRef", "name"), resolution, "scaleTargetRef", missing_rule="REF017", scope_rule=NOT_IN_SCOPE)
+    finding = reference_finding(
+        obj,
+        ("spec", "scaleTargetRef", "name"),
+        resolution,
+        "scaleTargetRef",
+        missing_rule="REF017",
+        scope_rule=NOT_IN_SCOPE,
+    )
     if finding:
         yield finding
 
@@ -39,7 +51,10 @@ def check_pinned_replicas(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     hpa = autoscaler_of(ctx, obj)
     if hpa is not None:
         yield obj.finding(
-            ("spec", "replicas"), f"{obj.display} sets replicas although {hpa.display} scales it: every apply resets the replica count",
-            hint="remove `spec.replicas` from the manifest and let the autoscaler's minReplicas set the floor", rule="REF018", key=True,
+            ("spec", "replicas"),
+            f"{obj.display} sets replicas although {hpa.display} scales it: every apply resets the replica count",
+            hint="remove `spec.replicas` from the manifest and let the autoscaler's minReplicas set the floor",
+            rule="REF018",
+            key=True,
             related=(hpa.related(("spec", "scaleTargetRef"), f"{hpa.display} scales it", key=True),),
         )

@@ -5,7 +5,14 @@ from __future__ import annotations
 import dataclasses
 from typing import Iterator
 
-from dralint.k8s.claims import CLAIM_KINDS, DeviceRequest, class_drivers, claim_spec_path, device_requests, requests_in_scope
+from dralint.k8s.claims import (
+    CLAIM_KINDS,
+    DeviceRequest,
+    class_drivers,
+    claim_spec_path,
+    device_requests,
+    requests_in_scope,
+)
 from dralint.lint.context import Context
 from dralint.diagnostics import Finding, Related
 from dralint.k8s.objects import KubeObject
@@ -32,12 +39,21 @@ def check_device_class_references(obj: KubeObject, ctx: Context) -> Iterator[Fin
         if key in found:
             first = found[key]
             if first is not None:
-                note = Related(obj.span(request.path + ("deviceClassName",)), f"subrequest {request.name!r} names the same DeviceClass")
+                note = Related(
+                    obj.span(request.path + ("deviceClassName",)),
+                    f"subrequest {request.name!r} names the same DeviceClass",
+                )
                 found[key] = dataclasses.replace(first, related=first.related + (note,))
             continue
         resolution = resolve(ctx, "DeviceClass", None, request.device_class)
-        found[key] = reference_finding(obj, request.path + ("deviceClassName",), resolution, f"request {request.name!r}",
-                                       missing_rule="REF008", scope_rule=NOT_IN_SCOPE)
+        found[key] = reference_finding(
+            obj,
+            request.path + ("deviceClassName",),
+            resolution,
+            f"request {request.name!r}",
+            missing_rule="REF008",
+            scope_rule=NOT_IN_SCOPE,
+        )
     yield from (finding for finding in found.values() if finding is not None)
 
 
@@ -75,7 +91,14 @@ def check_config_driver(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
             f"opaque config for driver {driver!r} applies to requests whose DeviceClasses only select devices of "
             f"{', '.join(sorted(drivers))}: no driver will receive these parameters",
             hint=f"set `driver:` to {sorted(drivers)[0]!r} or point `requests:` at the requests of {driver!r}",
-            related=tuple(c.related(("spec", "selectors"), f"{c.display} selects driver(s) {', '.join(sorted(class_drivers(c) or ()))}", key=True) for c in classes),
+            related=tuple(
+                c.related(
+                    ("spec", "selectors"),
+                    f"{c.display} selects driver(s) {', '.join(sorted(class_drivers(c) or ()))}",
+                    key=True,
+                )
+                for c in classes
+            ),
         )
 
 
@@ -125,8 +148,14 @@ def check_match_attribute_published(obj: KubeObject, ctx: Context) -> Iterator[F
             spec_path + ("devices", "constraints", index, "matchAttribute"),
             f"matchAttribute {attribute!r}: none of the {count} devices of {', '.join(sorted(known[0]))} in the cluster state "
             "publishes this attribute, so the constraint can never be met and the claim cannot be allocated",
-            hint=(f"use {similar[0]!r}" if similar else "use an attribute the driver publishes (see the ResourceSlices)"),
-            related=(slices[0].related(("spec", "devices"), f"devices of {slices[0].get(('spec', 'driver'))} published here", key=True),),
+            hint=(
+                f"use {similar[0]!r}" if similar else "use an attribute the driver publishes (see the ResourceSlices)"
+            ),
+            related=(
+                slices[0].related(
+                    ("spec", "devices"), f"devices of {slices[0].get(('spec', 'driver'))} published here", key=True
+                ),
+            ),
         )
 
 
@@ -141,8 +170,8 @@ def check_admin_access_namespace(obj: KubeObject, ctx: Context) -> Iterator[Find
             yield obj.finding(
                 request.path + ("adminAccess",),
                 f"request {request.name!r} uses adminAccess, but Namespace {namespace.name!r} lacks the label "
-                f"{ADMIN_ACCESS_LABEL}: \"true\"; the API server rejects the object",
+                f'{ADMIN_ACCESS_LABEL}: "true"; the API server rejects the object',
                 hint=f"label the namespace: `kubectl label namespace {namespace.name} {ADMIN_ACCESS_LABEL}=true` "
-                     "(only for namespaces trusted with privileged device access)",
+                "(only for namespaces trusted with privileged device access)",
                 related=(namespace.related(("metadata",), f"Namespace {namespace.name} is defined here", key=True),),
             )

@@ -21,7 +21,12 @@ from dralint.lint.registry import object_check
 
 NOT_IN_SCOPE = "REF012"
 #: The rule that reports a missing target, per kind.
-MISSING_RULE = {"ServiceAccount": "REF021", "ConfigMap": "REF022", "Secret": "REF022", "PersistentVolumeClaim": "REF024"}
+MISSING_RULE = {
+    "ServiceAccount": "REF021",
+    "ConfigMap": "REF022",
+    "Secret": "REF022",
+    "PersistentVolumeClaim": "REF024",
+}
 
 
 @object_check("REF012", "REF021", "REF022", "REF023", "REF024", kinds=POD_TEMPLATE_KINDS)
@@ -33,7 +38,9 @@ def check_pod_dependencies(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
                 continue
             resolution = _weigh(resolve(ctx, ref.kind, obj.namespace, ref.name, referrer=obj))
             if ref.key is None:
-                finding = reference_finding(obj, ref.path, resolution, _field(ref), missing_rule=MISSING_RULE[ref.kind], scope_rule=NOT_IN_SCOPE)
+                finding = reference_finding(
+                    obj, ref.path, resolution, _field(ref), missing_rule=MISSING_RULE[ref.kind], scope_rule=NOT_IN_SCOPE
+                )
             else:
                 finding = _key_finding(obj, ref, resolution) if resolution.found else None
             if finding:
@@ -68,9 +75,16 @@ def _key_finding(obj: KubeObject, ref: PodReference, resolution: Resolution) -> 
         return None
     near = [k for k in sorted(keys) if looks_like_typo(ref.key, k)]
     listed = ", ".join(repr(k) for k in sorted(keys)) or "none"
-    hint = f"did you mean {near[0]!r}?" if near else f"add the key to {target.display}, or mark the reference `optional: true`"
+    hint = (
+        f"did you mean {near[0]!r}?"
+        if near
+        else f"add the key to {target.display}, or mark the reference `optional: true`"
+    )
     return obj.finding(
-        ref.key_path, f"{obj.display} reads key {ref.key!r} of {target.display}, which does not have it (its keys: {listed}); "
-                      "the container cannot start", hint=hint, rule="REF023",
+        ref.key_path,
+        f"{obj.display} reads key {ref.key!r} of {target.display}, which does not have it (its keys: {listed}); "
+        "the container cannot start",
+        hint=hint,
+        rule="REF023",
         related=(target.related(("metadata", "name"), f"{target.display} is defined here"),),
     )

@@ -44,7 +44,11 @@ def check_service_monitor(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     An empty selector (every Service) and a monitor without one are skipped.
     """
     selector = obj.get(("spec", "selector"))
-    if obj.group != "monitoring.coreos.com" or not isinstance(selector, dict) or not (selector.get("matchLabels") or selector.get("matchExpressions")):
+    if (
+        obj.group != "monitoring.coreos.com"
+        or not isinstance(selector, dict)
+        or not (selector.get("matchLabels") or selector.get("matchExpressions"))
+    ):
         return
     selects, namespaces = label_selector(selector), watched_namespaces(obj)
     matching = [s for s in ctx.objects if s.kind == "Service" and s.group == "" and selects(_labels(s))]
@@ -53,13 +57,30 @@ def check_service_monitor(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     where = ", ".join(sorted(namespaces or ())) or "any namespace"
     if matching:
         elsewhere = ", ".join(f"{s.display}" for s in matching[:3])
-        yield obj.finding(("spec", "selector"), f"{obj.display} watches namespace {where}, but the Services its selector matches ({elsewhere}) are elsewhere: nothing is scraped",
-                          hint="add their namespace to `namespaceSelector.matchNames` (or move the ServiceMonitor)", rule="REF027", key=True,
-                          related=tuple(s.related(("metadata", "labels"), "a matching Service outside the watched namespaces", key=True) for s in matching[:3]))
+        yield obj.finding(
+            ("spec", "selector"),
+            f"{obj.display} watches namespace {where}, but the Services its selector matches ({elsewhere}) are elsewhere: nothing is scraped",
+            hint="add their namespace to `namespaceSelector.matchNames` (or move the ServiceMonitor)",
+            rule="REF027",
+            key=True,
+            related=tuple(
+                s.related(("metadata", "labels"), "a matching Service outside the watched namespaces", key=True)
+                for s in matching[:3]
+            ),
+        )
     elif ctx.is_closed("Service"):
-        yield obj.finding(("spec", "selector"), f"{obj.display} selects no Service of namespace {where} (the run holds every Service: --closed-world Service): nothing is scraped",
-                          hint="correct the selector or the Service's labels", rule="REF027", key=True)
+        yield obj.finding(
+            ("spec", "selector"),
+            f"{obj.display} selects no Service of namespace {where} (the run holds every Service: --closed-world Service): nothing is scraped",
+            hint="correct the selector or the Service's labels",
+            rule="REF027",
+            key=True,
+        )
     else:
-        yield obj.finding(("spec", "selector"), f"{obj.display} selects Services of namespace {where}; none among the scanned files matches, so the selection could not be checked",
-                          hint="add the Service's file to the run (or --context); if the run holds every Service, pass --closed-world Service",
-                          rule=NOT_IN_SCOPE, key=True)
+        yield obj.finding(
+            ("spec", "selector"),
+            f"{obj.display} selects Services of namespace {where}; none among the scanned files matches, so the selection could not be checked",
+            hint="add the Service's file to the run (or --context); if the run holds every Service, pass --closed-world Service",
+            rule=NOT_IN_SCOPE,
+            key=True,
+        )

@@ -41,18 +41,27 @@ def check_pod_claim_targets(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     for template in pod_templates(obj):
         entries += [(template.path + ("resourceClaims", i), e) for i, e in pod_claim_entries(template.spec)]
     if obj.kind == "PodGroup":
-        entries += [(("spec", "resourceClaims", i), e) for i, e in enumerate(as_list(obj.get(("spec", "resourceClaims")))) if isinstance(e, dict)]
+        entries += [
+            (("spec", "resourceClaims", i), e)
+            for i, e in enumerate(as_list(obj.get(("spec", "resourceClaims"))))
+            if isinstance(e, dict)
+        ]
     for path, entry in entries:
         resolved = resolve_pod_claim(ctx, obj, entry)
         if resolved is None:
             continue
         field_name, name, resolution = resolved
-        finding = reference_finding(obj, path + (field_name,), resolution, field_name, missing_rule="REF002", scope_rule=NOT_IN_SCOPE)
+        finding = reference_finding(
+            obj, path + (field_name,), resolution, field_name, missing_rule="REF002", scope_rule=NOT_IN_SCOPE
+        )
         sibling = next((e.obj for e in resolution.evidence if e.reason == "other-kind"), None)
         if finding and sibling is not None:
             other = OTHER_FIELD[field_name]
-            finding = replace(finding, hint=f"`{name}` is a {sibling.kind}: refer to it with `{other}: {name}` "
-                                            f"instead of `{field_name}`, or create the {resolution.kind}")
+            finding = replace(
+                finding,
+                hint=f"`{name}` is a {sibling.kind}: refer to it with `{other}: {name}` "
+                f"instead of `{field_name}`, or create the {resolution.kind}",
+            )
         if finding:
             yield finding
 
@@ -89,12 +98,12 @@ def check_container_claims(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
             if _pod_level(ctx, obj, template.spec["resourceClaims"][index]):
                 continue
             yield obj.finding(
-                    template.path + ("resourceClaims", index, "name"),
-                    f"pod claim {name!r} of {template.label} is declared but no container lists it in resources.claims",
-                    hint=f"add `claims: [{{name: {name}}}]` under the resources of the container that needs the devices; "
-                         "devices that serve the whole pod (such as network interfaces) may not need it",
-                    rule="REF004",
-                )
+                template.path + ("resourceClaims", index, "name"),
+                f"pod claim {name!r} of {template.label} is declared but no container lists it in resources.claims",
+                hint=f"add `claims: [{{name: {name}}}]` under the resources of the container that needs the devices; "
+                "devices that serve the whole pod (such as network interfaces) may not need it",
+                rule="REF004",
+            )
 
 
 def _pod_level(ctx: Context, obj: KubeObject, entry: dict) -> bool:
@@ -116,19 +125,31 @@ def _undeclared(obj: KubeObject, template: PodTemplate, path: DataPath, name: st
     names = sorted(declared)
     near = [n for n in names if looks_like_typo(name, n)]
     if names:
-        detail = f"it must be one of {', '.join(repr(n) for n in names)}" + (f"; did you mean {near[0]!r}?" if near else "")
+        detail = f"it must be one of {', '.join(repr(n) for n in names)}" + (
+            f"; did you mean {near[0]!r}?" if near else ""
+        )
     else:
         detail = "the pod declares no spec.resourceClaims"
     related: tuple[Related, ...] = ()
     if declared:
         related = (obj.related(template.path + ("resourceClaims",), "the pod's claims are declared here", key=True),)
-    hint = (f"rename it to {near[0]!r}" if near else
-            f"declare it in spec.resourceClaims: `- name: {name}` with resourceClaimTemplateName or resourceClaimName")
-    return obj.finding(path + ("name",), f"container claim {name!r} of {template.label} is not declared in the pod's spec.resourceClaims; {detail}",
-                       hint=hint, rule="REF003", related=related)
+    hint = (
+        f"rename it to {near[0]!r}"
+        if near
+        else f"declare it in spec.resourceClaims: `- name: {name}` with resourceClaimTemplateName or resourceClaimName"
+    )
+    return obj.finding(
+        path + ("name",),
+        f"container claim {name!r} of {template.label} is not declared in the pod's spec.resourceClaims; {detail}",
+        hint=hint,
+        rule="REF003",
+        related=related,
+    )
 
 
-def _unknown_request(obj: KubeObject, ctx: Context, template: PodTemplate, path: DataPath, claim: str, request: str, index: int) -> Finding | None:
+def _unknown_request(
+    obj: KubeObject, ctx: Context, template: PodTemplate, path: DataPath, claim: str, request: str, index: int
+) -> Finding | None:
     entry = template.spec["resourceClaims"][index]
     resolved = resolve_pod_claim(ctx, obj, entry)
     if resolved is None:
@@ -149,7 +170,8 @@ def _unknown_request(obj: KubeObject, ctx: Context, template: PodTemplate, path:
     return obj.finding(
         path + ("request",),
         f"container claim {claim!r} of {template.label} asks for request {request!r}, which {target.display} does not have, so the container gets none of its devices; {detail}",
-        hint=hint, rule="REF005",
+        hint=hint,
+        rule="REF005",
         related=(target.related(("spec",), f"the requests of {target.display}", key=True),),
     )
 

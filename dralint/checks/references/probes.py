@@ -29,9 +29,15 @@ def check_probe_ports(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
                     continue
                 near = [n for n in names if looks_like_typo(port, n)]
                 listed = ", ".join(repr(n) for n in names) if names else "no named ports"
-                hint = f"did you mean {near[0]!r}?" if near else f"name a declared port, give the number, or add `ports: [{{name: {port}, containerPort: <n>}}]`"
+                hint = (
+                    f"did you mean {near[0]!r}?"
+                    if near
+                    else f"name a declared port, give the number, or add `ports: [{{name: {port}, containerPort: <n>}}]`"
+                )
                 yield obj.finding(
-                    path + probe_path, f"the {probe} of container {container.get('name', '?')!r} in {template.label} uses port {port!r}, "
-                                       f"which the container does not declare ({listed}); the probe can never succeed",
-                    hint=hint, rule="REF026",
+                    path + probe_path,
+                    f"the {probe} of container {container.get('name', '?')!r} in {template.label} uses port {port!r}, "
+                    f"which the container does not declare ({listed}); the probe can never succeed",
+                    hint=hint,
+                    rule="REF026",
                 )

@@ -16,7 +16,12 @@ from dralint.diagnostics import Finding, Related
 from dralint.k8s.labels import label_text
 from dralint.k8s.objects import KubeObject, PodTemplate, pod_templates
 from dralint.k8s.selection import (
-    controller_label, equality_selector, label_selector, namespace_templates, selected_templates, template_labels,
+    controller_label,
+    equality_selector,
+    label_selector,
+    namespace_templates,
+    selected_templates,
+    template_labels,
 )
 from dralint.lint.context import Context
 from dralint.lint.refs import looks_like_typo
@@ -34,7 +39,9 @@ def _wanted(selector: Any) -> dict[str, str]:
     """The equality part of a selector (a Service map, or a LabelSelector's matchLabels)."""
     if not isinstance(selector, dict):
         return {}
-    equalities = selector.get("matchLabels") if "matchLabels" in selector or "matchExpressions" in selector else selector
+    equalities = (
+        selector.get("matchLabels") if "matchLabels" in selector or "matchExpressions" in selector else selector
+    )
     return {str(k): label_text(v) for k, v in equalities.items()} if isinstance(equalities, dict) else {}
 
 
@@ -48,7 +55,9 @@ def _near_miss(wanted: dict[str, str], templates: list[PodTemplate]) -> tuple[Po
         key = differing[0]
         if key in labels and looks_like_typo(wanted[key], labels[key]):
             return template, key, labels[key]
-        typo_key = next((k for k in labels if k not in wanted and looks_like_typo(key, k) and labels[k] == wanted[key]), None)
+        typo_key = next(
+            (k for k in labels if k not in wanted and looks_like_typo(key, k) and labels[k] == wanted[key]), None
+        )
         if typo_key is not None:
             return template, key, f"{typo_key}={labels[typo_key]}"
     return None
@@ -58,12 +67,19 @@ def _elsewhere(ctx: Context, obj: KubeObject, selects: Predicate) -> list[PodTem
     """Selected templates in other namespaces, when the selector's object pins its namespace."""
     if not isinstance(obj.get(("metadata", "namespace")), str):
         return []
-    out = [t for other in ctx.objects if other.namespace not in (obj.namespace, None)
-           for t in pod_templates(other) if selects(template_labels(t))]
+    out = [
+        t
+        for other in ctx.objects
+        if other.namespace not in (obj.namespace, None)
+        for t in pod_templates(other)
+        if selects(template_labels(t))
+    ]
     return out[:3]
 
 
-def unselected(ctx: Context, obj: KubeObject, path: DataPath, selector: Any, selects: Predicate, *, what: str, rule: str) -> Finding | None:
+def unselected(
+    ctx: Context, obj: KubeObject, path: DataPath, selector: Any, selects: Predicate, *, what: str, rule: str
+) -> Finding | None:
     """The finding for a selector at ``path`` of ``obj`` that picks no pod template of the run."""
     if selected_templates(ctx, obj.namespace, selects):
         return None
@@ -75,7 +91,11 @@ def unselected(ctx: Context, obj: KubeObject, path: DataPath, selector: Any, sel
     related: tuple[Related, ...] = ()
     if near is not None:
         template, key, theirs = near
-        head += f"; {template.label} has {key}={theirs}: did you mean that?" if "=" not in theirs else f"; {template.label} has {theirs}: did you mean that key?"
+        head += (
+            f"; {template.label} has {key}={theirs}: did you mean that?"
+            if "=" not in theirs
+            else f"; {template.label} has {theirs}: did you mean that key?"
+        )
         related = (_labels_at(template, "these are the pod template's labels"),)
         hint = f"correct the selector (or the template's labels) so that {key} matches"
     elif others:
@@ -87,15 +107,21 @@ def unselected(ctx: Context, obj: KubeObject, path: DataPath, selector: Any, sel
         head += " (the run holds every workload: --closed-world Pod)"
         hint = "correct the selector or the pod template's labels"
     else:
-        return obj.finding(path, f"{obj.display} {what} pods labelled {shown}; no pod template of {where} among the scanned files has them, "
-                                 "so the selection could not be checked",
-                           hint="add the workload's file to the run (or --context); if the run holds every workload, pass --closed-world Pod",
-                           rule=NOT_IN_SCOPE, key=True)
+        return obj.finding(
+            path,
+            f"{obj.display} {what} pods labelled {shown}; no pod template of {where} among the scanned files has them, "
+            "so the selection could not be checked",
+            hint="add the workload's file to the run (or --context); if the run holds every workload, pass --closed-world Pod",
+            rule=NOT_IN_SCOPE,
+            key=True,
+        )
     return obj.finding(path, head, hint=hint, rule=rule, related=related, key=True)
 
 
 def _labels_at(template: PodTemplate, message: str) -> Related:
-    labels_path = template.metadata_path + ("labels",) if template.metadata_path and template_labels(template) else template.path
+    labels_path = (
+        template.metadata_path + ("labels",) if template.metadata_path and template_labels(template) else template.path
+    )
     return template.owner.related(labels_path, message, key=True)
 
 
@@ -109,7 +135,9 @@ def check_service_selector(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     selector = obj.get(("spec", "selector"))
     if not isinstance(selector, dict) or not selector or obj.get(("spec", "type")) == "ExternalName":
         return
-    finding = unselected(ctx, obj, ("spec", "selector"), selector, equality_selector(selector), what="sends traffic to", rule="REF013")
+    finding = unselected(
+        ctx, obj, ("spec", "selector"), selector, equality_selector(selector), what="sends traffic to", rule="REF013"
+    )
     if finding:
         yield finding
 
@@ -120,7 +148,9 @@ def check_budget_selector(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     selector = obj.get(("spec", "selector"))
     if not isinstance(selector, dict) or not _wanted(selector) and not selector.get("matchExpressions"):
         return
-    finding = unselected(ctx, obj, ("spec", "selector"), selector, label_selector(selector), what="protects", rule="REF019")
+    finding = unselected(
+        ctx, obj, ("spec", "selector"), selector, label_selector(selector), what="protects", rule="REF019"
+    )
     if finding:
         yield finding
 
@@ -132,7 +162,11 @@ def _peer_selectors(obj: KubeObject) -> Iterator[tuple[DataPath, dict]]:
         for r_index, rule in enumerate(rules if isinstance(rules, list) else []):
             peers = rule.get(side) if isinstance(rule, dict) else None
             for p_index, peer in enumerate(peers if isinstance(peers, list) else []):
-                if isinstance(peer, dict) and "namespaceSelector" not in peer and isinstance(peer.get("podSelector"), dict):
+                if (
+                    isinstance(peer, dict)
+                    and "namespaceSelector" not in peer
+                    and isinstance(peer.get("podSelector"), dict)
+                ):
                     yield ("spec", direction, r_index, side, p_index, "podSelector"), peer["podSelector"]
 
 

@@ -54,14 +54,23 @@ def check_target_ports(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
         path: DataPath = ("spec", "ports", index, "targetPort" if "targetPort" in port else "port")
         if isinstance(target, str) and not target.isdigit() and target not in names:
             listed = ", ".join(repr(n) for n in sorted(names)) or "none"
-            yield obj.finding(path, f"{obj.display} forwards to port {target!r}, but no container of the pods it selects ({shown}) has a port of that name "
-                                    f"(named ports: {listed}); the Service has no endpoints for it",
-                              hint="use a port name the containers declare, or the container port number", rule="REF014")
+            yield obj.finding(
+                path,
+                f"{obj.display} forwards to port {target!r}, but no container of the pods it selects ({shown}) has a port of that name "
+                f"(named ports: {listed}); the Service has no endpoints for it",
+                hint="use a port name the containers declare, or the container port number",
+                rule="REF014",
+            )
         elif _is_number(target) and numbers is not None and target not in numbers:
             listed = ", ".join(str(n) for n in sorted(numbers))
-            yield obj.finding(path, f"{obj.display} forwards to port {target}, which no container of the pods it selects ({shown}) declares "
-                                    f"(declared: {listed}); unless the container listens there undeclared, connections are refused",
-                              hint="set targetPort to the port the container listens on", rule="REF014", severity=Severity.WARNING)
+            yield obj.finding(
+                path,
+                f"{obj.display} forwards to port {target}, which no container of the pods it selects ({shown}) declares "
+                f"(declared: {listed}); unless the container listens there undeclared, connections are refused",
+                hint="set targetPort to the port the container listens on",
+                rule="REF014",
+                severity=Severity.WARNING,
+            )
 
 
 def _backends(obj: KubeObject) -> Iterator[DataPath]:
@@ -70,9 +79,15 @@ def _backends(obj: KubeObject) -> Iterator[DataPath]:
         yield ("spec", "defaultBackend", "service")
     rules = obj.get(("spec", "rules"))
     for r_index, rule in enumerate(rules if isinstance(rules, list) else []):
-        paths = rule.get("http", {}).get("paths") if isinstance(rule, dict) and isinstance(rule.get("http"), dict) else None
+        paths = (
+            rule.get("http", {}).get("paths") if isinstance(rule, dict) and isinstance(rule.get("http"), dict) else None
+        )
         for p_index, entry in enumerate(paths if isinstance(paths, list) else []):
-            if isinstance(entry, dict) and isinstance(entry.get("backend"), dict) and isinstance(entry["backend"].get("service"), dict):
+            if (
+                isinstance(entry, dict)
+                and isinstance(entry.get("backend"), dict)
+                and isinstance(entry["backend"].get("service"), dict)
+            ):
                 yield ("spec", "rules", r_index, "http", "paths", p_index, "backend", "service")
 
 
@@ -86,14 +101,26 @@ def _backend_port(obj: KubeObject, path: DataPath, service: KubeObject) -> Findi
     # Lists, not sets: a malformed Service may hold a mapping where a port or its name belongs.
     if isinstance(port.get("name"), str) and port["name"] not in [p.get("name") for p in entries]:
         listed = ", ".join(repr(p["name"]) for p in entries if isinstance(p.get("name"), str)) or "none"
-        return obj.finding(path + ("port", "name"), f"{obj.display} routes to port {port['name']!r} of {service.display}, which has no port of that name "
-                                                     f"(named ports: {listed})", hint="use a port name or number the Service declares",
-                           rule="REF015", related=related, severity=Severity.ERROR)
+        return obj.finding(
+            path + ("port", "name"),
+            f"{obj.display} routes to port {port['name']!r} of {service.display}, which has no port of that name "
+            f"(named ports: {listed})",
+            hint="use a port name or number the Service declares",
+            rule="REF015",
+            related=related,
+            severity=Severity.ERROR,
+        )
     if _is_number(port.get("number")) and port["number"] not in [p.get("port") for p in entries]:
         listed = ", ".join(str(p.get("port")) for p in entries) or "none"
-        return obj.finding(path + ("port", "number"), f"{obj.display} routes to port {port['number']} of {service.display}, which does not expose it "
-                                                       f"(ports: {listed})", hint="use a port the Service declares under spec.ports[].port",
-                           rule="REF015", related=related, severity=Severity.ERROR)
+        return obj.finding(
+            path + ("port", "number"),
+            f"{obj.display} routes to port {port['number']} of {service.display}, which does not expose it "
+            f"(ports: {listed})",
+            hint="use a port the Service declares under spec.ports[].port",
+            rule="REF015",
+            related=related,
+            severity=Severity.ERROR,
+        )
     return None
 
 
@@ -110,13 +137,22 @@ def check_ingress(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
         if resolution.target is not None:
             finding = _backend_port(obj, path, resolution.target)
         else:
-            finding = reference_finding(obj, path + ("name",), resolution, "the Ingress backend", missing_rule="REF015", scope_rule=NOT_IN_SCOPE)
+            finding = reference_finding(
+                obj, path + ("name",), resolution, "the Ingress backend", missing_rule="REF015", scope_rule=NOT_IN_SCOPE
+            )
         if finding:
             yield finding
     class_name = obj.get(("spec", "ingressClassName"))
     if isinstance(class_name, str) and class_name:
         resolution = resolve(ctx, "IngressClass", None, class_name, referrer=obj)
-        finding = reference_finding(obj, ("spec", "ingressClassName"), resolution, "ingressClassName", missing_rule="REF016", scope_rule=NOT_IN_SCOPE)
+        finding = reference_finding(
+            obj,
+            ("spec", "ingressClassName"),
+            resolution,
+            "ingressClassName",
+            missing_rule="REF016",
+            scope_rule=NOT_IN_SCOPE,
+        )
         if finding:
             yield finding
 
@@ -130,11 +166,17 @@ def check_governing_service(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     resolution = resolve(ctx, "Service", obj.namespace, name, referrer=obj)
     service = resolution.target
     if service is None:
-        finding = reference_finding(obj, ("spec", "serviceName"), resolution, "serviceName", missing_rule="REF025", scope_rule=NOT_IN_SCOPE)
+        finding = reference_finding(
+            obj, ("spec", "serviceName"), resolution, "serviceName", missing_rule="REF025", scope_rule=NOT_IN_SCOPE
+        )
         if finding:
             yield finding
     elif service.get(("spec", "clusterIP")) != "None":
-        yield obj.finding(("spec", "serviceName"), f"{obj.display} is governed by {service.display}, which is not headless (clusterIP is not None), "
-                                                   "so its pods get no stable per-pod DNS names",
-                          hint="set `clusterIP: None` on the Service (a separate Service can still load-balance)", rule="REF025",
-                          related=(service.related(("spec",), f"{service.display} is defined here", key=True),))
+        yield obj.finding(
+            ("spec", "serviceName"),
+            f"{obj.display} is governed by {service.display}, which is not headless (clusterIP is not None), "
+            "so its pods get no stable per-pod DNS names",
+            hint="set `clusterIP: None` on the Service (a separate Service can still load-balance)",
+            rule="REF025",
+            related=(service.related(("spec",), f"{service.display} is defined here", key=True),),
+        )

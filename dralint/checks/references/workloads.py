@@ -20,12 +20,23 @@ from dralint.yaml.plain import as_list
 from dralint.lint.registry import object_check
 
 #: Schedulers that place a group of pods all-or-nothing.
-GANG_SCHEDULERS = frozenset({"volcano", "kai-scheduler", "scheduler-plugins-scheduler", "yunikorn", "koord-scheduler", "coscheduling"})
+GANG_SCHEDULERS = frozenset(
+    {"volcano", "kai-scheduler", "scheduler-plugins-scheduler", "yunikorn", "koord-scheduler", "coscheduling"}
+)
 #: Pod labels/annotations by which gang schedulers and pod groupers tie pods together.
-GANG_MARKERS = frozenset({"scheduling.k8s.io/group-name", "scheduling.x-k8s.io/pod-group", "pod-group.scheduling.sigs.k8s.io",
-                          "pod-group.scheduling.sigs.k8s.io/name", "kai.scheduler/podgroup"})
+GANG_MARKERS = frozenset(
+    {
+        "scheduling.k8s.io/group-name",
+        "scheduling.x-k8s.io/pod-group",
+        "pod-group.scheduling.sigs.k8s.io",
+        "pod-group.scheduling.sigs.k8s.io/name",
+        "kai.scheduler/podgroup",
+    }
+)
 #: Kinds whose pods run together as one job.
-JOB_KINDS = frozenset({"Job", "JobSet", "MPIJob", "PyTorchJob", "TFJob", "XGBoostJob", "PaddleJob", "JAXJob", "TrainJob"})
+JOB_KINDS = frozenset(
+    {"Job", "JobSet", "MPIJob", "PyTorchJob", "TFJob", "XGBoostJob", "PaddleJob", "JAXJob", "TrainJob"}
+)
 
 
 def pods_of(template: PodTemplate) -> str:
@@ -43,13 +54,17 @@ def check_shared_claim_in_workload(obj: KubeObject, ctx: Context) -> Iterator[Fi
             if not isinstance(name, str) or not name:
                 continue
             claim = ctx.find("ResourceClaim", obj.namespace, name)
-            related = (claim.related(("metadata", "name"), f"the one ResourceClaim all {pods_of(template)} share"),) if claim else ()
+            related = (
+                (claim.related(("metadata", "name"), f"the one ResourceClaim all {pods_of(template)} share"),)
+                if claim
+                else ()
+            )
             yield obj.finding(
                 template.path + ("resourceClaims", index, "resourceClaimName"),
                 f"{template.label} makes {pods_of(template)} that all use the single ResourceClaim {name!r}: "
                 "they share the same devices and can only run where those devices are",
                 hint="use `resourceClaimTemplateName:` with a ResourceClaimTemplate so each pod gets its own devices, "
-                     "unless sharing one allocation is intended",
+                "unless sharing one allocation is intended",
                 related=related,
             )
 
@@ -78,7 +93,11 @@ def _gang(obj: KubeObject, ctx: Context, templates: list[PodTemplate]) -> bool:
     for template in templates:
         spec = template.spec
         scheduler = spec.get("schedulerName")
-        if spec.get("schedulingGroup") or spec.get("workloadRef") or (isinstance(scheduler, str) and scheduler in GANG_SCHEDULERS):
+        if (
+            spec.get("schedulingGroup")
+            or spec.get("workloadRef")
+            or (isinstance(scheduler, str) and scheduler in GANG_SCHEDULERS)
+        ):
             return True
         if _has_marker(template.metadata):
             return True
@@ -94,10 +113,11 @@ def check_gang_scheduling(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     if device_pods <= 1 or _gang(obj, ctx, templates):
         return
     yield obj.finding(
-        with_devices[0].path, f"{obj.display} runs {device_pods} pods that hold devices, and nothing schedules them as a gang: "
+        with_devices[0].path,
+        f"{obj.display} runs {device_pods} pods that hold devices, and nothing schedules them as a gang: "
         "a partial set can start and keep its devices while the rest stay Pending",
         hint="schedule the pods together: in Kubernetes v1.37 create a scheduling.k8s.io Workload/PodGroup with a gang "
-             "policy (minCount) and set `schedulingGroup: {podGroupName: ...}` in the pod template (alpha, behind a feature "
-             "gate), or use a gang-capable scheduler (Volcano, KAI, scheduler-plugins coscheduling)",
+        "policy (minCount) and set `schedulingGroup: {podGroupName: ...}` in the pod template (alpha, behind a feature "
+        "gate), or use a gang-capable scheduler (Volcano, KAI, scheduler-plugins coscheduling)",
         key=True,
     )

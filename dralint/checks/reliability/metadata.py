@@ -27,13 +27,21 @@ def check_required_metadata(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     options = ctx.options
     if not (options.required_labels or options.required_annotations) or not pod_templates(obj):
         return
-    for field_name, keys, present in (("labels", options.required_labels, obj.labels), ("annotations", options.required_annotations, obj.annotations)):
+    for field_name, keys, present in (
+        ("labels", options.required_labels, obj.labels),
+        ("annotations", options.required_annotations, obj.annotations),
+    ):
         missing = [k for k in keys if not label_text(present.get(k, "")).strip()]
         if not missing:
             continue
         where = ("metadata", field_name) if isinstance(obj.get(("metadata", field_name)), dict) else ("metadata",)
-        yield obj.finding(where, f"{obj.display} lacks the required {field_name[:-1]}{'s' if len(missing) > 1 else ''} {', '.join(missing)}",
-                          hint=f"add `{field_name}: {{{', '.join(f'{k}: <value>' for k in missing)}}}` under metadata", rule="REL025", key=True)
+        yield obj.finding(
+            where,
+            f"{obj.display} lacks the required {field_name[:-1]}{'s' if len(missing) > 1 else ''} {', '.join(missing)}",
+            hint=f"add `{field_name}: {{{', '.join(f'{k}: <value>' for k in missing)}}}` under metadata",
+            rule="REL025",
+            key=True,
+        )
 
 
 @object_check("REL027", kinds=POD_TEMPLATE_KINDS)
@@ -45,8 +53,11 @@ def check_instance_label(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     for template in pod_templates(obj):
         theirs = template_labels(template).get(INSTANCE_LABEL)
         if theirs is not None and label_text(theirs) != label_text(own) and template.metadata_path is not None:
-            yield obj.finding(template.metadata_path + ("labels", INSTANCE_LABEL),
-                              f"{template.label}: its pods are labelled {INSTANCE_LABEL}={label_text(theirs)} but the workload itself {label_text(own)}; "
-                              "tools that group a release's objects by this label split it in two",
-                              hint=f"use one value for both (`{INSTANCE_LABEL}: {label_text(own)}`)", rule="REL027",
-                              related=(obj.related(("metadata", "labels", INSTANCE_LABEL), "the workload's own label"),))
+            yield obj.finding(
+                template.metadata_path + ("labels", INSTANCE_LABEL),
+                f"{template.label}: its pods are labelled {INSTANCE_LABEL}={label_text(theirs)} but the workload itself {label_text(own)}; "
+                "tools that group a release's objects by this label split it in two",
+                hint=f"use one value for both (`{INSTANCE_LABEL}: {label_text(own)}`)",
+                rule="REL027",
+                related=(obj.related(("metadata", "labels", INSTANCE_LABEL), "the workload's own label"),),
+            )

@@ -62,7 +62,9 @@ def limit_range_defaults(ctx: Context, namespace: str | None) -> set[tuple[str, 
 def provided(resources: Any) -> set[tuple[str, str]]:
     """(section, resource) pairs ``resources`` sets; a limit also sets the request."""
     limits = _section(resources, "limits")
-    return {("limits", name) for name in limits} | {("requests", name) for name in (*_section(resources, "requests"), *limits)}
+    return {("limits", name) for name in limits} | {
+        ("requests", name) for name in (*_section(resources, "requests"), *limits)
+    }
 
 
 def is_set(resources: Any, section: str, resource: str) -> bool:
@@ -91,24 +93,43 @@ def check_resources(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
             if rule not in wanted:
                 continue  # REL004 is strict-only: no need to place a finding the run drops
             name = container.get("name", path[-1])
-            where = path + ("resources",) if "resources" in container else (path + ("name",) if "name" in container else path)
+            where = (
+                path + ("resources",)
+                if "resources" in container
+                else (path + ("name",) if "name" in container else path)
+            )
             example = "500m" if resource == "cpu" else "512Mi"
             yield obj.finding(
-                where, f"{template.label}: container '{name}' has no {resource} {section[:-1]}: {_WHY[(section, resource)]}",
-                hint=f"add `resources: {{{section}: {{{resource}: {example}}}}}` sized from observed usage", rule=rule, key=True,
+                where,
+                f"{template.label}: container '{name}' has no {resource} {section[:-1]}: {_WHY[(section, resource)]}",
+                hint=f"add `resources: {{{section}: {{{resource}: {example}}}}}` sized from observed usage",
+                rule=rule,
+                key=True,
             )
 
 
-def _request_unlike_limit(obj: KubeObject, resources: tuple[str, ...]) -> Iterator[tuple[PodTemplate, DataPath, str, str, Any, Any]]:
+def _request_unlike_limit(
+    obj: KubeObject, resources: tuple[str, ...]
+) -> Iterator[tuple[PodTemplate, DataPath, str, str, Any, Any]]:
     """(template, container path, container name, resource, request, limit) for each running
     container whose request of ``resources`` differs in value from its limit (both set)."""
     for template in pod_templates(obj):
         for path, container in running_containers(template):
-            requests, limits = _section(container.get("resources"), "requests"), _section(container.get("resources"), "limits")
+            requests, limits = (
+                _section(container.get("resources"), "requests"),
+                _section(container.get("resources"), "limits"),
+            )
             for resource in resources:
                 wanted, cap = quantity_value(requests.get(resource)), quantity_value(limits.get(resource))
                 if wanted is not None and cap is not None and wanted != cap:
-                    yield template, path, str(container.get("name", path[-1])), resource, requests[resource], limits[resource]
+                    yield (
+                        template,
+                        path,
+                        str(container.get("name", path[-1])),
+                        resource,
+                        requests[resource],
+                        limits[resource],
+                    )
 
 
 @object_check("REL017", kinds=POD_TEMPLATE_KINDS)
@@ -119,7 +140,8 @@ def check_guaranteed_qos(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
             path + ("resources", "requests", resource),
             f"{template.label}: container '{name}' requests {request} {resource} but is limited to {limit}, "
             "so the pod is not in the Guaranteed QoS class: it is evicted before Guaranteed pods and gets no exclusive CPUs",
-            hint=f"set the {resource} request equal to the limit ({limit})", rule="REL017",
+            hint=f"set the {resource} request equal to the limit ({limit})",
+            rule="REL017",
         )
 
 
@@ -142,13 +164,23 @@ def check_ephemeral_storage(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
         defaults = limit_range_defaults(ctx, template.owner.namespace)
         for path, container in running_containers(template):
             resources = container.get("resources")
-            missing = [section[:-1] for section in ("requests", "limits")
-                       if (section, "ephemeral-storage") not in defaults and not is_set(resources, section, "ephemeral-storage")]
+            missing = [
+                section[:-1]
+                for section in ("requests", "limits")
+                if (section, "ephemeral-storage") not in defaults
+                and not is_set(resources, section, "ephemeral-storage")
+            ]
             if missing:
-                where = path + ("resources",) if "resources" in container else (path + ("name",) if "name" in container else path)
+                where = (
+                    path + ("resources",)
+                    if "resources" in container
+                    else (path + ("name",) if "name" in container else path)
+                )
                 yield obj.finding(
-                    where, f"{template.label}: container '{container.get('name', path[-1])}' has no ephemeral-storage {' or '.join(missing)}: "
-                           "logs and scratch files can fill the node's disk, and the kubelet then evicts pods at random",
+                    where,
+                    f"{template.label}: container '{container.get('name', path[-1])}' has no ephemeral-storage {' or '.join(missing)}: "
+                    "logs and scratch files can fill the node's disk, and the kubelet then evicts pods at random",
                     hint="add `resources: {requests: {ephemeral-storage: 1Gi}, limits: {ephemeral-storage: 2Gi}}` sized from observed usage",
-                    rule="REL018", key=True,
+                    rule="REL018",
+                    key=True,
                 )

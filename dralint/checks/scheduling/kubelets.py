@@ -28,7 +28,9 @@ def check_kubelet_versions(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
         demand, outcome = sim.run(obj, tpl)
         if not sim.relevant(demand) or outcome.schedulable or outcome.fatal is not None:
             continue
-        old = sorted((name, reason) for reason, names in outcome.reasons.items() if is_version_reason(reason) for name in names)
+        old = sorted(
+            (name, reason) for reason, names in outcome.reasons.items() if is_version_reason(reason) for name in names
+        )
         if not old:
             continue
         nodes = ", ".join(f"{name} ({sim.inv.nodes[name].kubelet})" for name, _ in old[:10])
@@ -37,6 +39,6 @@ def check_kubelet_versions(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
             tpl.path + ("resourceClaims",) if tpl.spec.get("resourceClaims") else tpl.path,
             f"{tpl.label} fits only on node(s) whose kubelet is too old for it: {nodes}{more}: {old[0][1]}",
             hint="upgrade the kubelet of those nodes (or cordon them and add capacity on upgraded nodes); "
-                 "the kubelet must support every DRA feature the pod's devices use",
+            "the kubelet must support every DRA feature the pod's devices use",
             key=True,
         )

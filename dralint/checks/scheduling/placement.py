@@ -114,9 +114,7 @@ def _extended_too_large(sim: Simulation, demand: PodDemand, tpl: PodTemplate) ->
                 default=0,
             )
         resources = sorted({r for c in demand.containers for r in c.wanted if sim.ext.get(r) == cls})
-        plugin = any(
-            (amount(n.allocatable.get(r)) or 0) >= count for n in sim.inv.nodes.values() for r in resources
-        )
+        plugin = any((amount(n.allocatable.get(r)) or 0) >= count for n in sim.inv.nodes.values() for r in resources)
         if count <= best[cls] or plugin:
             continue
         container = next(c for c in demand.containers if any(sim.ext.get(r) == cls for r in c.wanted))
@@ -132,22 +130,45 @@ def _extended_too_large(sim: Simulation, demand: PodDemand, tpl: PodTemplate) ->
         )
 
 
-def _unplaceable(sim: Simulation, obj: KubeObject, where: tuple, label: str, outcome: Outcome,
-                 related: tuple[Related, ...], verb: str) -> Finding | None:
+def _unplaceable(
+    sim: Simulation,
+    obj: KubeObject,
+    where: tuple,
+    label: str,
+    outcome: Outcome,
+    related: tuple[Related, ...],
+    verb: str,
+) -> Finding | None:
     """SCH001 when the simulation fails everywhere (an error on every node, or no node fits)."""
     fatal = outcome.fatal
     if fatal is not None:
         if fatal.cel is not None:
             related += tuple(_cel_related(sim, fatal.cel))
-        return obj.finding(where, f"{label}: scheduling would fail with an error on every node: {fatal.message}",
-                           hint=SIMULATE_HINT, rule="SCH001", related=related, key=True)
+        return obj.finding(
+            where,
+            f"{label}: scheduling would fail with an error on every node: {fatal.message}",
+            hint=SIMULATE_HINT,
+            rule="SCH001",
+            related=related,
+            key=True,
+        )
     from dralint.k8s.allocator.pod import CANNOT_FIT
 
-    if not outcome.schedulable and set(outcome.reasons) != {CANNOT_FIT} and not any(map(is_version_reason, outcome.reasons)):
+    if (
+        not outcome.schedulable
+        and set(outcome.reasons) != {CANNOT_FIT}
+        and not any(map(is_version_reason, outcome.reasons))
+    ):
         # (an extended resource nothing serves anywhere is EXT001's finding; nodes ruled out
         # only by their kubelet version are SCH007's)
-        return obj.finding(where, f"{label} cannot be {verb} on any of the {outcome.nodes} node(s) of the snapshot: "
-                                  f"{outcome.summary()}", hint=SIMULATE_HINT, rule="SCH001", related=related, key=True)
+        return obj.finding(
+            where,
+            f"{label} cannot be {verb} on any of the {outcome.nodes} node(s) of the snapshot: {outcome.summary()}",
+            hint=SIMULATE_HINT,
+            rule="SCH001",
+            related=related,
+            key=True,
+        )
     return None
 
 
@@ -155,8 +176,14 @@ def _claims_in_pods(ctx: Context) -> set[tuple[str | None, str]]:
     """(namespace, name) of every ResourceClaim a scanned pod template names."""
 
     def build() -> set[tuple[str | None, str]]:
-        return {(obj.namespace, str(entry["resourceClaimName"])) for obj in ctx.objects if obj.origin == "scan"
-                for tpl in pod_templates(obj) for _, entry in pod_claim_entries(tpl.spec) if entry.get("resourceClaimName")}
+        return {
+            (obj.namespace, str(entry["resourceClaimName"]))
+            for obj in ctx.objects
+            if obj.origin == "scan"
+            for tpl in pod_templates(obj)
+            for _, entry in pod_claim_entries(tpl.spec)
+            if entry.get("resourceClaimName")
+        }
 
     return ctx.memo((MEMO, "claims-in-pods"), build)
 
@@ -166,15 +193,23 @@ def check_standalone_claim(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     """A ResourceClaim no scanned pod uses is placed as a pod holding only that claim would be:
     its pods (created elsewhere) can only run where the claim can be allocated."""
     sim = simulation(ctx)
-    if sim is None or obj.get(("status", "allocation")) is not None or (obj.namespace, obj.name) in _claims_in_pods(ctx):
+    if (
+        sim is None
+        or obj.get(("status", "allocation")) is not None
+        or (obj.namespace, obj.name) in _claims_in_pods(ctx)
+    ):
         return
-    spec = {"resourceClaims": [{"name": "claim", "resourceClaimName": obj.name}],
-            "containers": [{"name": "user", "resources": {"claims": [{"name": "claim"}]}}]}
+    spec = {
+        "resourceClaims": [{"name": "claim", "resourceClaimName": obj.name}],
+        "containers": [{"name": "user", "resources": {"claims": [{"name": "claim"}]}}],
+    }
     demand, outcome = sim.run(obj, PodTemplate(obj, spec, ("spec",)))
     if not sim.relevant(demand) or not outcome.nodes:
         return
     fatal = outcome.fatal
-    if fatal is not None and (fatal.missing_class is not None or (fatal.cel is not None and fatal.cel.kind != "runtime")):
+    if fatal is not None and (
+        fatal.missing_class is not None or (fatal.cel is not None and fatal.cel.kind != "runtime")
+    ):
         return  # a missing class is a reference finding, a compile error the CEL checks'
     finding = _unplaceable(sim, obj, ("spec", "devices", "requests"), obj.display, outcome, (), "allocated")
     if finding is not None:

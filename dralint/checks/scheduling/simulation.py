@@ -41,9 +41,7 @@ def snapshot_inventory(ctx: Context) -> Inventory | None:
         if not ctx.options.slices:
             return None
         objects = [
-            o
-            for o in ctx.objects
-            if (o.origin == "cluster" and o.kind in SNAPSHOT_KINDS) or o.kind in MANIFEST_KINDS
+            o for o in ctx.objects if (o.origin == "cluster" and o.kind in SNAPSHOT_KINDS) or o.kind in MANIFEST_KINDS
         ]
         if not any(o.kind == "ResourceSlice" for o in objects):
             return None

@@ -45,12 +45,22 @@ def check_network_policy(ctx: Context) -> Iterator[Finding]:
             if template.spec.get("hostNetwork") is True or isolating_policy(template, ctx) is not None:
                 continue
             count = len(by_namespace(ctx, "NetworkPolicy").get(obj.namespace, []))
-            seen = f"none of the {count} NetworkPolicies of namespace {obj.namespace} selects its labels for Ingress" if count else f"the linted files hold no NetworkPolicy for namespace {obj.namespace}"
-            where = template.metadata_path + ("labels",) if template.metadata_path and "labels" in template.metadata else template.path
+            seen = (
+                f"none of the {count} NetworkPolicies of namespace {obj.namespace} selects its labels for Ingress"
+                if count
+                else f"the linted files hold no NetworkPolicy for namespace {obj.namespace}"
+            )
+            where = (
+                template.metadata_path + ("labels",)
+                if template.metadata_path and "labels" in template.metadata
+                else template.path
+            )
             yield obj.finding(
-                where, f"{template.label} accepts traffic from any pod: {seen}",
+                where,
+                f"{template.label} accepts traffic from any pod: {seen}",
                 hint="add a default-deny policy (`kind: NetworkPolicy`, `spec: {podSelector: {}, policyTypes: [Ingress, Egress]}`) plus allow rules; "
-                     "if policies are applied from elsewhere, pass them with --context", key=True,
+                "if policies are applied from elsewhere, pass them with --context",
+                key=True,
             )
 
 
@@ -59,6 +69,7 @@ def check_default_namespace(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     """Objects written into the ``default`` namespace explicitly."""
     if obj.kind not in CLUSTER_SCOPED_KINDS and obj.get(("metadata", "namespace")) == "default":
         yield obj.finding(
-            ("metadata", "namespace"), f"{obj.display} is placed in the default namespace, which every user and tool shares",
+            ("metadata", "namespace"),
+            f"{obj.display} is placed in the default namespace, which every user and tool shares",
             hint="set `metadata: {namespace: <team-or-app>}`, or drop the field and choose the namespace at deploy time (kubectl -n, kustomize, Helm)",
         )

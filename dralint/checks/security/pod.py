@@ -22,33 +22,77 @@ from dralint.yaml.loader import DataPath
 
 #: Added capabilities that amount to (near) root on the node.
 DANGEROUS_CAPABILITIES = frozenset(
-    {"ALL", "SYS_ADMIN", "NET_ADMIN", "SYS_MODULE", "SYS_PTRACE", "SYS_RAWIO", "SYS_BOOT", "BPF", "PERFMON", "DAC_READ_SEARCH", "SYS_CHROOT"}
+    {
+        "ALL",
+        "SYS_ADMIN",
+        "NET_ADMIN",
+        "SYS_MODULE",
+        "SYS_PTRACE",
+        "SYS_RAWIO",
+        "SYS_BOOT",
+        "BPF",
+        "PERFMON",
+        "DAC_READ_SEARCH",
+        "SYS_CHROOT",
+    }
 )
 #: Host paths of container-runtime sockets: whoever can reach one controls every container.
 RUNTIME_SOCKETS = (
-    "/var/run/docker.sock", "/run/docker.sock",
-    "/var/run/containerd/containerd.sock", "/run/containerd/containerd.sock",
-    "/var/run/crio/crio.sock", "/run/crio/crio.sock",
-    "/var/run/cri-dockerd.sock", "/run/cri-dockerd.sock",
+    "/var/run/docker.sock",
+    "/run/docker.sock",
+    "/var/run/containerd/containerd.sock",
+    "/run/containerd/containerd.sock",
+    "/var/run/crio/crio.sock",
+    "/run/crio/crio.sock",
+    "/var/run/cri-dockerd.sock",
+    "/run/cri-dockerd.sock",
 )
 #: Sysctls the kubelet allows without --allowed-unsafe-sysctls (Kubernetes v1.37).
 SAFE_SYSCTLS = frozenset(
     {
-        "kernel.shm_rmid_forced", "net.ipv4.ip_local_port_range", "net.ipv4.tcp_syncookies",
-        "net.ipv4.ping_group_range", "net.ipv4.ip_unprivileged_port_start",
-        "net.ipv4.ip_local_reserved_ports", "net.ipv4.tcp_keepalive_time", "net.ipv4.tcp_fin_timeout",
-        "net.ipv4.tcp_keepalive_intvl", "net.ipv4.tcp_keepalive_probes", "net.ipv4.tcp_rmem",
+        "kernel.shm_rmid_forced",
+        "net.ipv4.ip_local_port_range",
+        "net.ipv4.tcp_syncookies",
+        "net.ipv4.ping_group_range",
+        "net.ipv4.ip_unprivileged_port_start",
+        "net.ipv4.ip_local_reserved_ports",
+        "net.ipv4.tcp_keepalive_time",
+        "net.ipv4.tcp_fin_timeout",
+        "net.ipv4.tcp_keepalive_intvl",
+        "net.ipv4.tcp_keepalive_probes",
+        "net.ipv4.tcp_rmem",
         "net.ipv4.tcp_wmem",
     }
 )
 _HOST_NAMESPACES = (
-    ("SEC005", "hostNetwork", "shares the node's network namespace: it sees every interface and can bind any node port"),
+    (
+        "SEC005",
+        "hostNetwork",
+        "shares the node's network namespace: it sees every interface and can bind any node port",
+    ),
     ("SEC006", "hostPID", "shares the node's process namespace: it can see and signal every process on the node"),
     ("SEC007", "hostIPC", "shares the node's IPC namespace: it can read other processes' shared memory"),
 )
 POD_RULES = (
-    "SEC001", "SEC002", "SEC003", "SEC004", "SEC005", "SEC006", "SEC007", "SEC008", "SEC009",
-    "SEC010", "SEC011", "SEC012", "SEC013", "SEC023", "SEC028", "SEC024", "SEC025", "SEC026", EXEMPTION_RULE,
+    "SEC001",
+    "SEC002",
+    "SEC003",
+    "SEC004",
+    "SEC005",
+    "SEC006",
+    "SEC007",
+    "SEC008",
+    "SEC009",
+    "SEC010",
+    "SEC011",
+    "SEC012",
+    "SEC013",
+    "SEC023",
+    "SEC028",
+    "SEC024",
+    "SEC025",
+    "SEC026",
+    EXEMPTION_RULE,
 )
 
 
@@ -56,8 +100,9 @@ def _names(names: list[str]) -> str:
     return ", ".join(f"'{n}'" for n in names)
 
 
-def _grouped(template: PodTemplate, rule: str, entries: Sequence[tuple[DataPath | None, ContainerSecurity, str]],
-             hint: str) -> Iterator[Finding]:
+def _grouped(
+    template: PodTemplate, rule: str, entries: Sequence[tuple[DataPath | None, ContainerSecurity, str]], hint: str
+) -> Iterator[Finding]:
     """One finding per deciding field (or per template when no field decides), naming the containers."""
     if not entries:
         return
@@ -69,18 +114,25 @@ def _grouped(template: PodTemplate, rule: str, entries: Sequence[tuple[DataPath 
         where = path if path is not None else template.path + ("securityContext",)
         noun = "container" if len(names) == 1 else "containers"
         yield template.owner.finding(
-            where, f"{template.label}: {noun} {_names(names)} {items[0][1]}", hint=hint, rule=rule, key=path is None,
+            where,
+            f"{template.label}: {noun} {_names(names)} {items[0][1]}",
+            hint=hint,
+            rule=rule,
+            key=path is None,
         )
 
 
 # --- pod-level rules ----------------------------------------------------------------------
 
+
 def _host_namespaces(template: PodTemplate) -> Iterator[Finding]:
     for rule, field_name, why in _HOST_NAMESPACES:
         if template.spec.get(field_name) is True:
             yield template.owner.finding(
-                template.path + (field_name,), f"{template.label} {why}",
-                hint=f"remove `{field_name}: true`; reach the pod through a Service instead", rule=rule,
+                template.path + (field_name,),
+                f"{template.label} {why}",
+                hint=f"remove `{field_name}: true`; reach the pod through a Service instead",
+                rule=rule,
             )
 
 
@@ -115,12 +167,15 @@ def _host_paths(template: PodTemplate) -> Iterator[Finding]:
         if socket:
             exposes = "is" if path.rstrip("/") == socket else f"contains {socket}, which is"
             yield template.owner.finding(
-                where, f"{template.label} mounts host path {path}, which {exposes} the container runtime socket: it can start privileged containers on the node",
-                hint="remove the volume and its volumeMounts; build images with a rootless builder (kaniko, buildah) instead", rule="SEC009",
+                where,
+                f"{template.label} mounts host path {path}, which {exposes} the container runtime socket: it can start privileged containers on the node",
+                hint="remove the volume and its volumeMounts; build images with a rootless builder (kaniko, buildah) instead",
+                rule="SEC009",
             )
         else:
             yield template.owner.finding(
-                where, f"{template.label} mounts host path {path} (volume '{volume.get('name', index)}')",
+                where,
+                f"{template.label} mounts host path {path} (volume '{volume.get('name', index)}')",
                 hint="use a PersistentVolumeClaim, ConfigMap, emptyDir or CSI volume; if the host path is unavoidable, mount it with `readOnly: true`",
                 rule="SEC008",
             )
@@ -137,7 +192,8 @@ def _writable_host_mounts(template: PodTemplate) -> Iterator[Finding]:
                 yield template.owner.finding(
                     sec.path + ("volumeMounts", index, "name"),
                     f"{template.label}: {sec.kind} '{sec.name}' mounts host path {host_volumes[str(mount['name'])]} writable",
-                    hint="add `readOnly: true` to this volumeMount", rule="SEC026",
+                    hint="add `readOnly: true` to this volumeMount",
+                    rule="SEC026",
                 )
 
 
@@ -146,33 +202,46 @@ def _host_ports(template: PodTemplate) -> Iterator[Finding]:
         ports = sec.container.get("ports")
         for index, port in enumerate(ports if isinstance(ports, list) else []):
             host_port = port.get("hostPort") if isinstance(port, dict) else None
-            if isinstance(host_port, int) and not isinstance(host_port, bool) and host_port != 0 and template.spec.get("hostNetwork") is not True:
+            if (
+                isinstance(host_port, int)
+                and not isinstance(host_port, bool)
+                and host_port != 0
+                and template.spec.get("hostNetwork") is not True
+            ):
                 yield template.owner.finding(
                     sec.path + ("ports", index, "hostPort"),
                     f"{template.label}: {sec.kind} '{sec.name}' binds host port {host_port} on every node it runs on",
-                    hint="remove `hostPort` and expose the port through a Service (ClusterIP, or NodePort/LoadBalancer from outside)", rule="SEC010",
+                    hint="remove `hostPort` and expose the port through a Service (ClusterIP, or NodePort/LoadBalancer from outside)",
+                    rule="SEC010",
                 )
 
 
 def _sysctls(template: PodTemplate) -> Iterator[Finding]:
-    sysctls = template.spec.get("securityContext", {}).get("sysctls") if isinstance(template.spec.get("securityContext"), dict) else None
+    sysctls = (
+        template.spec.get("securityContext", {}).get("sysctls")
+        if isinstance(template.spec.get("securityContext"), dict)
+        else None
+    )
     for index, item in enumerate(sysctls if isinstance(sysctls, list) else []):
         name = str(item.get("name", "")) if isinstance(item, dict) else ""
         if name and name.replace("/", ".") not in SAFE_SYSCTLS:
             yield template.owner.finding(
                 template.path + ("securityContext", "sysctls", index, "name"),
                 f"{template.label} sets the unsafe sysctl {name}; the kubelet rejects the pod unless the node allows it with --allowed-unsafe-sysctls",
-                hint="remove it, or use a safe sysctl such as net.ipv4.ip_local_port_range", rule="SEC025",
+                hint="remove it, or use a safe sysctl such as net.ipv4.ip_local_port_range",
+                rule="SEC025",
             )
 
 
 # --- container-level rules ----------------------------------------------------------------
 
+
 def _privileged(sec: ContainerSecurity) -> Iterator[Finding]:
     setting = sec.get("privileged")
     if setting.value is True and setting.path is not None:  # only UNSET has no path, and its value is None
         yield sec.template.owner.finding(
-            setting.path, f"{sec.template.label}: {sec.kind} '{sec.name}' runs privileged: it has every capability and every host device",
+            setting.path,
+            f"{sec.template.label}: {sec.kind} '{sec.name}' runs privileged: it has every capability and every host device",
             hint="remove `privileged: true`; add only the capability it needs (`capabilities: {add: [NET_BIND_SERVICE]}`) and request devices through a ResourceClaim",
             rule="SEC001",
         )
@@ -184,7 +253,9 @@ def _misplaced_note(sec: ContainerSecurity, name: str) -> tuple[str, tuple]:
     if path is None:
         return "", ()
     note = f"; spec.securityContext.{name} is not a pod-level field and protects nothing"
-    return note, (sec.template.owner.related(path, f"{name} set at pod level, where the API has no such field", key=True),)
+    return note, (
+        sec.template.owner.related(path, f"{name} set at pod level, where the API has no such field", key=True),
+    )
 
 
 def _escalation(sec: ContainerSecurity) -> Iterator[Finding]:
@@ -196,9 +267,11 @@ def _escalation(sec: ContainerSecurity) -> Iterator[Finding]:
     note, related = _misplaced_note(sec, "allowPrivilegeEscalation")
     state = "sets allowPrivilegeEscalation: true" if setting.is_set else "does not set allowPrivilegeEscalation: false"
     yield sec.template.owner.finding(
-        setting.path or sec.anchor, f"{sec.template.label}: {sec.kind} '{sec.name}' {state}, so setuid binaries can gain privileges{note}",
+        setting.path or sec.anchor,
+        f"{sec.template.label}: {sec.kind} '{sec.name}' {state}, so setuid binaries can gain privileges{note}",
         hint="set `securityContext: {allowPrivilegeEscalation: false}` on the container (it is a container-only field)",
-        rule="SEC002", related=related,
+        rule="SEC002",
+        related=related,
     )
 
 
@@ -208,9 +281,11 @@ def _read_only_root(sec: ContainerSecurity) -> Iterator[Finding]:
         return
     note, related = _misplaced_note(sec, "readOnlyRootFilesystem")
     yield sec.template.owner.finding(
-        setting.path or sec.anchor, f"{sec.template.label}: {sec.kind} '{sec.name}' has a writable root filesystem{note}",
+        setting.path or sec.anchor,
+        f"{sec.template.label}: {sec.kind} '{sec.name}' has a writable root filesystem{note}",
         hint="set `securityContext: {readOnlyRootFilesystem: true}` on the container and mount an emptyDir where it must write (e.g. /tmp)",
-        rule="SEC004", related=related,
+        rule="SEC004",
+        related=related,
     )
 
 
@@ -219,8 +294,10 @@ def _capabilities(sec: ContainerSecurity) -> Iterator[Finding]:
     for index, cap in enumerate(added):
         if cap in DANGEROUS_CAPABILITIES and add_path is not None:
             yield sec.template.owner.finding(
-                add_path + (index,), f"{sec.template.label}: {sec.kind} '{sec.name}' adds the capability {cap}, which is close to root on the node",
-                hint="remove it from `capabilities.add`; grant the one narrow capability the program needs", rule="SEC011",
+                add_path + (index,),
+                f"{sec.template.label}: {sec.kind} '{sec.name}' adds the capability {cap}, which is close to root on the node",
+                hint="remove it from `capabilities.add`; grant the one narrow capability the program needs",
+                rule="SEC011",
             )
     if sec.get("privileged").value is True:
         return
@@ -228,8 +305,11 @@ def _capabilities(sec: ContainerSecurity) -> Iterator[Finding]:
     if "ALL" not in dropped:
         note, related = _misplaced_note(sec, "capabilities")
         yield sec.template.owner.finding(
-            drop_path or sec.anchor, f"{sec.template.label}: {sec.kind} '{sec.name}' keeps the runtime's default capabilities (NET_RAW among them){note}",
-            hint='set `securityContext: {capabilities: {drop: ["ALL"]}}` and add back only what is needed', rule="SEC012", related=related,
+            drop_path or sec.anchor,
+            f"{sec.template.label}: {sec.kind} '{sec.name}' keeps the runtime's default capabilities (NET_RAW among them){note}",
+            hint='set `securityContext: {capabilities: {drop: ["ALL"]}}` and add back only what is needed',
+            rule="SEC012",
+            related=related,
         )
 
 
@@ -239,15 +319,23 @@ def _proc_mount(sec: ContainerSecurity) -> Iterator[Finding]:
         return  # without a user namespace the server rejects Unmasked: API009's finding
     if setting.path is not None and setting.value != "Default":
         yield sec.template.owner.finding(
-            setting.path, f"{sec.template.label}: {sec.kind} '{sec.name}' uses procMount {setting.value}, which unmasks host information in /proc",
-            hint="remove `procMount` (or set `procMount: Default`)", rule="SEC024",
+            setting.path,
+            f"{sec.template.label}: {sec.kind} '{sec.name}' uses procMount {setting.value}, which unmasks host information in /proc",
+            hint="remove `procMount` (or set `procMount: Default`)",
+            rule="SEC024",
         )
 
 
-_LINUX_CONTAINER_RULES: tuple[Callable[[ContainerSecurity], Iterator[Finding]], ...] = (_escalation, _read_only_root, _capabilities, _proc_mount)
+_LINUX_CONTAINER_RULES: tuple[Callable[[ContainerSecurity], Iterator[Finding]], ...] = (
+    _escalation,
+    _read_only_root,
+    _capabilities,
+    _proc_mount,
+)
 
 
 # --- inherited settings, grouped per template ---------------------------------------------
+
 
 def _root(template: PodTemplate, secs: list[ContainerSecurity]) -> Iterator[Finding]:
     entries = []
@@ -255,7 +343,12 @@ def _root(template: PodTemplate, secs: list[ContainerSecurity]) -> Iterator[Find
         verdict = run_as_root(sec)
         if verdict.may_run_as_root:
             entries.append((verdict.path, sec, f"may run as root because {verdict.reason}"))
-    yield from _grouped(template, "SEC003", entries, "set `securityContext: {runAsNonRoot: true, runAsUser: 10001}` at pod level (containers inherit it)")
+    yield from _grouped(
+        template,
+        "SEC003",
+        entries,
+        "set `securityContext: {runAsNonRoot: true, runAsUser: 10001}` at pod level (containers inherit it)",
+    )
 
 
 def _low_ids(template: PodTemplate, secs: list[ContainerSecurity]) -> Iterator[Finding]:
@@ -264,8 +357,19 @@ def _low_ids(template: PodTemplate, secs: list[ContainerSecurity]) -> Iterator[F
         for field_name in ("runAsUser", "runAsGroup"):
             setting = sec.get(field_name)
             if isinstance(setting.value, int) and not isinstance(setting.value, bool) and 0 < setting.value <= 10000:
-                entries.append((setting.path, sec, f"would act as ID {setting.value} of the node ({field_name}) after an escape; low IDs often belong to node users"))
-    yield from _grouped(template, "SEC028", entries, "use IDs above 10000, e.g. `securityContext: {runAsUser: 10001, runAsGroup: 10001}` at pod level")
+                entries.append(
+                    (
+                        setting.path,
+                        sec,
+                        f"would act as ID {setting.value} of the node ({field_name}) after an escape; low IDs often belong to node users",
+                    )
+                )
+    yield from _grouped(
+        template,
+        "SEC028",
+        entries,
+        "use IDs above 10000, e.g. `securityContext: {runAsUser: 10001, runAsGroup: 10001}` at pod level",
+    )
 
 
 def _seccomp(template: PodTemplate, secs: list[ContainerSecurity]) -> Iterator[Finding]:
@@ -277,7 +381,9 @@ def _seccomp(template: PodTemplate, secs: list[ContainerSecurity]) -> Iterator[F
         if setting.value == "Unconfined":
             unconfined.append((setting.path, sec, "can make every system call: seccomp is Unconfined"))
         elif not setting.is_set:
-            missing.append((None, sec, "can make every system call: no seccomp profile is set at pod or container level"))
+            missing.append(
+                (None, sec, "can make every system call: no seccomp profile is set at pod or container level")
+            )
     hint = "set `securityContext: {seccompProfile: {type: RuntimeDefault}}` at pod level (containers inherit it)"
     yield from _grouped(template, "SEC013", unconfined, hint)
     yield from _grouped(template, "SEC013", missing, hint)
@@ -324,7 +430,11 @@ def check_pod_security(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     enabled = enabled_rule_ids(ctx)
     for template in pod_templates(obj):
         taken = replaced(template, ctx)
-        findings = [f for f in _template_findings(template, enabled) if (f.rule, f.span) not in taken] if taken else list(_template_findings(template, enabled))
+        findings = (
+            [f for f in _template_findings(template, enabled) if (f.rule, f.span) not in taken]
+            if taken
+            else list(_template_findings(template, enabled))
+        )
         exemption = device_driver(template) if active else None
         if exemption is None:
             yield from findings
@@ -337,6 +447,6 @@ def check_pod_security(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
                 exemption.path,
                 f"{template.label} is exempted from {', '.join(rules)} ({len(waived)} finding(s) waived) because {exemption.reason}",
                 hint="device drivers need privileges and host paths; to see the waived findings anyway, set the annotation "
-                     "`dralint.io/device-driver: \"false\"` on the workload or run with `--ignore device-driver-exemption`",
+                '`dralint.io/device-driver: "false"` on the workload or run with `--ignore device-driver-exemption`',
                 rule=EXEMPTION_RULE,
             )

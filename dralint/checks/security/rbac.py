@@ -20,14 +20,24 @@ _READ = ("get", "list", "watch")
 _ESCALATIONS = (
     (("create",), "pods", "", "create pods (and so run any image with any service account of the namespace)"),
     (("bind", "escalate"), "roles", "rbac.authorization.k8s.io", "bind or escalate roles beyond its own rights"),
-    (("bind", "escalate"), "clusterroles", "rbac.authorization.k8s.io", "bind or escalate cluster roles beyond its own rights"),
+    (
+        ("bind", "escalate"),
+        "clusterroles",
+        "rbac.authorization.k8s.io",
+        "bind or escalate cluster roles beyond its own rights",
+    ),
     (("impersonate",), "users", "", "impersonate users"),
     (("impersonate",), "groups", "", "impersonate groups"),
     (("impersonate",), "serviceaccounts", "", "impersonate service accounts"),
     (("create",), "serviceaccounts/token", "", "mint tokens for any service account of the namespace"),
     (("get", "create"), "nodes/proxy", "", "reach the kubelet API of nodes (exec into any pod)"),
     (("update", "patch"), "certificatesigningrequests/approval", "certificates.k8s.io", "approve certificate requests"),
-    (("create", "update", "patch"), "mutatingwebhookconfigurations", "admissionregistration.k8s.io", "install admission webhooks that rewrite every object"),
+    (
+        ("create", "update", "patch"),
+        "mutatingwebhookconfigurations",
+        "admissionregistration.k8s.io",
+        "install admission webhooks that rewrite every object",
+    ),
 )
 
 
@@ -35,8 +45,10 @@ def _wildcards(role: KubeObject, rule: PolicyRule) -> Iterator[Finding]:
     for field_name, values in (("apiGroups", rule.api_groups), ("resources", rule.resources), ("verbs", rule.verbs)):
         if "*" in values:
             yield role.finding(
-                rule.item_path(field_name, "*"), f"{role.display} grants `*` in {field_name}: it covers every current and future {field_name[:-1].lower()}",
-                hint=f"list the {field_name} the subject needs, e.g. `{field_name}: {_example(field_name)}`", rule="SEC016",
+                rule.item_path(field_name, "*"),
+                f"{role.display} grants `*` in {field_name}: it covers every current and future {field_name[:-1].lower()}",
+                hint=f"list the {field_name} the subject needs, e.g. `{field_name}: {_example(field_name)}`",
+                rule="SEC016",
             )
 
 
@@ -50,8 +62,10 @@ def _secrets(role: KubeObject, rule: PolicyRule) -> Iterator[Finding]:
     verbs = rule.grants_any(_READ, "secrets")
     if verbs:
         yield role.finding(
-            rule.item_path("resources", "secrets"), f"{role.display} can {'/'.join(verbs)} every Secret{' in the cluster' if role.kind == 'ClusterRole' else ' of its namespace'}",
-            hint='limit the rule to the Secrets it needs with `resourceNames: ["my-secret"]` and the verb `get`', rule="SEC018",
+            rule.item_path("resources", "secrets"),
+            f"{role.display} can {'/'.join(verbs)} every Secret{' in the cluster' if role.kind == 'ClusterRole' else ' of its namespace'}",
+            hint='limit the rule to the Secrets it needs with `resourceNames: ["my-secret"]` and the verb `get`',
+            rule="SEC018",
         )
 
 
@@ -66,8 +80,10 @@ def _exec_grants(rule: PolicyRule) -> Iterator[tuple[str, str]]:
 def _exec(role: KubeObject, rule: PolicyRule) -> Iterator[Finding]:
     for resource, target in _exec_grants(rule):
         yield role.finding(
-            rule.item_path("resources", target), f"{role.display} allows {resource}: a subject can run commands inside pods and read their secrets",
-            hint=f"remove `{resource}` from the rule; give interactive access through a separate, audited role", rule="SEC019",
+            rule.item_path("resources", target),
+            f"{role.display} allows {resource}: a subject can run commands inside pods and read their secrets",
+            hint=f"remove `{resource}` from the rule; give interactive access through a separate, audited role",
+            rule="SEC019",
         )
 
 
@@ -80,7 +96,8 @@ def _escalation(role: KubeObject, rule: PolicyRule) -> Iterator[Finding]:
             yield role.finding(
                 rule.item_path("resources", resource) if resource in rule.resources else rule.path,
                 f"{role.display} lets a subject {why} ({'/'.join(granted)} {resource})",
-                hint="remove the grant, or move it to a role bound only to the controller that needs it", rule="SEC027",
+                hint="remove the grant, or move it to a role bound only to the controller that needs it",
+                rule="SEC027",
             )
 
 
@@ -121,8 +138,10 @@ def check_admin_binding(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
         related = (role.related(("rules",), "the role grants `*` on everything", key=True),)
     scope = "the whole cluster" if obj.kind == "ClusterRoleBinding" else f"namespace {obj.namespace}"
     yield obj.finding(
-        ("roleRef", "name"), f"{obj.display} gives its subjects {what}: full control of {scope}",
-        hint="bind a role that lists only the resources and verbs the subject needs", related=related,
+        ("roleRef", "name"),
+        f"{obj.display} gives its subjects {what}: full control of {scope}",
+        hint="bind a role that lists only the resources and verbs the subject needs",
+        related=related,
     )
 
 
@@ -139,7 +158,8 @@ def check_exec_binding(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     for rule in policy_rules(role):
         for resource, target in _exec_grants(rule):
             yield obj.finding(
-                ("roleRef", "name"), f"{obj.display} gives its subjects {role.display}, which allows {resource}: they can run commands inside pods",
+                ("roleRef", "name"),
+                f"{obj.display} gives its subjects {role.display}, which allows {resource}: they can run commands inside pods",
                 hint="bind a role without exec/attach; give interactive access through a separate, audited binding",
                 related=(role.related(rule.item_path("resources", target), f"the role grants {resource} here"),),
             )

@@ -16,10 +16,36 @@ from dralint.diagnostics import Finding, Severity
 from dralint.k8s.objects import POD_TEMPLATE_KINDS, KubeObject, pod_templates
 from dralint.lint.registry import object_check
 
-_SECRET_WORDS = frozenset({"PASSWORD", "PASSWD", "SECRET", "TOKEN", "CREDENTIAL", "CREDENTIALS", "APIKEY", "PASSPHRASE"})
+_SECRET_WORDS = frozenset(
+    {"PASSWORD", "PASSWD", "SECRET", "TOKEN", "CREDENTIAL", "CREDENTIALS", "APIKEY", "PASSPHRASE"}
+)
 _SECRET_PAIRS = frozenset({("API", "KEY"), ("ACCESS", "KEY"), ("PRIVATE", "KEY"), ("SECRET", "KEY"), ("AUTH", "KEY")})
 #: Last words that make the variable a pointer to a secret or a setting about it.
-_POINTER_WORDS = frozenset({"PATH", "FILE", "DIR", "URL", "URI", "NAME", "ENDPOINT", "TTL", "TIMEOUT", "TYPE", "HEADER", "LENGTH", "SIZE", "REF", "ENABLED", "MODE", "ID", "REFRESH", "AUDIENCE", "EXPIRATION", "KEYS"})
+_POINTER_WORDS = frozenset(
+    {
+        "PATH",
+        "FILE",
+        "DIR",
+        "URL",
+        "URI",
+        "NAME",
+        "ENDPOINT",
+        "TTL",
+        "TIMEOUT",
+        "TYPE",
+        "HEADER",
+        "LENGTH",
+        "SIZE",
+        "REF",
+        "ENABLED",
+        "MODE",
+        "ID",
+        "REFRESH",
+        "AUDIENCE",
+        "EXPIRATION",
+        "KEYS",
+    }
+)
 _WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 _PRIVATE_KEY = re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----")
 
@@ -51,9 +77,18 @@ def check_env_secrets(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
                 name, value = str(var.get("name", "")), var.get("value")
                 hint = f"store it in a Secret and mount it as a file, or reference it with `valueFrom: {{secretKeyRef: {{name: <secret>, key: {name.lower() or 'key'}}}}}`"
                 if isinstance(value, str) and _PRIVATE_KEY.search(value):
-                    yield obj.finding(path + ("env", index, "value"), f"{template.label}: env var {name} holds a private key in plain text", hint=hint, severity=Severity.ERROR)
+                    yield obj.finding(
+                        path + ("env", index, "value"),
+                        f"{template.label}: env var {name} holds a private key in plain text",
+                        hint=hint,
+                        severity=Severity.ERROR,
+                    )
                 elif secret_like(name) and _literal(value):
-                    yield obj.finding(path + ("env", index, "value"), f"{template.label}: env var {name} looks like a secret and its value is written in the manifest", hint=hint)
+                    yield obj.finding(
+                        path + ("env", index, "value"),
+                        f"{template.label}: env var {name} looks like a secret and its value is written in the manifest",
+                        hint=hint,
+                    )
 
 
 _ASSIGNMENT = re.compile(r"^\s*[\"']?([A-Za-z_][A-Za-z0-9_.-]*)[\"']?\s*[:=]\s*[\"']?([^\"'#\s][^\"'#]*?)[\"']?\s*$")
@@ -80,7 +115,12 @@ def configmap_secrets(key: str, value: object) -> Iterator[tuple[str, bool]]:
         # Only a line with an assignment can match; testing that first spares the pattern's
         # backtracking over every long line of a data blob.
         found = _ASSIGNMENT.match(line) if ":" in line or "=" in line else None
-        if found and secret_like(found.group(1).replace(".", "_").replace("-", "_")) and _literal(found.group(2)) and not _placeholder(found.group(2)):
+        if (
+            found
+            and secret_like(found.group(1).replace(".", "_").replace("-", "_"))
+            and _literal(found.group(2))
+            and not _placeholder(found.group(2))
+        ):
             yield f"key {key} sets {found.group(1)} to a literal value", False
             return
 
@@ -89,11 +129,14 @@ def configmap_secrets(key: str, value: object) -> Iterator[tuple[str, bool]]:
 def check_configmap_secrets(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     """Secret-looking values in a ConfigMap, which anyone who may read ConfigMaps can see."""
     data = obj.get(("data",))
-    for key, value in (data.items() if isinstance(data, dict) else ()):
+    for key, value in data.items() if isinstance(data, dict) else ():
         for what, private in configmap_secrets(str(key), value):
-            yield obj.finding(("data", key), f"{obj.display}: {what}; ConfigMaps are readable by far more accounts than Secrets and are not encrypted at rest",
-                              hint="move the value to a Secret (mounted as a file) and keep only non-secret settings in the ConfigMap",
-                              severity=Severity.ERROR if private else None)
+            yield obj.finding(
+                ("data", key),
+                f"{obj.display}: {what}; ConfigMaps are readable by far more accounts than Secrets and are not encrypted at rest",
+                hint="move the value to a Secret (mounted as a file) and keep only non-secret settings in the ConfigMap",
+                severity=Severity.ERROR if private else None,
+            )
 
 
 @object_check("SEC045", kinds=POD_TEMPLATE_KINDS)
@@ -105,11 +148,21 @@ def check_secret_env(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
             for index, var in enumerate(env if isinstance(env, list) else []):
                 source = var.get("valueFrom") if isinstance(var, dict) else None
                 if isinstance(source, dict) and isinstance(source.get("secretKeyRef"), dict):
-                    yield obj.finding(path + ("env", index, "valueFrom", "secretKeyRef"), f"{template.label}: env var {var.get('name', '?')} is read from a Secret; "
-                                      "environment variables leak into crash dumps, child processes and `kubectl describe` output of some tools",
-                                      hint="mount the Secret as a file (`volumes: [{secret: {secretName: ...}}]`) and read it there", rule="SEC045", key=True)
+                    yield obj.finding(
+                        path + ("env", index, "valueFrom", "secretKeyRef"),
+                        f"{template.label}: env var {var.get('name', '?')} is read from a Secret; "
+                        "environment variables leak into crash dumps, child processes and `kubectl describe` output of some tools",
+                        hint="mount the Secret as a file (`volumes: [{secret: {secretName: ...}}]`) and read it there",
+                        rule="SEC045",
+                        key=True,
+                    )
             env_from = container.get("envFrom")
             for index, source in enumerate(env_from if isinstance(env_from, list) else []):
                 if isinstance(source, dict) and isinstance(source.get("secretRef"), dict):
-                    yield obj.finding(path + ("envFrom", index, "secretRef"), f"{template.label}: every key of a Secret is read into the environment",
-                                      hint="mount the Secret as a file and read it there", rule="SEC045", key=True)
+                    yield obj.finding(
+                        path + ("envFrom", index, "secretRef"),
+                        f"{template.label}: every key of a Secret is read into the environment",
+                        hint="mount the Secret as a file and read it there",
+                        rule="SEC045",
+                        key=True,
+                    )

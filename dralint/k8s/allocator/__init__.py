@@ -10,7 +10,16 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from dralint.k8s.allocator.model import MAX_RESULTS, Alternative, Claim, Constraint, EvalError, Features, Matcher, parse_claim
+    from dralint.k8s.allocator.model import (
+        MAX_RESULTS,
+        Alternative,
+        Claim,
+        Constraint,
+        EvalError,
+        Features,
+        Matcher,
+        parse_claim,
+    )
     from dralint.k8s.allocator.pod import PodDemand, extended_resource_classes, pod_demand
     from dralint.k8s.allocator.search import BudgetExceeded, ClaimResult, Fatal, Pick, Search, Selection
     from dralint.k8s.allocator.simulate import Outcome, Simulator

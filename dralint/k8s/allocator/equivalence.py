@@ -33,7 +33,9 @@ def _device_key(dev: Device) -> Hashable:
     )
 
 
-def reads_key(selection: Selection, selectors: Sequence[tuple[str, ...]], attributes: Sequence[str]) -> Callable[[Device], Hashable]:
+def reads_key(
+    selection: Selection, selectors: Sequence[tuple[str, ...]], attributes: Sequence[str]
+) -> Callable[[Device], Hashable]:
     """A device key for pods whose classes and requests select with ``selectors`` and whose
     constraints compare ``attributes``: the selectors' answers instead of the attributes, so
     devices that differ only in attributes the pod never reads (a serial number, a PCI address)
@@ -90,7 +92,9 @@ class NodeShapes:
             used = state.shared_use(dev_id)
             items.append((content, pool, state.is_dedicated(dev_id), tuple(sorted(used.items())) if used else ()))
         counters = tuple(
-            tuple(sorted((k, total - state.counters_used(p).get(k, 0)) for k, total in view.counters.get(p, {}).items()))
+            tuple(
+                sorted((k, total - state.counters_used(p).get(k, 0)) for k, total in view.counters.get(p, {}).items())
+            )
             for p in pools
         )
         incomplete = tuple(label.split("/", 1)[0] for label in view.incomplete)
@@ -137,8 +141,17 @@ def claim_key(claim: Claim) -> Hashable:
                 req.name,
                 req.prioritized,
                 tuple(
-                    (alt.request, alt.sub, alt.class_name, alt.selectors, alt.all_mode, alt.count, alt.admin,
-                     alt.tolerations, tuple(sorted(alt.capacity.items())))
+                    (
+                        alt.request,
+                        alt.sub,
+                        alt.class_name,
+                        alt.selectors,
+                        alt.all_mode,
+                        alt.count,
+                        alt.admin,
+                        alt.tolerations,
+                        tuple(sorted(alt.capacity.items())),
+                    )
                     for alt in req.alternatives
                 ),
             )

@@ -221,7 +221,7 @@ def example_sources(paths: list[str]) -> list[SourceFile | FileIssue]:
         if not path.startswith(PREFIX):
             continue
         try:
-            objects = load_example(path[len(PREFIX):])
+            objects = load_example(path[len(PREFIX) :])
         except KeyError as exc:
             out.append(FileIssue(path, "unreadable", str(exc.args[0])))
             continue

@@ -82,7 +82,9 @@ def _containers(spec: Mapping[str, Any], ext: Mapping[str, str]) -> tuple[Contai
         for i, c in enumerate(as_list(spec.get("initContainers")))
         if isinstance(c, Mapping)
     ]
-    mains = [(c, True, ("containers", i)) for i, c in enumerate(as_list(spec.get("containers"))) if isinstance(c, Mapping)]
+    mains = [
+        (c, True, ("containers", i)) for i, c in enumerate(as_list(spec.get("containers"))) if isinstance(c, Mapping)
+    ]
     for index, (container, long_lived, path) in enumerate(inits + mains):
         resources = as_mapping(container.get("resources"))
         limits = as_mapping(resources.get("limits"))
@@ -111,8 +113,10 @@ def _extended_name(name: str) -> bool:
     if name.startswith(IMPLICIT_PREFIX):
         return True
     domain, slash, _ = name.partition("/")
-    return bool(slash) and not name.startswith("requests.") and not (
-        domain == "kubernetes.io" or domain.endswith(".kubernetes.io")
+    return (
+        bool(slash)
+        and not name.startswith("requests.")
+        and not (domain == "kubernetes.io" or domain.endswith(".kubernetes.io"))
     )
 
 
@@ -140,8 +144,14 @@ def pod_demand(
             if found is None or not isinstance(inner, Mapping):
                 unresolved.append(f"ResourceClaimTemplate {namespace}/{tmpl}")
                 continue
-            claims.append(parse_claim(f"{entry.get('name')} (template {tmpl})", as_mapping(inner.get("spec")),
-                                      source=found, base=("spec", "spec")))
+            claims.append(
+                parse_claim(
+                    f"{entry.get('name')} (template {tmpl})",
+                    as_mapping(inner.get("spec")),
+                    source=found,
+                    base=("spec", "spec"),
+                )
+            )
         elif named:
             done = inv.allocated_claims.get((namespace, str(named)))
             if done is not None:
@@ -231,9 +241,7 @@ def extended_requests(
             if c.long_lived:
                 requests.append((name, ext[resource], qty))
                 continue
-            later = sum(
-                o.wanted.get(resource, 0) for o in containers if o.long_lived and o.index > c.index
-            )
+            later = sum(o.wanted.get(resource, 0) for o in containers if o.long_lived and o.index > c.index)
             missing = qty - later
             if missing > 0 and (resource not in short or short[resource][1] < missing):
                 short[resource] = (name, missing)

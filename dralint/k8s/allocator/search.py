@@ -266,7 +266,9 @@ class Search:
                 if self.view.incomplete
                 else (self.view.invalid[0][0], "currently invalid")
             )
-            raise Fatal(f"claim {claim.label}, request {alt.label}: asks for all devices, but resource pool {pool} is {state}")
+            raise Fatal(
+                f"claim {claim.label}, request {alt.label}: asks for all devices, but resource pool {pool} is {state}"
+            )
         found = [
             d
             for d in self.view.candidates
@@ -386,9 +388,7 @@ class Search:
         used = self.state.counters_used(key)
         mine = self.counters.get(key, {})
         new = {(cs, c): v for cs, values in dev.consumes for c, v in values}
-        return all(
-            total - used.get(k, 0) - mine.get(k, 0) - new.get(k, 0) >= 0 for k, total in declared.items()
-        )
+        return all(total - used.get(k, 0) - mine.get(k, 0) - new.get(k, 0) >= 0 for k, total in declared.items())
 
     def _add(self, ci: int, alt: Alternative, dev: Device, *, fatal_constraints: bool = False) -> bool:
         want = self.capacity_fit(dev, alt)
@@ -457,7 +457,5 @@ class Search:
                 del self.capacity[dev.id]
         if not any(p.device.id == dev.id for p in state.picks):
             state.used.discard(dev.id)
-        if not pick.admin and not any(
-            p.device.id == dev.id and not p.admin for s in self.cs for p in s.picks
-        ):
+        if not pick.admin and not any(p.device.id == dev.id and not p.admin for s in self.cs for p in s.picks):
             self.picked.discard(dev.id)

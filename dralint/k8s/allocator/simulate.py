@@ -107,8 +107,10 @@ _FAILED = _RULED_OUT
 def _has_node_constraints(demand: PodDemand) -> bool:
     """The pod restricts its nodes (node selector, required affinity, claims allocated with a
     node selector): otherwise ``Simulator._node_filter`` passes every node."""
-    return bool(demand.node_selector) or demand.affinity is not None or any(
-        done.node_selector is not None for done in demand.allocated
+    return (
+        bool(demand.node_selector)
+        or demand.affinity is not None
+        or any(done.node_selector is not None for done in demand.allocated)
     )
 
 
@@ -171,7 +173,11 @@ class Simulator:
         """The node classes for pods of one signature (None: devices alike in all selectors see)."""
         found = self._groupings.get(signature)
         if found is None:
-            shapes = NodeShapes(self.base) if signature is None else NodeShapes(self.base, reads_key(self.selection, *signature))
+            shapes = (
+                NodeShapes(self.base)
+                if signature is None
+                else NodeShapes(self.base, reads_key(self.selection, *signature))
+            )
             found = self._groupings[signature] = _Grouping(len(self._groupings), shapes, [-1] * len(self._names))
         return found
 
@@ -284,10 +290,14 @@ class Simulator:
             if resource not in self.ext or (amount(node.allocatable.get(resource)) or 0) <= 0:
                 continue
             selectors = self.selection.class_selectors(self.ext[resource])
-            drivers = sorted({d.driver for d in self.view(node).candidates if self.selection.evaluate(selectors, d) is True})
+            drivers = sorted(
+                {d.driver for d in self.view(node).candidates if self.selection.evaluate(selectors, d) is True}
+            )
             if drivers:
-                return (f"the node's device plugin advertises {resource} while DRA driver {', '.join(drivers)} "
-                        f"publishes devices of class {self.ext[resource]} on it (both would hand them out)")
+                return (
+                    f"the node's device plugin advertises {resource} while DRA driver {', '.join(drivers)} "
+                    f"publishes devices of class {self.ext[resource]} on it (both would hand them out)"
+                )
         return None
 
     def _allocate_on(
@@ -323,7 +333,9 @@ class Simulator:
             return None, "invalid resource pools were encountered"
         return None, explain(view, todo, self.selection, state) if explain_failure else None
 
-    def _class_answer(self, demand: PodDemand, claims: Sequence[Claim], i: int, explain_failure: bool) -> tuple[bool, Any]:
+    def _class_answer(
+        self, demand: PodDemand, claims: Sequence[Claim], i: int, explain_failure: bool
+    ) -> tuple[bool, Any]:
         """(True, portable results) or (False, reason) for the i-th node under the snapshot's
         occupancy, node filter aside: searched once per node class and claim list.
 
@@ -350,7 +362,11 @@ class Simulator:
             answer: tuple[bool, Any] = (False, self._explained(demand, claims, node))
         else:
             results, reason = self._try_devices(demand, claims, node, self.base, explain_failure)
-            answer = (True, self._group.shapes.portable(self.view(node), results)) if results is not None else (False, reason)
+            answer = (
+                (True, self._group.shapes.portable(self.view(node), results))
+                if results is not None
+                else (False, reason)
+            )
         answers[key] = answer
         return answer
 
@@ -362,7 +378,13 @@ class Simulator:
         return explain(self.view(node), todo, self.selection, self.base)
 
     def _try(
-        self, demand: PodDemand, claims: Sequence[Claim], i: int, state: State, touched: set[tuple[str, str]], explain_failure: bool
+        self,
+        demand: PodDemand,
+        claims: Sequence[Claim],
+        i: int,
+        state: State,
+        touched: set[tuple[str, str]],
+        explain_failure: bool,
     ) -> tuple[list[ClaimResult] | None, str | None]:
         """``try_node`` on the i-th node in a packing state that took devices from the pools in
         ``touched``: from the node's class when the state left the node untouched."""
@@ -436,7 +458,9 @@ class Simulator:
             out.reasons[reason].append(names[i])
         return None
 
-    def _walk(self, demand: PodDemand, claims: Sequence[Claim], start: int, stop: int) -> Iterator[tuple[int, tuple[bool, Any]]]:
+    def _walk(
+        self, demand: PodDemand, claims: Sequence[Claim], start: int, stop: int
+    ) -> Iterator[tuple[int, tuple[bool, Any]]]:
         """(i, answer) for the nodes ``start``..``stop`` (exclusive) in order under the snapshot's
         occupancy: (True, portable results), or (False, reason or None: not explained); a node
         the pod's node selector or affinity rules out answers (False, None) and the caller asks
@@ -452,7 +476,9 @@ class Simulator:
             answer = seen.get(cls)
             yield i, answer if answer is not None else self._class_answer_seen(demand, claims, i, seen)
 
-    def _class_answer_seen(self, demand: PodDemand, claims: Sequence[Claim], i: int, seen: dict[int, tuple[bool, Any]]) -> tuple[bool, Any]:
+    def _class_answer_seen(
+        self, demand: PodDemand, claims: Sequence[Claim], i: int, seen: dict[int, tuple[bool, Any]]
+    ) -> tuple[bool, Any]:
         """``_class_answer`` without explanation, kept in the call's ``seen`` table of the claim list."""
         answer = seen[self._group.class_of[i]] = self._class_answer(demand, claims, i, False)
         return answer
@@ -528,7 +554,12 @@ class Simulator:
         return group.by_class
 
     def _explain_unplaced(
-        self, out: Outcome, demand: PodDemand, claims: list[Claim], pinned: list[set[str]], state: State,
+        self,
+        out: Outcome,
+        demand: PodDemand,
+        claims: list[Claim],
+        pinned: list[set[str]],
+        state: State,
         touched: set[tuple[str, str]],
     ) -> None:
         """Why replica ``placed + 1`` fits nowhere, per node, in the state the placed ones left."""

@@ -32,8 +32,9 @@ def version_verdict(api_version: str, kind: str) -> VersionVerdict:
     return check_version(api_version, kind, schema_set().index)
 
 
-def validate_object(data: Mapping[str, Any], feature_gates: Mapping[str, bool] | None = None, *,
-                    finite: bool = False) -> list[ApiError]:
+def validate_object(
+    data: Mapping[str, Any], feature_gates: Mapping[str, bool] | None = None, *, finite: bool = False
+) -> list[ApiError]:
     """Version findings plus every schema/overlay error of one object (pod rules excluded).
 
     Errors about fields whose feature gate is enabled in ``feature_gates`` are dropped, since
@@ -79,7 +80,8 @@ def _metadata(data: Mapping[str, Any], definition: str, found: list[ApiError]) -
     has_status = _has_status(definition)
     reported = any(e.rule == E.SERVER_WRITTEN and e.path[:1] == ("status",) for e in found)
     return check_object_meta(data, kind, kind in objects.CLUSTER_SCOPED_KINDS) + (
-        [] if reported else status_written(data, has_status))
+        [] if reported else status_written(data, has_status)
+    )
 
 
 @functools.lru_cache(maxsize=1024)
@@ -121,9 +123,13 @@ def non_finite_numbers(value: Any, path: tuple = ()) -> Iterator[ApiError]:
     """
     if isinstance(value, float) and not math.isfinite(value):
         shown = ".nan" if math.isnan(value) else ".inf" if value > 0 else "-.inf"
-        yield ApiError(path, E.WRONG_TYPE, f"{field_path(path)}: Invalid value: {shown}: must be a finite number; "
-                                         "JSON has no NaN or infinity, so kubectl cannot send the object",
-                       hint="write the number itself, or as a quoted quantity such as \"100Gi\"")
+        yield ApiError(
+            path,
+            E.WRONG_TYPE,
+            f"{field_path(path)}: Invalid value: {shown}: must be a finite number; "
+            "JSON has no NaN or infinity, so kubectl cannot send the object",
+            hint='write the number itself, or as a quoted quantity such as "100Gi"',
+        )
     elif isinstance(value, Mapping):
         for key, item in value.items():
             yield from non_finite_numbers(item, path + (key,))

@@ -43,16 +43,24 @@ def _matching(value: str, limit: int, pattern: re.Pattern[str], message: str) ->
 
 def dns_label(value: str) -> list[str]:
     """RFC 1123 label: request, device, counter and pod-claim names."""
-    return _matching(value, DNS_LABEL_MAX, _DNS_LABEL,
-                     "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', "
-                     "and must start and end with an alphanumeric character (e.g. 'my-name', or '123-abc')")
+    return _matching(
+        value,
+        DNS_LABEL_MAX,
+        _DNS_LABEL,
+        "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', "
+        "and must start and end with an alphanumeric character (e.g. 'my-name', or '123-abc')",
+    )
 
 
 def dns_subdomain(value: str) -> list[str]:
     """RFC 1123 subdomain: object names, deviceClassName, claim names in pods."""
-    return _matching(value, DNS_SUBDOMAIN_MAX, _DNS_SUBDOMAIN,
-                     "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' "
-                     "or '.', and must start and end with an alphanumeric character (e.g. 'example.com')")
+    return _matching(
+        value,
+        DNS_SUBDOMAIN_MAX,
+        _DNS_SUBDOMAIN,
+        "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' "
+        "or '.', and must start and end with an alphanumeric character (e.g. 'example.com')",
+    )
 
 
 def driver_name(value: str) -> list[str]:
@@ -74,9 +82,13 @@ def pool_name(value: str) -> list[str]:
 
 def c_identifier(value: str) -> list[str]:
     """A C identifier of at most 32 characters (the name part of a device attribute or capacity)."""
-    return _matching(value, C_IDENTIFIER_MAX, _C_IDENTIFIER,
-                     "a valid C identifier must start with alphabetic character or '_', followed by a string "
-                     "of alphanumeric characters or '_' (e.g. 'my_name')")
+    return _matching(
+        value,
+        C_IDENTIFIER_MAX,
+        _C_IDENTIFIER,
+        "a valid C identifier must start with alphabetic character or '_', followed by a string "
+        "of alphanumeric characters or '_' (e.g. 'my_name')",
+    )
 
 
 def _domain_and_id(value: str, *, require_domain: bool) -> list[str]:
@@ -110,12 +122,18 @@ def label_key(value: str) -> list[str]:
     prefix, _, name = value.rpartition("/")
     errors: list[str] = []
     if value.count("/") > 1:
-        return ["a qualified name must consist of alphanumeric characters, '-', '_' or '.' with an optional DNS subdomain prefix and '/'"]
+        return [
+            "a qualified name must consist of alphanumeric characters, '-', '_' or '.' with an optional DNS subdomain prefix and '/'"
+        ]
     if "/" in value:
         errors += [f"prefix part {e}" for e in dns_subdomain(prefix)] if prefix else ["prefix part must be non-empty"]
-    return errors + _matching(name, QUALIFIED_NAME_MAX, _QUALIFIED_NAME_PART,
-                              "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and "
-                              "end with an alphanumeric character (e.g. 'MyName', or 'my.name', or '123-abc')")
+    return errors + _matching(
+        name,
+        QUALIFIED_NAME_MAX,
+        _QUALIFIED_NAME_PART,
+        "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and "
+        "end with an alphanumeric character (e.g. 'MyName', or 'my.name', or '123-abc')",
+    )
 
 
 def annotation_key(value: str) -> list[str]:
@@ -125,9 +143,13 @@ def annotation_key(value: str) -> list[str]:
 
 def label_value(value: str) -> list[str]:
     """A label value (taint/toleration value): empty, or up to 63 alphanumerics plus '-_.'."""
-    return _matching(value, LABEL_VALUE_MAX, _LABEL_VALUE,
-                     "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or "
-                     "'.', and must start and end with an alphanumeric character")
+    return _matching(
+        value,
+        LABEL_VALUE_MAX,
+        _LABEL_VALUE,
+        "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or "
+        "'.', and must start and end with an alphanumeric character",
+    )
 
 
 def semver(value: str) -> list[str]:

@@ -85,8 +85,18 @@ class OneOf(_Keyword):
         if not chosen:
             return [Issue((), E.ONE_OF, "required", (f"exactly one of {listing} is required",), key=True)]
         quantifier = "exactly" if self.value.get("required") else "at most"
-        return [Issue((), E.ONE_OF, "invalid", ("{" + ", ".join(f"`{f}`" for f in chosen) + "}",
-                                               f"{quantifier} one of {listing} may be set, but multiple fields are set"), key=True)]
+        return [
+            Issue(
+                (),
+                E.ONE_OF,
+                "invalid",
+                (
+                    "{" + ", ".join(f"`{f}`" for f in chosen) + "}",
+                    f"{quantifier} one of {listing} may be set, but multiple fields are set",
+                ),
+                key=True,
+            )
+        ]
 
 
 class Check(_Keyword):
@@ -100,19 +110,35 @@ class Gate(_Keyword):
     """``x-dralint-gate: <gate>``: the field is dropped by a 1.37 server unless the gate is on."""
 
     def issues(self, instance: Any) -> list[Issue]:
-        return [Issue((), E.FEATURE_GATED, "text", (
-            f"the API server drops this field unless feature gate {self.value} is enabled (off by default in v1.37)",),
-            key=True, gate=self.value,
-            hint=f"remove the field, or enable {self.value} on the cluster and pass --feature-gates {self.value}=true")]
+        return [
+            Issue(
+                (),
+                E.FEATURE_GATED,
+                "text",
+                (
+                    f"the API server drops this field unless feature gate {self.value} is enabled (off by default in v1.37)",
+                ),
+                key=True,
+                gate=self.value,
+                hint=f"remove the field, or enable {self.value} on the cluster and pass --feature-gates {self.value}=true",
+            )
+        ]
 
 
 class ServerWritten(_Keyword):
     """``x-dralint-server-written: true``: status written by controllers, not by manifests."""
 
     def issues(self, instance: Any) -> list[Issue]:
-        return [Issue((), E.SERVER_WRITTEN, "text", (
-            "is written by the server (status); it is ignored on create or rejected on apply",), key=True,
-            hint="remove it from the manifest (it looks like the output of `kubectl get -o yaml`)")]
+        return [
+            Issue(
+                (),
+                E.SERVER_WRITTEN,
+                "text",
+                ("is written by the server (status); it is ignored on create or rejected on apply",),
+                key=True,
+                hint="remove it from the manifest (it looks like the output of `kubectl get -o yaml`)",
+            )
+        ]
 
 
 #: Typed as jsonschema-rs's protocol: ``validator_for`` takes a dict, which is invariant in its values.

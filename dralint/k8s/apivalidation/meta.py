@@ -30,9 +30,9 @@ PATH_SEGMENT_NAMES = frozenset({"Role", "ClusterRole", "RoleBinding", "ClusterRo
 #: Fields of ObjectMeta the server sets itself, and what it does with a value written in a manifest.
 SERVER_SET_FIELDS = {
     "uid": "is assigned by the server on create (a value here is ignored); applying it to an object "
-           "with another uid fails because uid is immutable",
-    "resourceVersion": "is assigned by the server: create rejects an object that carries one (\"resourceVersion "
-                       "should not be set on objects to be created\") and apply with a stale value fails with a conflict",
+    "with another uid fails because uid is immutable",
+    "resourceVersion": 'is assigned by the server: create rejects an object that carries one ("resourceVersion '
+    'should not be set on objects to be created") and apply with a stale value fails with a conflict',
     "creationTimestamp": "is set by the server on create; a value here is ignored",
     "generation": "is set and incremented by the server; a value here is ignored",
     "managedFields": "is written by the server's field manager; server-side apply rejects a request that sets it",
@@ -42,8 +42,10 @@ SERVER_SET_FIELDS = {
 }
 SERVER_SET_HINT = "remove it (the manifest looks like `kubectl get -o yaml` output); `dralint fix` does this"
 
-_DNS_1035_LABEL = "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an " \
-                  "alphabetic character, and end with an alphanumeric character (e.g. 'my-name', or 'abc-123')"
+_DNS_1035_LABEL = (
+    "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an "
+    "alphabetic character, and end with an alphanumeric character (e.g. 'my-name', or 'abc-123')"
+)
 
 
 def _dns_1035_label(value: str) -> list[str]:
@@ -94,13 +96,24 @@ def _names(meta: dict[str, Any], kind: str, base: Path) -> list[ApiError]:
     check = name_check(kind)
     name, prefix = meta.get("name"), meta.get("generateName")
     if isinstance(prefix, str) and prefix:
-        found += [ApiError(META + ("generateName",), E.INVALID_FORMAT, E.invalid(META + ("generateName",), prefix, d))
-                  for d in _prefix_errors(check, kind, prefix)]
+        found += [
+            ApiError(META + ("generateName",), E.INVALID_FORMAT, E.invalid(META + ("generateName",), prefix, d))
+            for d in _prefix_errors(check, kind, prefix)
+        ]
     if not name and not prefix:
-        found.append(ApiError(base, E.REQUIRED, E.required(META + ("name",), "name or generateName is required"), key=True,
-                              hint="add `name:` under metadata (or `generateName:` for `kubectl create`)"))
+        found.append(
+            ApiError(
+                base,
+                E.REQUIRED,
+                E.required(META + ("name",), "name or generateName is required"),
+                key=True,
+                hint="add `name:` under metadata (or `generateName:` for `kubectl create`)",
+            )
+        )
     elif isinstance(name, str) and name:
-        found += [ApiError(META + ("name",), E.INVALID_FORMAT, E.invalid(META + ("name",), name, d)) for d in check(name)]
+        found += [
+            ApiError(META + ("name",), E.INVALID_FORMAT, E.invalid(META + ("name",), name, d)) for d in check(name)
+        ]
     return found
 
 
@@ -110,8 +123,15 @@ def _namespace(meta: dict[str, Any], kind: str, cluster_scoped: bool) -> list[Ap
         return []  # nearly every object
     path = META + ("namespace",)
     if cluster_scoped:
-        return [ApiError(path, E.NAMESPACE_IGNORED, f"{E.field_path(path)}: {kind} is cluster-scoped; the server drops the namespace",
-                         key=True, hint="remove `namespace:`: references to this object do not use a namespace")]
+        return [
+            ApiError(
+                path,
+                E.NAMESPACE_IGNORED,
+                f"{E.field_path(path)}: {kind} is cluster-scoped; the server drops the namespace",
+                key=True,
+                hint="remove `namespace:`: references to this object do not use a namespace",
+            )
+        ]
     return [ApiError(path, E.INVALID_FORMAT, E.invalid(path, namespace, d)) for d in dns_label(namespace)]
 
 
@@ -126,12 +146,21 @@ def _annotation_size(meta: dict[str, Any]) -> list[ApiError]:
     annotations = meta.get("annotations")
     if not isinstance(annotations, dict):
         return []
-    size = sum(len(str(k).encode("utf-8")) + len(v.encode("utf-8")) for k, v in annotations.items() if isinstance(v, str))
+    size = sum(
+        len(str(k).encode("utf-8")) + len(v.encode("utf-8")) for k, v in annotations.items() if isinstance(v, str)
+    )
     if size <= TOTAL_ANNOTATION_SIZE:
         return []
     path = META + ("annotations",)
-    return [ApiError(path, E.TOO_LONG, f"{E.field_path(path)}: Too long: may not be more than {TOTAL_ANNOTATION_SIZE} bytes", key=True,
-                     hint=f"keys and values add up to {size:,} bytes; move large data into a ConfigMap")]
+    return [
+        ApiError(
+            path,
+            E.TOO_LONG,
+            f"{E.field_path(path)}: Too long: may not be more than {TOTAL_ANNOTATION_SIZE} bytes",
+            key=True,
+            hint=f"keys and values add up to {size:,} bytes; move large data into a ConfigMap",
+        )
+    ]
 
 
 def _finalizers(meta: dict[str, Any]) -> list[ApiError]:
@@ -154,18 +183,38 @@ def _owner_references(meta: dict[str, Any]) -> list[ApiError]:
         base = META + ("ownerReferences", i)
         for field_name, what in (("apiVersion", "version"), ("kind", "kind"), ("name", "name"), ("uid", "uid")):
             if ref.get(field_name) == "":
-                found.append(ApiError(base + (field_name,), E.INVALID_VALUE, E.invalid(base + (field_name,), "", f"{what} must not be empty")))
+                found.append(
+                    ApiError(
+                        base + (field_name,),
+                        E.INVALID_VALUE,
+                        E.invalid(base + (field_name,), "", f"{what} must not be empty"),
+                    )
+                )
         if ref.get("controller") is True:
             controllers += 1
             if controllers > 1:
-                found.append(ApiError(base + ("controller",), E.INVALID_VALUE, E.invalid(
-                    META + ("ownerReferences",), meta["ownerReferences"], "Only one reference can have Controller set to true")))
+                found.append(
+                    ApiError(
+                        base + ("controller",),
+                        E.INVALID_VALUE,
+                        E.invalid(
+                            META + ("ownerReferences",),
+                            meta["ownerReferences"],
+                            "Only one reference can have Controller set to true",
+                        ),
+                    )
+                )
     return found
 
 
 def _server_set(meta: dict[str, Any]) -> list[ApiError]:
-    return [ApiError(META + (name,), E.SERVER_WRITTEN, f"{E.field_path(META + (name,))} {detail}", key=True, hint=SERVER_SET_HINT)
-            for name, detail in SERVER_SET_FIELDS.items() if meta.get(name) not in (None, "", [], {})]
+    return [
+        ApiError(
+            META + (name,), E.SERVER_WRITTEN, f"{E.field_path(META + (name,))} {detail}", key=True, hint=SERVER_SET_HINT
+        )
+        for name, detail in SERVER_SET_FIELDS.items()
+        if meta.get(name) not in (None, "", [], {})
+    ]
 
 
 def check_object_meta(data: Mapping[str, Any], kind: str, cluster_scoped: bool) -> list[ApiError]:
@@ -191,5 +240,13 @@ def status_written(data: Mapping[str, Any], has_status: bool) -> list[ApiError]:
     status = data.get("status")
     if not has_status or status in (None, {}, []):
         return []
-    return [ApiError(("status",), E.SERVER_WRITTEN, "status is written by the server and controllers (status subresource); "
-                     "it is reset on create and ignored on apply", key=True, hint=SERVER_SET_HINT)]
+    return [
+        ApiError(
+            ("status",),
+            E.SERVER_WRITTEN,
+            "status is written by the server and controllers (status subresource); "
+            "it is reset on create and ignored on apply",
+            key=True,
+            hint=SERVER_SET_HINT,
+        )
+    ]

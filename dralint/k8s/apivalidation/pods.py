@@ -41,13 +41,30 @@ def _pod_claims(spec: dict[str, Any], base: Path) -> list[ApiError]:
             names.append(name)
         sources = [s for s in CLAIM_SOURCES if claim.get(s)]
         if len(sources) > 1:
-            found.append(ApiError(path, E.ONE_OF, E.invalid(path, {s: claim[s] for s in sources},
-                                  "at most one of `resourceClaimName` or `resourceClaimTemplateName` may be specified"),
-                                  hint="a pod claim either names an existing ResourceClaim or a template to stamp one from"))
+            found.append(
+                ApiError(
+                    path,
+                    E.ONE_OF,
+                    E.invalid(
+                        path,
+                        {s: claim[s] for s in sources},
+                        "at most one of `resourceClaimName` or `resourceClaimTemplateName` may be specified",
+                    ),
+                    hint="a pod claim either names an existing ResourceClaim or a template to stamp one from",
+                )
+            )
         elif not sources:
-            found.append(ApiError(path, E.ONE_OF, E.required(path, "must specify one of: `resourceClaimName`, `resourceClaimTemplateName`"),
-                                  key=True, hint="`source:` was the v1.30 shape; v1.31+ puts the two fields directly on the entry"
-                                  if "source" in claim else None))
+            found.append(
+                ApiError(
+                    path,
+                    E.ONE_OF,
+                    E.required(path, "must specify one of: `resourceClaimName`, `resourceClaimTemplateName`"),
+                    key=True,
+                    hint="`source:` was the v1.30 shape; v1.31+ puts the two fields directly on the entry"
+                    if "source" in claim
+                    else None,
+                )
+            )
         for source in sources:
             value = claim[source]
             for detail in dns_subdomain(value) if isinstance(value, str) else []:
@@ -75,11 +92,19 @@ def _container_claims(path: Path, claims: list[Any]) -> list[ApiError]:
             continue
         if request:
             for detail in dns_label(request):
-                found.append(ApiError(here + ("request",), E.INVALID_FORMAT, E.invalid(here + ("request",), request, detail)))
+                found.append(
+                    ApiError(here + ("request",), E.INVALID_FORMAT, E.invalid(here + ("request",), request, detail))
+                )
         previous = seen.setdefault(str(name), set())
         if request in previous or ("" in previous) or (not request and previous):
-            found.append(ApiError(here, E.DUPLICATE, E.duplicate(here, f"{name}/{request}" if request else name),
-                                  hint="reference a claim once, either as a whole or by its requests"))
+            found.append(
+                ApiError(
+                    here,
+                    E.DUPLICATE,
+                    E.duplicate(here, f"{name}/{request}" if request else name),
+                    hint="reference a claim once, either as a whole or by its requests",
+                )
+            )
         previous.add(request)
     return found
 
@@ -94,17 +119,36 @@ def _extended_resources(path: Path, resources: dict[str, Any]) -> list[ApiError]
             here = path + (section, name)
             quantity = quantity_value(raw)
             if quantity is not None and quantity.denominator != 1:
-                found.append(ApiError(here, E.EXTENDED_RESOURCE, E.invalid(here, raw, "must be an integer"),
-                                      hint="extended resources are counted in whole devices"))
+                found.append(
+                    ApiError(
+                        here,
+                        E.EXTENDED_RESOURCE,
+                        E.invalid(here, raw, "must be an integer"),
+                        hint="extended resources are counted in whole devices",
+                    )
+                )
             if section != "requests":
                 continue
             if name not in limits:
                 message = E.required(path + ("limits", name), "Limit must be set for non overcommitable resources")
-                found.append(ApiError(here, E.EXTENDED_RESOURCE, message, key=True,
-                                      hint=f"add `limits: {{{name}: {raw}}}` (or only set the limit)"))
+                found.append(
+                    ApiError(
+                        here,
+                        E.EXTENDED_RESOURCE,
+                        message,
+                        key=True,
+                        hint=f"add `limits: {{{name}: {raw}}}` (or only set the limit)",
+                    )
+                )
             elif quantity is not None and quantity_value(limits[name]) != quantity:
-                found.append(ApiError(here, E.EXTENDED_RESOURCE, E.invalid(here, raw, f"must be equal to {name} limit of {limits[name]}"),
-                                      hint="extended resources cannot be overcommitted: requests must equal limits"))
+                found.append(
+                    ApiError(
+                        here,
+                        E.EXTENDED_RESOURCE,
+                        E.invalid(here, raw, f"must be equal to {name} limit of {limits[name]}"),
+                        hint="extended resources cannot be overcommitted: requests must equal limits",
+                    )
+                )
     return found
 
 
@@ -115,8 +159,15 @@ def check_pod_spec(spec: Any, base: Path = ()) -> list[ApiError]:
     found = _pod_claims(spec, base)
     if as_dict(spec.get("resources")).get("claims") is not None:
         path = base + ("resources", "claims")
-        found.append(ApiError(path, E.INVALID_VALUE, E.forbidden(path, "claims cannot be set for Resources at pod-level"), key=True,
-                              hint="list claims under each container's `resources.claims` instead"))
+        found.append(
+            ApiError(
+                path,
+                E.INVALID_VALUE,
+                E.forbidden(path, "claims cannot be set for Resources at pod-level"),
+                key=True,
+                hint="list claims under each container's `resources.claims` instead",
+            )
+        )
     for list_name in CONTAINER_LISTS:
         for i, container in enumerate(as_list(spec.get(list_name))):
             # Each rule runs only when its field is there (paths are built only then): a pod spec
@@ -161,20 +212,60 @@ def _spread_constraints(base: Path, constraints: list[Any]) -> list[ApiError]:
         path: Path = base + (i,)
         key, action = item.get("topologyKey"), item.get("whenUnsatisfiable")
         if _positive(item.get("maxSkew")) is False:
-            found.append(ApiError(path + ("maxSkew",), E.INVALID_VALUE, E.invalid(path + ("maxSkew",), item["maxSkew"], "must be greater than zero")))
+            found.append(
+                ApiError(
+                    path + ("maxSkew",),
+                    E.INVALID_VALUE,
+                    E.invalid(path + ("maxSkew",), item["maxSkew"], "must be greater than zero"),
+                )
+            )
         if key == "":
-            found.append(ApiError(path + ("topologyKey",), E.REQUIRED, E.required(path + ("topologyKey",), "can not be empty"),
-                                  hint="name a node label, e.g. `topologyKey: kubernetes.io/hostname`"))
+            found.append(
+                ApiError(
+                    path + ("topologyKey",),
+                    E.REQUIRED,
+                    E.required(path + ("topologyKey",), "can not be empty"),
+                    hint="name a node label, e.g. `topologyKey: kubernetes.io/hostname`",
+                )
+            )
         if isinstance(action, str) and action not in SPREAD_ACTIONS:
-            found.append(ApiError(path + ("whenUnsatisfiable",), E.UNSUPPORTED_VALUE, E.not_supported(path + ("whenUnsatisfiable",), action, SPREAD_ACTIONS)))
+            found.append(
+                ApiError(
+                    path + ("whenUnsatisfiable",),
+                    E.UNSUPPORTED_VALUE,
+                    E.not_supported(path + ("whenUnsatisfiable",), action, SPREAD_ACTIONS),
+                )
+            )
         if _positive(item.get("minDomains")) is False:
-            found.append(ApiError(path + ("minDomains",), E.INVALID_VALUE, E.invalid(path + ("minDomains",), item["minDomains"], "must be greater than zero")))
+            found.append(
+                ApiError(
+                    path + ("minDomains",),
+                    E.INVALID_VALUE,
+                    E.invalid(path + ("minDomains",), item["minDomains"], "must be greater than zero"),
+                )
+            )
         elif item.get("minDomains") is not None and action in SPREAD_ACTIONS and action != "DoNotSchedule":
-            found.append(ApiError(path + ("minDomains",), E.INVALID_VALUE,
-                                  E.invalid(path + ("minDomains",), item["minDomains"], f"can only use minDomains if whenUnsatisfiable=DoNotSchedule, not {action}")))
-        if (key, action) in pairs[i + 1:] and isinstance(key, str) and isinstance(action, str):
-            found.append(ApiError(path, E.DUPLICATE, E.duplicate(path, f"{{{key}, {action}}}"), key=True,
-                                  hint="merge the constraints: each topologyKey may appear once per whenUnsatisfiable"))
+            found.append(
+                ApiError(
+                    path + ("minDomains",),
+                    E.INVALID_VALUE,
+                    E.invalid(
+                        path + ("minDomains",),
+                        item["minDomains"],
+                        f"can only use minDomains if whenUnsatisfiable=DoNotSchedule, not {action}",
+                    ),
+                )
+            )
+        if (key, action) in pairs[i + 1 :] and isinstance(key, str) and isinstance(action, str):
+            found.append(
+                ApiError(
+                    path,
+                    E.DUPLICATE,
+                    E.duplicate(path, f"{{{key}, {action}}}"),
+                    key=True,
+                    hint="merge the constraints: each topologyKey may appear once per whenUnsatisfiable",
+                )
+            )
     return found
 
 
@@ -207,15 +298,27 @@ def _container_ports(base: Path, ports: list[Any]) -> list[ApiError]:
             found.append(ApiError(path + ("name",), E.INVALID_FORMAT, E.invalid(path + ("name",), name, reason)))
         if isinstance(name, str) and name and not reasons:
             if name in names:
-                found.append(ApiError(path + ("name",), E.DUPLICATE, E.duplicate(path + ("name",), name),
-                                      hint="give each port of the container its own name"))
+                found.append(
+                    ApiError(
+                        path + ("name",),
+                        E.DUPLICATE,
+                        E.duplicate(path + ("name",), name),
+                        hint="give each port of the container its own name",
+                    )
+                )
             names.add(name)
         for field_name in ("containerPort", "hostPort"):
             number = port.get(field_name)
             if field_name == "containerPort" and number == 0 and not isinstance(number, bool):
                 found.append(ApiError(path + (field_name,), E.REQUIRED, E.required(path + (field_name,))))
             elif isinstance(number, int) and not isinstance(number, bool) and number != 0 and not 1 <= number <= 65535:
-                found.append(ApiError(path + (field_name,), E.INVALID_VALUE, E.invalid(path + (field_name,), number, "must be between 1 and 65535, inclusive")))
+                found.append(
+                    ApiError(
+                        path + (field_name,),
+                        E.INVALID_VALUE,
+                        E.invalid(path + (field_name,), number, "must be between 1 and 65535, inclusive"),
+                    )
+                )
     return found
 
 
@@ -225,5 +328,11 @@ def _unmasked_proc_mount(path: Path, container: dict[str, Any], spec: dict[str, 
     here = path + ("securityContext", "procMount")
     if as_dict(container.get("securityContext")).get("procMount") != "Unmasked" or spec.get("hostUsers") is False:
         return []
-    return [ApiError(here, E.INVALID_VALUE, E.invalid(here, "Unmasked", "`hostUsers` must be false to use `Unmasked`"),
-                     hint="set `hostUsers: false` in the pod spec (a user namespace), or remove `procMount: Unmasked`")]
+    return [
+        ApiError(
+            here,
+            E.INVALID_VALUE,
+            E.invalid(here, "Unmasked", "`hostUsers` must be false to use `Unmasked`"),
+            hint="set `hostUsers: false` in the pod spec (a user namespace), or remove `procMount: Unmasked`",
+        )
+    ]

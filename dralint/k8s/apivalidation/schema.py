@@ -103,9 +103,13 @@ class SchemaSet:
         self.index: dict[str, Any] = json.loads(INDEX_FILE.read_text(encoding="utf-8"))
         with OVERLAY_FILE.open(encoding="utf-8") as handle:
             self.unused_overlay = apply_overlay(self.definitions, yaml.load(handle, Loader=yaml.CSafeLoader))
-        self.registry = jsonschema_rs.Registry([(BASE_URI, {"$schema": DRAFT, "$id": BASE_URI, "$defs": self.definitions})])
+        self.registry = jsonschema_rs.Registry(
+            [(BASE_URI, {"$schema": DRAFT, "$id": BASE_URI, "$defs": self.definitions})]
+        )
         # Names, namespaces and label values repeat across objects: each format check runs once per text.
-        self.formats: dict[str, Callable[[str], bool]] = {name: lru_cache(maxsize=4096)(_passes(check)) for name, check in FORMAT_CHECKS.items()}
+        self.formats: dict[str, Callable[[str], bool]] = {
+            name: lru_cache(maxsize=4096)(_passes(check)) for name, check in FORMAT_CHECKS.items()
+        }
         self._validators: dict[str, Any] = {}
 
     def definition_for(self, api_version: str, kind: str) -> str | None:
@@ -119,7 +123,11 @@ class SchemaSet:
         if validator is None:
             validator = jsonschema_rs.validator_for(
                 {"$schema": DRAFT, "$ref": f"{BASE_URI}#/$defs/{definition}"},
-                registry=self.registry, formats=self.formats, validate_formats=True, keywords=KEYWORDS)
+                registry=self.registry,
+                formats=self.formats,
+                validate_formats=True,
+                keywords=KEYWORDS,
+            )
             self._validators[definition] = validator
         return validator
 
@@ -152,7 +160,11 @@ class SchemaSet:
         if kind == "Required":
             missing = path + (detail["property"],)
             where = f"`{E.field_path(path)}`" if path else "the object"
-            return [ApiError(path, E.REQUIRED, E.required(missing), key=True, hint=f"add `{detail['property']}:` to {where}")]
+            return [
+                ApiError(
+                    path, E.REQUIRED, E.required(missing), key=True, hint=f"add `{detail['property']}:` to {where}"
+                )
+            ]
         if kind == "Type":
             types = " or ".join(t for t in detail["types"] if t != "null")
             hint = None
@@ -166,7 +178,9 @@ class SchemaSet:
         if kind in ("MaxItems", "MaxProperties"):
             return [ApiError(path, E.TOO_MANY, E.too_many(path, len(instance), detail["limit"]), key=True)]
         if kind in ("MinItems", "MinProperties"):
-            return [ApiError(path, E.REQUIRED, E.required(path, f"must have at least {detail['limit']} entries"), key=True)]
+            return [
+                ApiError(path, E.REQUIRED, E.required(path, f"must have at least {detail['limit']} entries"), key=True)
+            ]
         if kind == "Format":
             return [self._format(path, instance, detail["format"], key=False)]
         if kind == "PropertyNames":
@@ -182,13 +196,20 @@ class SchemaSet:
     def _format(self, path: E.Path, value: Any, name: str, *, key: bool) -> ApiError:
         check = FORMAT_CHECKS.get(name)
         messages = check(value) if check and isinstance(value, str) else []
-        return ApiError(path, E.INVALID_FORMAT, E.invalid(path, value, "; ".join(messages) or f"must be a valid {name}"), key=key)
+        return ApiError(
+            path, E.INVALID_FORMAT, E.invalid(path, value, "; ".join(messages) or f"must be a valid {name}"), key=key
+        )
 
     def _unknown_field(self, parent: E.Path, name: str, owner: str | None, instance: Any) -> ApiError:
         path = parent + (name,)
         known = self.known_fields(owner) if owner else []
-        return ApiError(path, E.UNKNOWN_FIELD, f'unknown field "{E.field_path(path)}"', key=True,
-                        hint=self._field_hint(name, owner, known, instance))
+        return ApiError(
+            path,
+            E.UNKNOWN_FIELD,
+            f'unknown field "{E.field_path(path)}"',
+            key=True,
+            hint=self._field_hint(name, owner, known, instance),
+        )
 
     def _child_definition(self, owner: str, prop: str) -> str | None:
         """The definition a property of ``owner`` refers to (directly or as list items)."""
@@ -197,21 +218,31 @@ class SchemaSet:
         return ref.rpartition("/")[2] or None
 
     def _field_hint(self, name: str, owner: str | None, known: list[str], parent: Any) -> str | None:
-        if owner and owner.endswith(".DeviceRequest") and name in self.known_fields(owner.rsplit(".", 1)[0] + ".ExactDeviceRequest"):
-            return (f"this is the v1beta1 request shape: in {_api_version_of(owner)} move `{name}` (and the other "
-                    "device fields) under `exactly:`; `firstAvailable` stays at the request level")
+        if (
+            owner
+            and owner.endswith(".DeviceRequest")
+            and name in self.known_fields(owner.rsplit(".", 1)[0] + ".ExactDeviceRequest")
+        ):
+            return (
+                f"this is the v1beta1 request shape: in {_api_version_of(owner)} move `{name}` (and the other "
+                "device fields) under `exactly:`; `firstAvailable` stays at the request level"
+            )
         if owner and owner.endswith(".Device") and name == "basic":
             return f"{_api_version_of(owner)} has no `basic`: move its fields up into the device entry"
         if owner == "io.k8s.api.resource.v1beta1.DeviceRequest" and name == "exactly":
             return "`exactly:` is the v1 request shape: change apiVersion to resource.k8s.io/v1 (v1beta1 is removed in v1.38)"
         if owner == "io.k8s.api.core.v1.PodResourceClaim" and name == "source":
-            return ("`source:` is the v1.30 shape, removed in v1.31: put `resourceClaimName` or "
-                    "`resourceClaimTemplateName` directly on the entry")
+            return (
+                "`source:` is the v1.30 shape, removed in v1.31: put `resourceClaimName` or "
+                "`resourceClaimTemplateName` directly on the entry"
+            )
         if owner and isinstance(parent, dict):
             for sibling, value in parent.items():
                 child = self._child_definition(owner, sibling) if value is None else None
                 if child and name in self.known_fields(child):
-                    return f"`{sibling}:` is empty and `{name}` is one of its fields: indent `{name}` under `{sibling}:`"
+                    return (
+                        f"`{sibling}:` is empty and `{name}` is one of its fields: indent `{name}` under `{sibling}:`"
+                    )
         match = _did_you_mean(name, known)
         if match:
             return f"did you mean `{match}`?"
@@ -279,8 +310,12 @@ def _drop_shadowed(found: list[ApiError]) -> list[ApiError]:
         return found  # nearly every object
     moved = {e.path[:-1] for e in found if e.rule == E.UNKNOWN_FIELD and e.hint and "under `exactly:`" in e.hint}
     written = [e.path for e in found if e.rule == E.SERVER_WRITTEN]
-    return [e for e in found if not (e.rule == E.ONE_OF and e.path in moved)
-            and not any(e.path[:len(w)] == w and e.rule != E.SERVER_WRITTEN for w in written)]
+    return [
+        e
+        for e in found
+        if not (e.rule == E.ONE_OF and e.path in moved)
+        and not any(e.path[: len(w)] == w and e.rule != E.SERVER_WRITTEN for w in written)
+    ]
 
 
 @lru_cache(maxsize=1)

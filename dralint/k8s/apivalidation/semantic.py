@@ -13,7 +13,14 @@ from fractions import Fraction
 from typing import Any, NamedTuple
 
 from dralint.k8s.apivalidation import errors as E
-from dralint.k8s.apivalidation.formats import dns_label, dns_subdomain, is_extended_resource, label_key, label_value, semver
+from dralint.k8s.apivalidation.formats import (
+    dns_label,
+    dns_subdomain,
+    is_extended_resource,
+    label_key,
+    label_value,
+    semver,
+)
 from dralint.k8s.quantity import quantity_value
 from dralint.yaml.plain import as_dict
 
@@ -66,8 +73,11 @@ def non_null_fields(obj: Any) -> list[Issue]:
     JSON Schema's ``required`` only sees the key, the server sees a nil pointer."""
     if not isinstance(obj, dict):
         return []
-    return [Issue((name,), E.REQUIRED, "required", (), key=True, hint=f"`{name}:` has no value; indent its fields under it")
-            for name in ("cel", "opaque") if name in obj and obj[name] is None]
+    return [
+        Issue((name,), E.REQUIRED, "required", (), key=True, hint=f"`{name}:` has no value; indent its fields under it")
+        for name in ("cel", "opaque")
+        if name in obj and obj[name] is None
+    ]
 
 
 def template_metadata(meta: Any) -> list[Issue]:
@@ -75,9 +85,16 @@ def template_metadata(meta: Any) -> list[Issue]:
     if not isinstance(meta, dict):
         return []
     return [
-        Issue((key,), E.INVALID_VALUE, "forbidden", ("cannot be set",), key=True,
-              hint="only `labels` and `annotations` are copied to generated ResourceClaims")
-        for key in meta if key not in ("labels", "annotations")
+        Issue(
+            (key,),
+            E.INVALID_VALUE,
+            "forbidden",
+            ("cannot be set",),
+            key=True,
+            hint="only `labels` and `annotations` are copied to generated ResourceClaims",
+        )
+        for key in meta
+        if key not in ("labels", "annotations")
     ]
 
 
@@ -114,7 +131,12 @@ def _derived_owners(claim: dict[str, Any]) -> Iterator[tuple[tuple[str | int, ..
                 yield holder_path + ("derivedAttributes",), name, None, holder["derivedAttributes"]
         for j, sub in enumerate(_list(request.get("firstAvailable"))):
             if isinstance(sub, dict) and isinstance(sub.get("derivedAttributes"), list):
-                yield ("requests", i, "firstAvailable", j, "derivedAttributes"), name, sub.get("name"), sub["derivedAttributes"]
+                yield (
+                    ("requests", i, "firstAvailable", j, "derivedAttributes"),
+                    name,
+                    sub.get("name"),
+                    sub["derivedAttributes"],
+                )
 
 
 def claim_references(claim: Any) -> list[Issue]:
@@ -131,8 +153,15 @@ def claim_references(claim: Any) -> list[Issue]:
             for j, ref in enumerate(refs if isinstance(refs, list) else []):
                 if _reference_problem(ref, names):
                     known = ", ".join(sorted(names)) or "none"
-                    issues.append(Issue((section, i, "requests", j), E.UNDEFINED_REFERENCE, "invalid", (ref, detail),
-                                        hint=f"requests in this claim: {known}"))
+                    issues.append(
+                        Issue(
+                            (section, i, "requests", j),
+                            E.UNDEFINED_REFERENCE,
+                            "invalid",
+                            (ref, detail),
+                            hint=f"requests in this claim: {known}",
+                        )
+                    )
     constraints = [c for c in _list(claim.get("constraints")) if isinstance(c, dict)]
     for path, request, sub, derived in _derived_owners(claim):
         targets = {request} if sub is None else {request, f"{request}/{sub}"}
@@ -146,9 +175,18 @@ def claim_references(claim: Any) -> list[Issue]:
                 for c in constraints
             )
             if not used:
-                issues.append(Issue(path + (k, "name"), E.UNDEFINED_REFERENCE, "invalid", (
-                    name, "must be referenced by at least one matchAttribute or distinctAttribute constraint targeting this request"),
-                    hint=f"add a constraint with `matchAttribute: {name}` for request `{request}`"))
+                issues.append(
+                    Issue(
+                        path + (k, "name"),
+                        E.UNDEFINED_REFERENCE,
+                        "invalid",
+                        (
+                            name,
+                            "must be referenced by at least one matchAttribute or distinctAttribute constraint targeting this request",
+                        ),
+                        hint=f"add a constraint with `matchAttribute: {name}` for request `{request}`",
+                    )
+                )
     return issues
 
 
@@ -161,8 +199,15 @@ def exact_request(request: Any) -> list[Issue]:
     if not isinstance(count, int) or isinstance(count, bool):
         return []
     if mode == "All" and count != 0:
-        return [Issue(("count",), E.INVALID_VALUE, "invalid", (count, "must not be specified when allocationMode is 'All'"),
-                      hint="remove `count`, or use `allocationMode: ExactCount`")]
+        return [
+            Issue(
+                ("count",),
+                E.INVALID_VALUE,
+                "invalid",
+                (count, "must not be specified when allocationMode is 'All'"),
+                hint="remove `count`, or use `allocationMode: ExactCount`",
+            )
+        ]
     if mode == "ExactCount" and count < 0:
         return [Issue(("count",), E.INVALID_VALUE, "invalid", (count, "must be greater than zero"))]
     return []
@@ -174,11 +219,20 @@ def toleration(tol: Any) -> list[Issue]:
     if not isinstance(tol, dict):
         return []
     key = tol.get("key")
-    issues = [Issue(("key",), E.INVALID_FORMAT, "invalid", (key, detail))
-              for detail in (label_key(key) if isinstance(key, str) and key else [])]
+    issues = [
+        Issue(("key",), E.INVALID_FORMAT, "invalid", (key, detail))
+        for detail in (label_key(key) if isinstance(key, str) and key else [])
+    ]
     if tol.get("operator") == "Exists" and tol.get("value"):
-        issues.append(Issue(("value",), E.INVALID_VALUE, "invalid", (tol["value"], "must be empty for operator `Exists`"),
-                            hint="drop `value`, or use `operator: Equal`"))
+        issues.append(
+            Issue(
+                ("value",),
+                E.INVALID_VALUE,
+                "invalid",
+                (tol["value"], "must be empty for operator `Exists`"),
+                hint="drop `value`, or use `operator: Equal`",
+            )
+        )
     return issues
 
 
@@ -192,20 +246,49 @@ def pod_toleration(tol: Any) -> list[Issue]:
     newer feature-gated addition) are left alone rather than guessed at."""
     if not isinstance(tol, dict):
         return []
-    key, operator, value, effect = tol.get("key") or "", tol.get("operator") or "Equal", tol.get("value") or "", tol.get("effect") or ""
-    issues = [Issue(("key",), E.INVALID_FORMAT, "invalid", (key, d)) for d in (label_key(key) if isinstance(key, str) and key else [])]
+    key, operator, value, effect = (
+        tol.get("key") or "",
+        tol.get("operator") or "Equal",
+        tol.get("value") or "",
+        tol.get("effect") or "",
+    )
+    issues = [
+        Issue(("key",), E.INVALID_FORMAT, "invalid", (key, d))
+        for d in (label_key(key) if isinstance(key, str) and key else [])
+    ]
     if not key and operator != "Exists":
-        issues.append(Issue(("operator",) if "operator" in tol else (), E.INVALID_VALUE, "invalid", (
-            operator, "operator must be Exists when `key` is empty, which means \"match all values and all keys\""),
-            key="operator" not in tol, hint="add `operator: Exists` to tolerate every taint, or name the taint's `key`"))
+        issues.append(
+            Issue(
+                ("operator",) if "operator" in tol else (),
+                E.INVALID_VALUE,
+                "invalid",
+                (operator, 'operator must be Exists when `key` is empty, which means "match all values and all keys"'),
+                key="operator" not in tol,
+                hint="add `operator: Exists` to tolerate every taint, or name the taint's `key`",
+            )
+        )
     if tol.get("tolerationSeconds") is not None and effect != "NoExecute":
-        issues.append(Issue(("effect",) if effect else ("tolerationSeconds",), E.INVALID_VALUE, "invalid", (
-            effect, "effect must be 'NoExecute' when `tolerationSeconds` is set"), key=not effect))
+        issues.append(
+            Issue(
+                ("effect",) if effect else ("tolerationSeconds",),
+                E.INVALID_VALUE,
+                "invalid",
+                (effect, "effect must be 'NoExecute' when `tolerationSeconds` is set"),
+                key=not effect,
+            )
+        )
     if operator == "Equal" and isinstance(value, str):
         issues += [Issue(("value",), E.INVALID_FORMAT, "invalid", (value, d)) for d in label_value(value)]
     elif operator == "Exists" and value:
-        issues.append(Issue(("value",), E.INVALID_VALUE, "invalid", (value, "value must be empty when `operator` is 'Exists'"),
-                            hint="drop `value`, or use `operator: Equal`"))
+        issues.append(
+            Issue(
+                ("value",),
+                E.INVALID_VALUE,
+                "invalid",
+                (value, "value must be empty when `operator` is 'Exists'"),
+                hint="drop `value`, or use `operator: Equal`",
+            )
+        )
     elif isinstance(operator, str) and operator not in ("Equal", "Exists", "Lt", "Gt"):
         issues.append(Issue(("operator",), E.UNSUPPORTED_VALUE, "not_supported", (operator, ["Equal", "Exists"])))
     if isinstance(effect, str) and effect and effect not in POD_TAINT_EFFECTS:
@@ -223,19 +306,55 @@ def _expression_values(requirement: dict[str, Any]) -> list[Issue]:
     count = len(values) if isinstance(values, list) else 0
     issues: list[Issue] = []
     if operator in ("In", "NotIn") and count == 0:
-        issues.append(Issue(("values",), E.REQUIRED, "required", ("must be specified when `operator` is 'In' or 'NotIn'",), key=True))
+        issues.append(
+            Issue(
+                ("values",), E.REQUIRED, "required", ("must be specified when `operator` is 'In' or 'NotIn'",), key=True
+            )
+        )
     elif operator in ("Exists", "DoesNotExist") and count:
-        issues.append(Issue(("values",), E.INVALID_VALUE, "forbidden", ("may not be specified when `operator` is 'Exists' or 'DoesNotExist'",),
-                            key=True, hint="drop `values`, or use `operator: In`"))
+        issues.append(
+            Issue(
+                ("values",),
+                E.INVALID_VALUE,
+                "forbidden",
+                ("may not be specified when `operator` is 'Exists' or 'DoesNotExist'",),
+                key=True,
+                hint="drop `values`, or use `operator: In`",
+            )
+        )
     elif operator in ("Gt", "Lt") and count != 1:
-        issues.append(Issue(("values",), E.REQUIRED, "required", ("must be specified single value when `operator` is 'Lt' or 'Gt'",), key=True))
+        issues.append(
+            Issue(
+                ("values",),
+                E.REQUIRED,
+                "required",
+                ("must be specified single value when `operator` is 'Lt' or 'Gt'",),
+                key=True,
+            )
+        )
     elif isinstance(operator, str) and operator not in NODE_SELECTOR_OPERATORS:
-        issues.append(Issue(("operator",), E.INVALID_VALUE, "invalid", (operator, "not a valid selector operator"),
-                            hint="operators: " + ", ".join(NODE_SELECTOR_OPERATORS)))
+        issues.append(
+            Issue(
+                ("operator",),
+                E.INVALID_VALUE,
+                "invalid",
+                (operator, "not a valid selector operator"),
+                hint="operators: " + ", ".join(NODE_SELECTOR_OPERATORS),
+            )
+        )
     for k, value in enumerate(values if isinstance(values, list) else []):
         for detail in label_value(value) if isinstance(value, str) else []:
-            issues.append(Issue(("values", k), E.INVALID_FORMAT, "invalid", (value, detail),
-                                hint="Gt/Lt compare integers written as label values: no sign, no spaces" if operator in ("Gt", "Lt") else None))
+            issues.append(
+                Issue(
+                    ("values", k),
+                    E.INVALID_FORMAT,
+                    "invalid",
+                    (value, detail),
+                    hint="Gt/Lt compare integers written as label values: no sign, no spaces"
+                    if operator in ("Gt", "Lt")
+                    else None,
+                )
+            )
     return issues
 
 
@@ -245,14 +364,35 @@ def _field_values(requirement: dict[str, Any]) -> list[Issue]:
     issues: list[Issue] = []
     if operator in ("In", "NotIn"):
         if not isinstance(values, list) or len(values) != 1:
-            issues.append(Issue(("values",), E.REQUIRED, "required", (
-                "must be only one value when `operator` is 'In' or 'NotIn' for node field selector",), key=True))
+            issues.append(
+                Issue(
+                    ("values",),
+                    E.REQUIRED,
+                    "required",
+                    ("must be only one value when `operator` is 'In' or 'NotIn' for node field selector",),
+                    key=True,
+                )
+            )
     elif isinstance(operator, str):
-        issues.append(Issue(("operator",), E.INVALID_VALUE, "invalid", (operator, "not a valid selector operator"),
-                            hint="matchFields supports only In and NotIn"))
+        issues.append(
+            Issue(
+                ("operator",),
+                E.INVALID_VALUE,
+                "invalid",
+                (operator, "not a valid selector operator"),
+                hint="matchFields supports only In and NotIn",
+            )
+        )
     if isinstance(key, str) and key != "metadata.name":
-        issues.append(Issue(("key",), E.INVALID_VALUE, "invalid", (key, "not a valid field selector key"),
-                            hint="the only node field a selector can match is `metadata.name`"))
+        issues.append(
+            Issue(
+                ("key",),
+                E.INVALID_VALUE,
+                "invalid",
+                (key, "not a valid field selector key"),
+                hint="the only node field a selector can match is `metadata.name`",
+            )
+        )
         return issues
     for k, value in enumerate(values if isinstance(values, list) else []):
         for detail in dns_subdomain(value) if isinstance(value, str) else []:
@@ -271,7 +411,11 @@ def node_selector_term(term: Any) -> list[Issue]:
         if not isinstance(requirement, dict):
             continue
         key = requirement.get("key")
-        found = [Issue(("key",), E.INVALID_FORMAT, "invalid", (key, d)) for d in label_key(key)] if isinstance(key, str) else []
+        found = (
+            [Issue(("key",), E.INVALID_FORMAT, "invalid", (key, d)) for d in label_key(key)]
+            if isinstance(key, str)
+            else []
+        )
         found += _expression_values(requirement)
         issues += [_under(("matchExpressions", i), issue) for issue in found]
     for i, requirement in enumerate(_list(term.get("matchFields"))):
@@ -292,8 +436,16 @@ def opaque_parameters(params: Any) -> list[Issue]:
     if isinstance(params, dict):
         size = len(json.dumps(params, separators=(",", ":"), ensure_ascii=False, default=str).encode("utf-8"))
         if size > OPAQUE_PARAMETERS_MAX_LENGTH:
-            return [Issue((), E.TOO_LONG, "too_long", (OPAQUE_PARAMETERS_MAX_LENGTH,), key=True,
-                          hint=f"the parameters serialise to {size:,} bytes of JSON")]
+            return [
+                Issue(
+                    (),
+                    E.TOO_LONG,
+                    "too_long",
+                    (OPAQUE_PARAMETERS_MAX_LENGTH,),
+                    key=True,
+                    hint=f"the parameters serialise to {size:,} bytes of JSON",
+                )
+            ]
     return []
 
 
@@ -305,8 +457,13 @@ def _device_body(device: dict[str, Any]) -> dict[str, Any]:
 def _uses_advanced_features(device: dict[str, Any]) -> bool:
     body = _device_body(device)
     attributes = as_dict(body.get("attributes"))
-    return bool(body.get("taints") or body.get("consumesCounters") or any(
-        isinstance(a, dict) and any(a.get(t) is not None for t in LIST_ATTRIBUTE_TYPES) for a in attributes.values()))
+    return bool(
+        body.get("taints")
+        or body.get("consumesCounters")
+        or any(
+            isinstance(a, dict) and any(a.get(t) is not None for t in LIST_ATTRIBUTE_TYPES) for a in attributes.values()
+        )
+    )
 
 
 def _node_selection(spec: dict[str, Any]) -> list[Issue]:
@@ -316,17 +473,40 @@ def _node_selection(spec: dict[str, Any]) -> list[Issue]:
     if not chosen:
         issues.append(Issue((), E.ONE_OF, "required", (f"exactly one of {listing} is required",), key=True))
     elif len(chosen) > 1:
-        issues.append(Issue((), E.ONE_OF, "invalid", ("{" + ", ".join(f"`{f}`" for f in chosen) + "}",
-                                                        f"exactly one of {listing} is required, but multiple fields are set"), key=True))
+        issues.append(
+            Issue(
+                (),
+                E.ONE_OF,
+                "invalid",
+                (
+                    "{" + ", ".join(f"`{f}`" for f in chosen) + "}",
+                    f"exactly one of {listing} is required, but multiple fields are set",
+                ),
+                key=True,
+            )
+        )
     if spec.get("nodeName") == "":
-        issues.append(Issue(("nodeName",), E.INVALID_VALUE, "invalid", ("", "must be either unset or set to a non-empty string")))
+        issues.append(
+            Issue(("nodeName",), E.INVALID_VALUE, "invalid", ("", "must be either unset or set to a non-empty string"))
+        )
     for flag in ("allNodes", "perDeviceNodeSelection"):
         if spec.get(flag) is False:
             issues.append(Issue((flag,), E.INVALID_VALUE, "invalid", (False, "must be either unset or set to true")))
-    terms = (spec.get("nodeSelector") or {}).get("nodeSelectorTerms") if isinstance(spec.get("nodeSelector"), dict) else None
+    terms = (
+        (spec.get("nodeSelector") or {}).get("nodeSelectorTerms")
+        if isinstance(spec.get("nodeSelector"), dict)
+        else None
+    )
     if isinstance(terms, list) and len(terms) != 1:
-        issues.append(Issue(("nodeSelector", "nodeSelectorTerms"), E.INVALID_VALUE, "text",
-                            ("must have exactly one node selector term",), key=True))
+        issues.append(
+            Issue(
+                ("nodeSelector", "nodeSelectorTerms"),
+                E.INVALID_VALUE,
+                "text",
+                ("must have exactly one node selector term",),
+                key=True,
+            )
+        )
     return issues
 
 
@@ -342,19 +522,34 @@ def _per_device_nodes(spec: dict[str, Any], devices: list[Any]) -> list[Issue]:
         if not per_device:
             present = [f for f in DEVICE_NODE_FIELDS if body.get(f) is not None]
             if present:
-                issues.append(Issue(base + (present[0],), E.INVALID_VALUE, "text", (
-                    "`nodeName`, `nodeSelector` and `allNodes` can only be set if `perDeviceNodeSelection` is set to true in the ResourceSlice spec",), key=True))
+                issues.append(
+                    Issue(
+                        base + (present[0],),
+                        E.INVALID_VALUE,
+                        "text",
+                        (
+                            "`nodeName`, `nodeSelector` and `allNodes` can only be set if `perDeviceNodeSelection` is set to true in the ResourceSlice spec",
+                        ),
+                        key=True,
+                    )
+                )
             continue
-        detail = ("exactly one of `nodeName`, `nodeSelector`, or `allNodes` is required when `perDeviceNodeSelection` "
-                  "is set to true in the ResourceSlice spec")
+        detail = (
+            "exactly one of `nodeName`, `nodeSelector`, or `allNodes` is required when `perDeviceNodeSelection` "
+            "is set to true in the ResourceSlice spec"
+        )
         if not chosen:
             issues.append(Issue(("devices", i), E.ONE_OF, "required", (detail,)))
         elif len(chosen) > 1:
-            issues.append(Issue(("devices", i), E.ONE_OF, "invalid", ("{" + ", ".join(f"`{f}`" for f in chosen) + "}", detail)))
+            issues.append(
+                Issue(("devices", i), E.ONE_OF, "invalid", ("{" + ", ".join(f"`{f}`" for f in chosen) + "}", detail))
+            )
         if body.get("nodeName") == "":
             issues.append(Issue(base + ("nodeName",), E.INVALID_VALUE, "invalid", ("", "must not be empty")))
         if body.get("allNodes") is False:
-            issues.append(Issue(base + ("allNodes",), E.INVALID_VALUE, "invalid", (False, "must be either unset or set to true")))
+            issues.append(
+                Issue(base + ("allNodes",), E.INVALID_VALUE, "invalid", (False, "must be either unset or set to true"))
+            )
     return issues
 
 
@@ -362,19 +557,44 @@ def _partition_type(spec: dict[str, Any], devices: list[Any]) -> list[Issue]:
     name = spec.get("partitionTypeAttribute")
     if not isinstance(name, str):
         return []
-    consuming = [(i, _device_body(d)) for i, d in enumerate(devices) if isinstance(d, dict) and _device_body(d).get("consumesCounters")]
+    consuming = [
+        (i, _device_body(d))
+        for i, d in enumerate(devices)
+        if isinstance(d, dict) and _device_body(d).get("consumesCounters")
+    ]
     if not consuming:
-        return [Issue(("partitionTypeAttribute",), E.INVALID_VALUE, "invalid", (name, "may only be set on a slice which declares devices that consume counters"))]
+        return [
+            Issue(
+                ("partitionTypeAttribute",),
+                E.INVALID_VALUE,
+                "invalid",
+                (name, "may only be set on a slice which declares devices that consume counters"),
+            )
+        ]
     domain, _, ident = name.rpartition("/")
     issues: list[Issue] = []
     for i, body in consuming:
         attributes = as_dict(body.get("attributes"))
         key = name if name in attributes else ident if domain == spec.get("driver") and ident in attributes else None
         if key is None:
-            issues.append(Issue(("devices", i, "attributes"), E.REQUIRED, "required", (f"attribute `{name}` named by `partitionTypeAttribute`",), key=True))
+            issues.append(
+                Issue(
+                    ("devices", i, "attributes"),
+                    E.REQUIRED,
+                    "required",
+                    (f"attribute `{name}` named by `partitionTypeAttribute`",),
+                    key=True,
+                )
+            )
         elif not isinstance(attributes[key], dict) or attributes[key].get("string") is None:
-            issues.append(Issue(("devices", i, "attributes", key), E.INVALID_VALUE, "text",
-                                ("must be a string value because `partitionTypeAttribute` names this attribute",)))
+            issues.append(
+                Issue(
+                    ("devices", i, "attributes", key),
+                    E.INVALID_VALUE,
+                    "text",
+                    ("must be a string value because `partitionTypeAttribute` names this attribute",),
+                )
+            )
     return issues
 
 
@@ -386,22 +606,49 @@ def slice_spec(spec: Any) -> list[Issue]:
     issues = _node_selection(spec)
     devices = _list(spec.get("devices"))
     if spec.get("devices") is not None and spec.get("sharedCounters") is not None:
-        issues.append(Issue((), E.ONE_OF, "text", ("only one of `sharedCounters` or `devices` is allowed",), key=True,
-                            hint="publish counter sets in their own ResourceSlice of the same pool"))
+        issues.append(
+            Issue(
+                (),
+                E.ONE_OF,
+                "text",
+                ("only one of `sharedCounters` or `devices` is allowed",),
+                key=True,
+                hint="publish counter sets in their own ResourceSlice of the same pool",
+            )
+        )
     advanced = any(isinstance(d, dict) and _uses_advanced_features(d) for d in devices)
     limit = MAX_DEVICES_WITH_ADVANCED_FEATURES if advanced else MAX_DEVICES_PER_SLICE
     if len(devices) > limit:
-        issues.append(Issue(("devices",), E.TOO_MANY, "too_many", (len(devices), limit), key=True,
-                            hint="split the pool over more slices (raise `pool.resourceSliceCount`)" + (
-                                "; the limit is 64 because a device uses taints, counters or list attributes" if advanced else "")))
+        issues.append(
+            Issue(
+                ("devices",),
+                E.TOO_MANY,
+                "too_many",
+                (len(devices), limit),
+                key=True,
+                hint="split the pool over more slices (raise `pool.resourceSliceCount`)"
+                + ("; the limit is 64 because a device uses taints, counters or list attributes" if advanced else ""),
+            )
+        )
     return issues + _per_device_nodes(spec, devices) + _partition_type(spec, devices)
 
 
 def skip_node_operations(operations: Any) -> list[Issue]:
     """NodePrepareResources may only be skipped together with NodeUnprepareResources (or '*')."""
-    if isinstance(operations, list) and "NodePrepareResources" in operations and not (
-            {"NodeUnprepareResources", "*"} & set(o for o in operations if isinstance(o, str))):
-        return [Issue((), E.INVALID_VALUE, "text", ("NodePrepareResources cannot be skipped unless NodeUnprepareResources is also skipped",), key=True)]
+    if (
+        isinstance(operations, list)
+        and "NodePrepareResources" in operations
+        and not ({"NodeUnprepareResources", "*"} & set(o for o in operations if isinstance(o, str)))
+    ):
+        return [
+            Issue(
+                (),
+                E.INVALID_VALUE,
+                "text",
+                ("NodePrepareResources cannot be skipped unless NodeUnprepareResources is also skipped",),
+                key=True,
+            )
+        ]
     return []
 
 
@@ -419,7 +666,9 @@ class _Policy(NamedTuple):
     def default_required(self, option: str) -> list[Issue]:
         if self.raw.get("default") is not None:
             return []
-        return [Issue(self.path + ("default",), E.REQUIRED, "required", (f"required when {option} is defined",), key=True)]
+        return [
+            Issue(self.path + ("default",), E.REQUIRED, "required", (f"required when {option} is defined",), key=True)
+        ]
 
 
 def _valid_values(policy: _Policy, options: list[Any]) -> list[Issue]:
@@ -434,7 +683,11 @@ def _valid_values(policy: _Policy, options: list[Any]) -> list[Issue]:
         if previous is not None and q <= previous:
             issues.append(policy.bad(("validValues", k), raw, "values must be sorted in ascending order and unique"))
     if policy.default is not None and policy.default not in parsed:
-        issues.append(policy.bad(("default",), policy.raw.get("default"), "default value is not valid according to the requestPolicy"))
+        issues.append(
+            policy.bad(
+                ("default",), policy.raw.get("default"), "default value is not valid according to the requestPolicy"
+            )
+        )
     return issues
 
 
@@ -443,18 +696,45 @@ def _valid_range(policy: _Policy, valid_range: dict[str, Any]) -> list[Issue]:
     low, high, step = (quantity_value(valid_range.get(k)) for k in ("min", "max", "step"))
     default, raw_default = policy.default, policy.raw.get("default")
     checks = [
-        (low is not None and low > policy.capacity, ("validRange", "min"), valid_range.get("min"), "min is larger than capacity value"),
-        (low is not None and default is not None and default < low, ("default",), raw_default, "default is less than min"),
-        (low is not None and high is not None and high < low, ("validRange", "max"), valid_range.get("max"), "max is less than min"),
-        (high is not None and high > policy.capacity, ("validRange", "max"), valid_range.get("max"), "max is larger than capacity value"),
-        (high is not None and default is not None and default > high, ("default",), raw_default, "default is larger than max"),
+        (
+            low is not None and low > policy.capacity,
+            ("validRange", "min"),
+            valid_range.get("min"),
+            "min is larger than capacity value",
+        ),
+        (
+            low is not None and default is not None and default < low,
+            ("default",),
+            raw_default,
+            "default is less than min",
+        ),
+        (
+            low is not None and high is not None and high < low,
+            ("validRange", "max"),
+            valid_range.get("max"),
+            "max is less than min",
+        ),
+        (
+            high is not None and high > policy.capacity,
+            ("validRange", "max"),
+            valid_range.get("max"),
+            "max is larger than capacity value",
+        ),
+        (
+            high is not None and default is not None and default > high,
+            ("default",),
+            raw_default,
+            "default is larger than max",
+        ),
         (step is not None and step <= 0, ("validRange", "step"), valid_range.get("step"), "must be greater than zero"),
     ]
     issues += [policy.bad(sub, raw, detail) for failed, sub, raw, detail in checks if failed]
     if step is None or step <= 0 or low is None:
         return issues
     if low + step > policy.capacity:
-        issues.append(policy.bad(("validRange", "step"), valid_range.get("step"), "min plus step is larger than capacity value"))
+        issues.append(
+            policy.bad(("validRange", "step"), valid_range.get("step"), "min plus step is larger than capacity value")
+        )
     detail = f"value is not a multiple of a given step ({valid_range.get('step')}) from ({valid_range.get('min')})"
     for sub, raw, q in ((("default",), raw_default, default), (("validRange", "max"), valid_range.get("max"), high)):
         if q is not None and (q - low) % step:
@@ -485,7 +765,15 @@ def _node_allocatable(body: dict[str, Any], capacity: dict[str, Any]) -> list[Is
     for name, entry in resources.items() if isinstance(resources, dict) else ():
         base = ("nodeAllocatableResources", name)
         if is_extended_resource(name):
-            issues.append(Issue(base, E.INVALID_VALUE, "invalid", (name, "must be a node-allocatable resource name, not an extended resource"), key=True))
+            issues.append(
+                Issue(
+                    base,
+                    E.INVALID_VALUE,
+                    "invalid",
+                    (name, "must be a node-allocatable resource name, not an extended resource"),
+                    key=True,
+                )
+            )
         if not isinstance(entry, dict):
             continue
         mapping, overhead = entry.get("mapping"), entry.get("overhead")
@@ -494,20 +782,57 @@ def _node_allocatable(body: dict[str, Any], capacity: dict[str, Any]) -> list[Is
         if isinstance(mapping, dict):
             key = mapping.get("capacityKey")
             if (key is None) != (mapping.get("capacityMultiplier") is None):
-                issues.append(Issue(base + ("mapping",), E.REQUIRED, "required", ("`capacityKey` and `capacityMultiplier` must be set together",), key=True))
+                issues.append(
+                    Issue(
+                        base + ("mapping",),
+                        E.REQUIRED,
+                        "required",
+                        ("`capacityKey` and `capacityMultiplier` must be set together",),
+                        key=True,
+                    )
+                )
             if isinstance(key, str) and key not in capacity:
-                issues.append(Issue(base + ("mapping", "capacityKey"), E.UNDEFINED_REFERENCE, "invalid", (key, "must name an entry of the device's capacity")))
+                issues.append(
+                    Issue(
+                        base + ("mapping", "capacityKey"),
+                        E.UNDEFINED_REFERENCE,
+                        "invalid",
+                        (key, "must name an entry of the device's capacity"),
+                    )
+                )
             for field_name in ("capacityMultiplier", "deviceMultiplier"):
                 value = quantity_value(mapping.get(field_name))
                 if value is not None and value <= 0:
-                    issues.append(Issue(base + ("mapping", field_name), E.INVALID_VALUE, "invalid", (mapping[field_name], "must be positive")))
+                    issues.append(
+                        Issue(
+                            base + ("mapping", field_name),
+                            E.INVALID_VALUE,
+                            "invalid",
+                            (mapping[field_name], "must be positive"),
+                        )
+                    )
         if isinstance(overhead, dict):
             if overhead.get("perPod") is None and overhead.get("perContainer") is None:
-                issues.append(Issue(base + ("overhead",), E.REQUIRED, "required", ("`perPod` or `perContainer` is required",), key=True))
+                issues.append(
+                    Issue(
+                        base + ("overhead",),
+                        E.REQUIRED,
+                        "required",
+                        ("`perPod` or `perContainer` is required",),
+                        key=True,
+                    )
+                )
             for field_name in ("perPod", "perContainer"):
                 value = quantity_value(overhead.get(field_name))
                 if value is not None and value < 0:
-                    issues.append(Issue(base + ("overhead", field_name), E.INVALID_VALUE, "invalid", (overhead[field_name], "must be non-negative")))
+                    issues.append(
+                        Issue(
+                            base + ("overhead", field_name),
+                            E.INVALID_VALUE,
+                            "invalid",
+                            (overhead[field_name], "must be non-negative"),
+                        )
+                    )
     return issues
 
 
@@ -520,21 +845,44 @@ def device(body: Any) -> list[Issue]:
     attributes = as_dict(body.get("attributes"))
     capacity = as_dict(body.get("capacity"))
     if len(attributes) + len(capacity) > MAX_ATTRIBUTES_AND_CAPACITIES:
-        issues.append(Issue((), E.TOO_MANY, "text", (
-            f"the total number of attributes and capacities must not exceed {MAX_ATTRIBUTES_AND_CAPACITIES} (has {len(attributes) + len(capacity)})",)))
+        issues.append(
+            Issue(
+                (),
+                E.TOO_MANY,
+                "text",
+                (
+                    f"the total number of attributes and capacities must not exceed {MAX_ATTRIBUTES_AND_CAPACITIES} (has {len(attributes) + len(capacity)})",
+                ),
+            )
+        )
     values = sum(
         sum(len(a[t]) if t in LIST_ATTRIBUTE_TYPES and isinstance(a[t], list) else 1 for t in a if a[t] is not None)
-        for a in attributes.values() if isinstance(a, dict))
+        for a in attributes.values()
+        if isinstance(a, dict)
+    )
     if values > MAX_ATTRIBUTE_VALUES:
-        issues.append(Issue((), E.TOO_MANY, "text", (
-            f"the total number of attribute values must not exceed {MAX_ATTRIBUTE_VALUES} (has {values})",)))
+        issues.append(
+            Issue(
+                (),
+                E.TOO_MANY,
+                "text",
+                (f"the total number of attribute values must not exceed {MAX_ATTRIBUTE_VALUES} (has {values})",),
+            )
+        )
     for name, entry in capacity.items():
         if not isinstance(entry, dict) or entry.get("requestPolicy") is None:
             continue
         if body.get("allowMultipleAllocations") is not True:
-            issues.append(Issue(("capacity", name, "requestPolicy"), E.INVALID_VALUE, "forbidden",
-                                ("allowMultipleAllocations must be true",), key=True,
-                                hint="set `allowMultipleAllocations: true` on the device, or drop `requestPolicy`"))
+            issues.append(
+                Issue(
+                    ("capacity", name, "requestPolicy"),
+                    E.INVALID_VALUE,
+                    "forbidden",
+                    ("allowMultipleAllocations must be true",),
+                    key=True,
+                    hint="set `allowMultipleAllocations: true` on the device, or drop `requestPolicy`",
+                )
+            )
         else:
             issues += _capacity_policy(("capacity", name), entry)
     issues += _node_allocatable(body, capacity)
@@ -542,12 +890,35 @@ def device(body: Any) -> list[Issue]:
     if isinstance(conditions, list) and isinstance(failures, list):
         overlap = sorted(set(map(str, conditions)) & set(map(str, failures)))
         if overlap:
-            issues.append(Issue(("bindingFailureConditions",), E.INVALID_VALUE, "invalid", (
-                overlap, "bindingFailureConditions must not overlap with bindingConditions"), key=True))
+            issues.append(
+                Issue(
+                    ("bindingFailureConditions",),
+                    E.INVALID_VALUE,
+                    "invalid",
+                    (overlap, "bindingFailureConditions must not overlap with bindingConditions"),
+                    key=True,
+                )
+            )
     if conditions and not failures:
-        issues.append(Issue(("bindingConditions",), E.REQUIRED, "text", ("bindingFailureConditions are required to use bindingConditions",), key=True))
+        issues.append(
+            Issue(
+                ("bindingConditions",),
+                E.REQUIRED,
+                "text",
+                ("bindingFailureConditions are required to use bindingConditions",),
+                key=True,
+            )
+        )
     if failures and not conditions:
-        issues.append(Issue(("bindingFailureConditions",), E.REQUIRED, "text", ("bindingConditions are required to use bindingFailureConditions",), key=True))
+        issues.append(
+            Issue(
+                ("bindingFailureConditions",),
+                E.REQUIRED,
+                "text",
+                ("bindingConditions are required to use bindingFailureConditions",),
+                key=True,
+            )
+        )
     return issues
 
 
@@ -562,12 +933,20 @@ def device_attribute(attribute: Any) -> list[Issue]:
         issues.append(Issue((), E.ONE_OF, "invalid", (attribute, "exactly one value must be specified")))
     elif kinds[0] in LIST_ATTRIBUTE_TYPES:
         # The gate's field is dropped on create, which leaves the attribute without any value.
-        issues.append(Issue((), E.ONE_OF, "required",
-                            (f"must specify one of: `int`, `bool`, `string`, `version` (the server drops `{kinds[0]}` "
-                             "while DRAListTypeAttributes is off, the v1.37 default)",),
-                            hint="use a single value, or enable DRAListTypeAttributes on the cluster and pass "
-                                 "--feature-gates DRAListTypeAttributes=true",
-                            gate="DRAListTypeAttributes"))
+        issues.append(
+            Issue(
+                (),
+                E.ONE_OF,
+                "required",
+                (
+                    f"must specify one of: `int`, `bool`, `string`, `version` (the server drops `{kinds[0]}` "
+                    "while DRAListTypeAttributes is off, the v1.37 default)",
+                ),
+                hint="use a single value, or enable DRAListTypeAttributes on the cluster and pass "
+                "--feature-gates DRAListTypeAttributes=true",
+                gate="DRAListTypeAttributes",
+            )
+        )
     items: list[tuple[tuple[str | int, ...], Any]]
     for kind in kinds:
         raw = attribute[kind]
@@ -585,8 +964,15 @@ def device_attribute(attribute: Any) -> list[Issue]:
             if len(value.encode("utf-8")) > MAX_ATTRIBUTE_STRING_LENGTH:
                 issues.append(Issue(path, E.TOO_LONG, "too_long", (MAX_ATTRIBUTE_STRING_LENGTH,)))
             elif kind.startswith("version") and semver(value):
-                issues.append(Issue(path, E.INVALID_VALUE, "invalid", (value, semver(value)[0]),
-                                    hint="use a full MAJOR.MINOR.PATCH version, e.g. 1.2.0"))
+                issues.append(
+                    Issue(
+                        path,
+                        E.INVALID_VALUE,
+                        "invalid",
+                        (value, semver(value)[0]),
+                        hint="use a full MAJOR.MINOR.PATCH version, e.g. 1.2.0",
+                    )
+                )
     return issues
 
 

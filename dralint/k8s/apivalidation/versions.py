@@ -28,29 +28,49 @@ V1BETA2_HINT = "migrate to resource.k8s.io/v1: the v1beta2 field layout is the s
 DRA_DEPRECATED: dict[tuple[str, str], tuple[str, str]] = {
     (RESOURCE_GROUP, "v1beta1"): ("deprecated since v1.35, disabled by default, removed in v1.38", V1BETA1_HINT),
     (RESOURCE_GROUP, "v1beta2"): ("deprecated since v1.36, disabled by default, removed in v1.39", V1BETA2_HINT),
-    (RESOURCE_GROUP, "v1alpha3"): ("a deprecated alpha API (since v1.36), disabled by default, removed in v1.39",
-                                   "use resource.k8s.io/v1 DeviceTaintRule (GA in v1.37); the fields are the same"),
+    (RESOURCE_GROUP, "v1alpha3"): (
+        "a deprecated alpha API (since v1.36), disabled by default, removed in v1.39",
+        "use resource.k8s.io/v1 DeviceTaintRule (GA in v1.37); the fields are the same",
+    ),
 }
 # Kinds that need an alpha feature gate in addition to the API version being enabled.
 GATED_KINDS: dict[tuple[str, str], str] = {(RESOURCE_GROUP, "ResourcePoolStatusRequest"): "DRAResourcePoolStatus"}
 
 # Kinds of removed API versions whose replacement is in another group or does not exist.
 MOVED_KINDS: dict[tuple[str, str], str] = {
-    (RESOURCE_GROUP, "ResourceClass"): "DeviceClass (resource.k8s.io/v1) replaced ResourceClass with structured parameters: "
-                                       "select devices with CEL `selectors` instead of a driver-side controller",
-    (RESOURCE_GROUP, "PodSchedulingContext"): "PodSchedulingContext was removed with classic DRA (v1.31); the scheduler "
-                                              "allocates devices itself, so delete this object",
-    (RESOURCE_GROUP, "ResourceClaimParameters"): "ResourceClaimParameters was removed in v1.31; put vendor parameters in "
-                                                 "`spec.devices.config[].opaque.parameters` of the ResourceClaim(Template)",
-    (RESOURCE_GROUP, "ResourceClassParameters"): "ResourceClassParameters was removed in v1.31; put vendor parameters in "
-                                                 "`spec.config[].opaque.parameters` of a DeviceClass",
+    (
+        RESOURCE_GROUP,
+        "ResourceClass",
+    ): "DeviceClass (resource.k8s.io/v1) replaced ResourceClass with structured parameters: "
+    "select devices with CEL `selectors` instead of a driver-side controller",
+    (
+        RESOURCE_GROUP,
+        "PodSchedulingContext",
+    ): "PodSchedulingContext was removed with classic DRA (v1.31); the scheduler "
+    "allocates devices itself, so delete this object",
+    (
+        RESOURCE_GROUP,
+        "ResourceClaimParameters",
+    ): "ResourceClaimParameters was removed in v1.31; put vendor parameters in "
+    "`spec.devices.config[].opaque.parameters` of the ResourceClaim(Template)",
+    (
+        RESOURCE_GROUP,
+        "ResourceClassParameters",
+    ): "ResourceClassParameters was removed in v1.31; put vendor parameters in "
+    "`spec.config[].opaque.parameters` of a DeviceClass",
     ("extensions", "Deployment"): "use apps/v1 Deployment (extensions/v1beta1 was removed in v1.16)",
     ("extensions", "DaemonSet"): "use apps/v1 DaemonSet (extensions/v1beta1 was removed in v1.16)",
     ("extensions", "ReplicaSet"): "use apps/v1 ReplicaSet (extensions/v1beta1 was removed in v1.16)",
     ("extensions", "Ingress"): "use networking.k8s.io/v1 Ingress (extensions/v1beta1 was removed in v1.22)",
     ("extensions", "NetworkPolicy"): "use networking.k8s.io/v1 NetworkPolicy (extensions/v1beta1 was removed in v1.16)",
-    ("extensions", "PodSecurityPolicy"): "PodSecurityPolicy was removed in v1.25; use Pod Security Admission namespace labels",
-    ("policy", "PodSecurityPolicy"): "PodSecurityPolicy was removed in v1.25; use Pod Security Admission namespace labels",
+    (
+        "extensions",
+        "PodSecurityPolicy",
+    ): "PodSecurityPolicy was removed in v1.25; use Pod Security Admission namespace labels",
+    (
+        "policy",
+        "PodSecurityPolicy",
+    ): "PodSecurityPolicy was removed in v1.25; use Pod Security Admission namespace labels",
 }
 DRA_REWRITE_HINT = {
     "v1alpha1": "classic DRA (v1.26) was replaced by structured parameters",
@@ -104,24 +124,45 @@ def check_version(api_version: str, kind: str, index: dict[str, object]) -> Vers
     if definition is not None:
         return VersionVerdict(definition, tuple(_served_findings(api_version, group, version, kind)))
     if group not in groups:
-        return VersionVerdict(None, (_at_api_version(
-            E.NOT_VALIDATED, f"{kind} ({api_version}) is not a built-in Kubernetes v1.37 kind; dralint does not "
-            "validate its fields against a schema", "custom resources are checked only by the rules that know them"),))
+        return VersionVerdict(
+            None,
+            (
+                _at_api_version(
+                    E.NOT_VALIDATED,
+                    f"{kind} ({api_version}) is not a built-in Kubernetes v1.37 kind; dralint does not "
+                    "validate its fields against a schema",
+                    "custom resources are checked only by the rules that know them",
+                ),
+            ),
+        )
     served = _served_versions(kinds, group, kind)
     if served:
         why = DRA_REWRITE_HINT.get(version, "") if group == RESOURCE_GROUP else ""
         hint = f"use apiVersion {served[0]}" + (f" ({why})" if why else "")
-        if group == RESOURCE_GROUP and version in ("v1alpha1", "v1alpha2", "v1alpha3") and kind in (
-                "ResourceClaim", "ResourceClaimTemplate"):
+        if (
+            group == RESOURCE_GROUP
+            and version in ("v1alpha1", "v1alpha2", "v1alpha3")
+            and kind in ("ResourceClaim", "ResourceClaimTemplate")
+        ):
             hint += "; request devices with `spec.devices.requests[].exactly.deviceClassName` and CEL selectors"
-        return VersionVerdict(None, (_at_api_version(
-            E.VERSION_NOT_SERVED, f"{kind} {api_version} is not served by a v1.37 API server", hint),))
+        return VersionVerdict(
+            None,
+            (_at_api_version(E.VERSION_NOT_SERVED, f"{kind} {api_version} is not served by a v1.37 API server", hint),),
+        )
     moved = MOVED_KINDS.get((group, kind))
     if moved:
-        return VersionVerdict(None, (_at_api_version(
-            E.VERSION_NOT_SERVED, f"{kind} {api_version} is not served by a v1.37 API server", moved),))
-    elsewhere = sorted({key.rpartition("/")[0] for key in kinds if key.rpartition("/")[2] == kind},
-                       key=lambda av: _stability(_split(av)[1]))
+        return VersionVerdict(
+            None,
+            (
+                _at_api_version(
+                    E.VERSION_NOT_SERVED, f"{kind} {api_version} is not served by a v1.37 API server", moved
+                ),
+            ),
+        )
+    elsewhere = sorted(
+        {key.rpartition("/")[0] for key in kinds if key.rpartition("/")[2] == kind},
+        key=lambda av: _stability(_split(av)[1]),
+    )
     group_kinds = sorted({key.rpartition("/")[2] for key in kinds if _split(key.rpartition("/")[0])[0] == group})
     close = difflib.get_close_matches(kind, group_kinds, n=1, cutoff=0.6)
     suggestion: str | None
@@ -130,24 +171,48 @@ def check_version(api_version: str, kind: str, index: dict[str, object]) -> Vers
     elif close:
         suggestion = f"did you mean `{close[0]}`?"
     else:
-        suggestion = f"kinds of {group or 'the core group'}: {', '.join(group_kinds)}" if group_kinds and len(group_kinds) <= 15 else None
-    return VersionVerdict(None, (ApiError(("kind",), E.UNKNOWN_KIND,
-                                          f"kind {kind!r} does not exist in {group or 'the core API group'} at v1.37", hint=suggestion),))
+        suggestion = (
+            f"kinds of {group or 'the core group'}: {', '.join(group_kinds)}"
+            if group_kinds and len(group_kinds) <= 15
+            else None
+        )
+    return VersionVerdict(
+        None,
+        (
+            ApiError(
+                ("kind",),
+                E.UNKNOWN_KIND,
+                f"kind {kind!r} does not exist in {group or 'the core API group'} at v1.37",
+                hint=suggestion,
+            ),
+        ),
+    )
 
 
 def _served_findings(api_version: str, group: str, version: str, kind: str) -> list[ApiError]:
     found: list[ApiError] = []
     gate = GATED_KINDS.get((group, kind))
     if gate:
-        found.append(_at_api_version(
-            E.FEATURE_GATED, f"{kind} needs the alpha feature gate {gate} (off by default in v1.37) and "
-            f"--runtime-config={api_version}=true", f"enable {gate} on the cluster and pass --feature-gates {gate}=true", gate=gate))
+        found.append(
+            _at_api_version(
+                E.FEATURE_GATED,
+                f"{kind} needs the alpha feature gate {gate} (off by default in v1.37) and "
+                f"--runtime-config={api_version}=true",
+                f"enable {gate} on the cluster and pass --feature-gates {gate}=true",
+                gate=gate,
+            )
+        )
     elif (group, version) in DRA_DEPRECATED:
         status, hint = DRA_DEPRECATED[(group, version)]
         found.append(_at_api_version(E.VERSION_DEPRECATED, f"{api_version} is {status}", hint))
     elif "alpha" in version or "beta" in version:
         stage = "an alpha" if "alpha" in version else "a beta"
-        found.append(_at_api_version(
-            E.VERSION_DEPRECATED, f"{api_version} is {stage} API; a v1.37 API server serves it only when enabled with "
-            f"--runtime-config={api_version}=true", None))
+        found.append(
+            _at_api_version(
+                E.VERSION_DEPRECATED,
+                f"{api_version} is {stage} API; a v1.37 API server serves it only when enabled with "
+                f"--runtime-config={api_version}=true",
+                None,
+            )
+        )
     return found

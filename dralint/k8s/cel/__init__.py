@@ -31,6 +31,20 @@ from dralint.k8s.cel.device import Device, split_qualified_name
 from dralint.k8s.cel.engine import MAX_LENGTH, CelIssue, CheckResult, EvalResult, MatchResult, check, evaluate, matches
 from dralint.k8s.cel.selection import Selection, conjuncts, matching_devices
 
-__all__ = ["MAX_COST", "MAX_LENGTH", "CelIssue", "CheckResult", "CostEstimate", "Device", "EvalResult",
-           "MatchResult", "Selection", "check", "conjuncts", "evaluate", "matches", "matching_devices",
-           "split_qualified_name"]
+__all__ = [
+    "MAX_COST",
+    "MAX_LENGTH",
+    "CelIssue",
+    "CheckResult",
+    "CostEstimate",
+    "Device",
+    "EvalResult",
+    "MatchResult",
+    "Selection",
+    "check",
+    "conjuncts",
+    "evaluate",
+    "matches",
+    "matching_devices",
+    "split_qualified_name",
+]

@@ -31,18 +31,34 @@ class Node:
     The decoder makes an empty node and fills in what the serialized node holds.
     """
 
-    __slots__ = ("id", "kind", "offset", "type", "value", "target", "args", "test_only", "iter_var", "iter_var2",
-                 "accu_var", "iter_range", "accu_init", "loop_condition", "loop_step", "result")
+    __slots__ = (
+        "id",
+        "kind",
+        "offset",
+        "type",
+        "value",
+        "target",
+        "args",
+        "test_only",
+        "iter_var",
+        "iter_var2",
+        "accu_var",
+        "iter_range",
+        "accu_init",
+        "loop_condition",
+        "loop_step",
+        "result",
+    )
 
     def __init__(self, id: int, kind: str) -> None:
         self.id = id
         self.kind = kind
         self.offset = -1
         self.type = "dyn"
-        self.value: object = None                # const value, ident name, select field, call function name
-        self.target: Node | None = None          # select operand or member-call receiver
-        self.args: list[Node] = []               # call args, list elements, struct values
-        self.test_only = False                   # select used by has()
+        self.value: object = None  # const value, ident name, select field, call function name
+        self.target: Node | None = None  # select operand or member-call receiver
+        self.args: list[Node] = []  # call args, list elements, struct values
+        self.test_only = False  # select used by has()
         self.iter_var = ""
         self.iter_var2 = ""
         self.accu_var = ""
@@ -54,8 +70,15 @@ class Node:
 
     def children(self) -> Iterator[Node]:
         """Direct sub-expressions in source order (receiver first)."""
-        for child in (self.target, *self.args, self.iter_range, self.accu_init,
-                      self.loop_condition, self.loop_step, self.result):
+        for child in (
+            self.target,
+            *self.args,
+            self.iter_range,
+            self.accu_init,
+            self.loop_condition,
+            self.loop_step,
+            self.result,
+        ):
             if child is not None:
                 yield child
 
@@ -83,13 +106,13 @@ def _fields(buf: bytes) -> Iterator[tuple[int, int, Any]]:
             yield number, wire, value
         elif wire == 2:
             length, pos = _varint(buf, pos)
-            yield number, wire, buf[pos:pos + length]
+            yield number, wire, buf[pos : pos + length]
             pos += length
         elif wire == 1:
-            yield number, wire, buf[pos:pos + 8]
+            yield number, wire, buf[pos : pos + 8]
             pos += 8
         elif wire == 5:
-            yield number, wire, buf[pos:pos + 4]
+            yield number, wire, buf[pos : pos + 4]
             pos += 4
         else:
             raise ValueError(f"unsupported wire type {wire}")
@@ -148,7 +171,7 @@ def _type_name(raw: bytes) -> str:
             return "type"
         if number == 12:
             return "error"
-        if number == 14:   # AbstractType{name, parameter_types}
+        if number == 14:  # AbstractType{name, parameter_types}
             name = next((v.decode() for n, _w, v in _fields(item) if n == 1), "abstract")
             params = [_type_name(v) for n, _w, v in _fields(item) if n == 2]
             return f"{name}({', '.join(params)})" if params else name
@@ -184,7 +207,7 @@ def _expr(raw: bytes, positions: dict[int, int], types: dict[int, str]) -> Node:
         elif number == 4:
             node.kind = "ident"
             node.value = next((v.decode() for n, _w, v in _fields(item) if n == 1), "")
-        elif number in (5, 6):   # Select{operand, field, test_only} / Call{target, function, args}
+        elif number in (5, 6):  # Select{operand, field, test_only} / Call{target, function, args}
             node.kind = "select" if number == 5 else "call"
             for n, _w, v in _fields(item):
                 if n == 1:

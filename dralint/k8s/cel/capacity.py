@@ -17,18 +17,51 @@ from dralint.k8s.cel.ast import Node
 __all__ = ["QUANTITY", "capacity_type_errors", "is_capacity_value"]
 
 QUANTITY = "kubernetes.Quantity"
-_OPERATORS = {"_<_": "<", "_<=_": "<=", "_>_": ">", "_>=_": ">=", "_+_": "+", "_-_": "-", "_*_": "*",
-              "_/_": "/", "_%_": "%", "_&&_": "&&", "_||_": "||", "_==_": "==", "_!=_": "!="}
+_OPERATORS = {
+    "_<_": "<",
+    "_<=_": "<=",
+    "_>_": ">",
+    "_>=_": ">=",
+    "_+_": "+",
+    "_-_": "-",
+    "_*_": "*",
+    "_/_": "/",
+    "_%_": "%",
+    "_&&_": "&&",
+    "_||_": "||",
+    "_==_": "==",
+    "_!=_": "!=",
+}
 _EQUALITY = {"_==_", "_!=_"}
 # member function -> argument types it accepts after the Quantity receiver
 _METHODS = {
-    "compareTo": {QUANTITY}, "isGreaterThan": {QUANTITY}, "isLessThan": {QUANTITY},
-    "add": {QUANTITY, "int"}, "sub": {QUANTITY, "int"},
-    "sign": set(), "asInteger": set(), "isInteger": set(), "asApproximateFloat": set(),
+    "compareTo": {QUANTITY},
+    "isGreaterThan": {QUANTITY},
+    "isLessThan": {QUANTITY},
+    "add": {QUANTITY, "int"},
+    "sub": {QUANTITY, "int"},
+    "sign": set(),
+    "asInteger": set(),
+    "isInteger": set(),
+    "asApproximateFloat": set(),
 }
 # global functions that do not take a Quantity (a conversion or a string function)
-_NOT_FOR_QUANTITY = {"quantity", "semver", "isQuantity", "isSemver", "string", "int", "uint", "double",
-                     "bytes", "bool", "size", "timestamp", "duration", "matches"}
+_NOT_FOR_QUANTITY = {
+    "quantity",
+    "semver",
+    "isQuantity",
+    "isSemver",
+    "string",
+    "int",
+    "uint",
+    "double",
+    "bytes",
+    "bool",
+    "size",
+    "timestamp",
+    "duration",
+    "matches",
+}
 
 
 def _is_capacity_map(node: Node | None) -> bool:
@@ -36,8 +69,13 @@ def _is_capacity_map(node: Node | None) -> bool:
     if node is None or node.kind != "call" or node.value != "_[_]" or len(node.args) != 2:
         return False
     base = node.args[0]
-    return (base.kind == "select" and base.value == "capacity" and base.target is not None
-            and base.target.kind == "ident" and base.target.value == "device")
+    return (
+        base.kind == "select"
+        and base.value == "capacity"
+        and base.target is not None
+        and base.target.kind == "ident"
+        and base.target.value == "device"
+    )
 
 
 def is_capacity_value(node: Node) -> bool:
@@ -59,8 +97,14 @@ def _position(expression: str, offset: int) -> str:
     return f"<input>:{line}:{column}"
 
 
-def _overload_error(expression: str, call: Node, function: str, types: list[str], start: int, end: int,
-                    ) -> tuple[str, int, int]:
+def _overload_error(
+    expression: str,
+    call: Node,
+    function: str,
+    types: list[str],
+    start: int,
+    end: int,
+) -> tuple[str, int, int]:
     detail = f"found no matching overload for '{function}' applied to '({', '.join(types)})'"
     return f"compilation failed: ERROR: {_position(expression, call.offset)}: {detail}", start, end
 
@@ -86,13 +130,15 @@ def capacity_type_errors(expression: str, root: Node) -> list[tuple[str, int, in
         elif call.target is not None and is_capacity_value(call.target):
             accepted = _METHODS.get(function)
             if accepted is None:
-                continue   # a function dralint does not model: leave it to the server
+                continue  # a function dralint does not model: leave it to the server
             if len(call.args) > (1 if accepted else 0) or any(t not in accepted | {"dyn"} for t in types[1:]):
                 name_at = expression.rfind(function, 0, call.offset + 1)
-                errors.append(_overload_error(expression, call, function, types, max(name_at, 0),
-                                              max(name_at, 0) + len(function)))
+                errors.append(
+                    _overload_error(expression, call, function, types, max(name_at, 0), max(name_at, 0) + len(function))
+                )
         elif call.target is None and function in _NOT_FOR_QUANTITY:
             name_at = expression.rfind(function, 0, call.offset + 1)
-            errors.append(_overload_error(expression, call, function, types, max(name_at, 0),
-                                          max(name_at, 0) + len(function)))
+            errors.append(
+                _overload_error(expression, call, function, types, max(name_at, 0), max(name_at, 0) + len(function))
+            )
     return errors

@@ -75,14 +75,53 @@ _DEVICE_FIELDS = {
 }
 _DEVICE = Shape(size=-1)  # marker for the `device` variable itself
 
-_LINEAR_STRING = frozenset({
-    "contains", "startsWith", "endsWith", "lowerAscii", "upperAscii", "trim", "replace", "split",
-    "substring", "charAt", "indexOf", "lastIndexOf", "join", "quote", "format", "reverse",
-    "_==_", "_!=_", "_<_", "_<=_", "_>_", "_>=_", "size", "quantity", "semver", "isQuantity", "isSemver",
-})
+_LINEAR_STRING = frozenset(
+    {
+        "contains",
+        "startsWith",
+        "endsWith",
+        "lowerAscii",
+        "upperAscii",
+        "trim",
+        "replace",
+        "split",
+        "substring",
+        "charAt",
+        "indexOf",
+        "lastIndexOf",
+        "join",
+        "quote",
+        "format",
+        "reverse",
+        "_==_",
+        "_!=_",
+        "_<_",
+        "_<=_",
+        "_>_",
+        "_>=_",
+        "size",
+        "quantity",
+        "semver",
+        "isQuantity",
+        "isSemver",
+    }
+)
 _REGEX = frozenset({"matches", "find", "findAll"})
-_PASS_SHAPE = frozenset({"lowerAscii", "upperAscii", "trim", "replace", "substring", "reverse", "sort",
-                         "distinct", "slice", "quote", "format"})
+_PASS_SHAPE = frozenset(
+    {
+        "lowerAscii",
+        "upperAscii",
+        "trim",
+        "replace",
+        "substring",
+        "reverse",
+        "sort",
+        "distinct",
+        "slice",
+        "quote",
+        "format",
+    }
+)
 
 
 class _Estimator:
@@ -129,7 +168,10 @@ class _Estimator:
         is_map = range_shape.key is not None
         first = (range_shape.key if is_map else range_shape.item) or _SCALAR
         second = (range_shape.item if is_map else _SCALAR) or _SCALAR
-        scope = {node.iter_var: first, node.accu_var: Shape(max(count, init_shape.size), item=range_shape.item or init_shape.item)}
+        scope = {
+            node.iter_var: first,
+            node.accu_var: Shape(max(count, init_shape.size), item=range_shape.item or init_shape.item),
+        }
         if node.iter_var2:
             scope[node.iter_var2] = second
         self.scopes.append(scope)

@@ -40,11 +40,27 @@ def split_qualified_name(name: str, driver: str) -> tuple[str, str]:
 class Device:
     """One device as CEL sees it; ``name``/``pool`` are only for messages."""
 
-    __slots__ = ("driver", "attributes", "capacity", "allow_multiple_allocations", "name", "pool", "problems", "cel_data")
+    __slots__ = (
+        "driver",
+        "attributes",
+        "capacity",
+        "allow_multiple_allocations",
+        "name",
+        "pool",
+        "problems",
+        "cel_data",
+    )
 
-    def __init__(self, driver: str, attributes: dict[str, dict[str, AttributeValue]] | None = None,
-                 capacity: dict[str, dict[str, Quantity]] | None = None, allow_multiple_allocations: bool = False,
-                 name: str = "", pool: str = "", problems: list[str] | None = None) -> None:
+    def __init__(
+        self,
+        driver: str,
+        attributes: dict[str, dict[str, AttributeValue]] | None = None,
+        capacity: dict[str, dict[str, Quantity]] | None = None,
+        allow_multiple_allocations: bool = False,
+        name: str = "",
+        pool: str = "",
+        problems: list[str] | None = None,
+    ) -> None:
         self.driver = driver
         self.attributes = {} if attributes is None else attributes
         self.capacity = {} if capacity is None else capacity
@@ -66,10 +82,14 @@ class Device:
         """Build from a ResourceSlice ``spec.devices[i]`` mapping; bad values go to ``problems``."""
         basic = entry.get("basic")
         body = basic if isinstance(basic, Mapping) else entry
-        device = cls(driver=driver, name=str(entry.get("name", "")), pool=pool,
-                     allow_multiple_allocations=body.get("allowMultipleAllocations") is True)
+        device = cls(
+            driver=driver,
+            name=str(entry.get("name", "")),
+            pool=pool,
+            allow_multiple_allocations=body.get("allowMultipleAllocations") is True,
+        )
         attributes = body.get("attributes")
-        for qualified, raw in (attributes.items() if isinstance(attributes, Mapping) else ()):
+        for qualified, raw in attributes.items() if isinstance(attributes, Mapping) else ():
             domain, ident = split_qualified_name(str(qualified), driver)
             try:
                 value = _attribute_value(raw)
@@ -78,7 +98,7 @@ class Device:
                 continue
             device.attributes.setdefault(domain, {})[ident] = value
         capacity = body.get("capacity")
-        for qualified, raw in (capacity.items() if isinstance(capacity, Mapping) else ()):
+        for qualified, raw in capacity.items() if isinstance(capacity, Mapping) else ():
             domain, ident = split_qualified_name(str(qualified), driver)
             text = raw.get("value") if isinstance(raw, Mapping) else raw
             try:

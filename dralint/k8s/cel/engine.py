@@ -24,8 +24,17 @@ def _cel_library() -> ModuleType:
     return env
 
 
-__all__ = ["CelIssue", "CheckResult", "EvalResult", "MatchResult", "check", "evaluate", "matches",
-           "MAX_LENGTH", "MAX_COST"]
+__all__ = [
+    "CelIssue",
+    "CheckResult",
+    "EvalResult",
+    "MatchResult",
+    "check",
+    "evaluate",
+    "matches",
+    "MAX_LENGTH",
+    "MAX_COST",
+]
 
 MAX_LENGTH = 10_240
 
@@ -43,7 +52,7 @@ class CelIssue(NamedTuple):
     message: str
     start: int
     end: int
-    kind: str = "compile"   # compile | capacity | result-type | length | cost
+    kind: str = "compile"  # compile | capacity | result-type | length | cost
 
 
 class CheckResult(NamedTuple):
@@ -92,7 +101,7 @@ class MatchResult(NamedTuple):
 
     matched: bool
     error: str | None = None
-    selector: int | None = None   # index of the selector that was false or failed
+    selector: int | None = None  # index of the selector that was false or failed
     unsupported: str | None = None
 
 
@@ -114,7 +123,7 @@ def _span(expression: str, offset: int, detail: str) -> tuple[int, int]:
     match = _QUOTED.search(detail)
     if match:
         name = match.group(1)
-        for start in (offset, offset + 1, offset - len(name)):   # at, after the ".", before the "("
+        for start in (offset, offset + 1, offset - len(name)):  # at, after the ".", before the "("
             if start >= 0 and expression.startswith(name, start):
                 return start, start + len(name)
     return offset, min(offset + 1, max(len(expression), 1))
@@ -155,8 +164,12 @@ def check(expression: str) -> CheckResult:
     bad = next((i for i, c in enumerate(expression) if "\ud800" <= c <= "\udfff"), None)
     if bad is not None:
         # YAML's "\ud800" escape can produce a lone surrogate; it is not text the API server can read
-        issue = CelIssue(f"compilation failed: character U+{ord(expression[bad]):04X} at offset {bad} is not valid "
-                         "Unicode text (a lone surrogate)", bad, bad + 1)
+        issue = CelIssue(
+            f"compilation failed: character U+{ord(expression[bad]):04X} at offset {bad} is not valid "
+            "Unicode text (a lone surrogate)",
+            bad,
+            bad + 1,
+        )
         return CheckResult(expression, errors=(issue,))
     try:
         compiled = _cel_library().check_env().compile(expression)
@@ -164,24 +177,44 @@ def check(expression: str) -> CheckResult:
         return _failed(expression, str(exc))
     ast = decode_checked_expr(compiled.serialize())
     result_type = QUANTITY if is_capacity_value(ast) else ast.type
-    errors = [CelIssue(message, start, end, "capacity") for message, start, end in capacity_type_errors(expression, ast)]
+    errors = [
+        CelIssue(message, start, end, "capacity") for message, start, end in capacity_type_errors(expression, ast)
+    ]
     if result_type not in ("bool", "dyn"):
         end = len(expression.rstrip())
         start = len(expression) - len(expression.lstrip())
-        errors.append(CelIssue(f"must evaluate to bool or the unknown type, not {result_type}",
-                               start, max(end, start + 1), "result-type"))
+        errors.append(
+            CelIssue(
+                f"must evaluate to bool or the unknown type, not {result_type}",
+                start,
+                max(end, start + 1),
+                "result-type",
+            )
+        )
     cost = estimate_cost(ast)
     warnings: list[CelIssue] = []
     whole = (0, max(len(expression.rstrip()), 1))
     if cost.bounded and cost.max_cost > MAX_COST:
-        errors.append(CelIssue(f"too complex, exceeds cost limit: estimated cost {cost.max_cost} exceeds "
-                               f"the limit of {MAX_COST}", *whole, "cost"))
+        errors.append(
+            CelIssue(
+                f"too complex, exceeds cost limit: estimated cost {cost.max_cost} exceeds the limit of {MAX_COST}",
+                *whole,
+                "cost",
+            )
+        )
     elif not cost.bounded:
-        warnings.append(CelIssue("the estimated cost cannot be bounded (a list of unknown size); the "
-                                 "API server rejects selectors whose cost it cannot bound", *whole, "cost"))
+        warnings.append(
+            CelIssue(
+                "the estimated cost cannot be bounded (a list of unknown size); the "
+                "API server rejects selectors whose cost it cannot bound",
+                *whole,
+                "cost",
+            )
+        )
     elif cost.max_cost > MAX_COST // 2:
-        warnings.append(CelIssue(f"estimated cost {cost.max_cost} is more than half of the limit of {MAX_COST}",
-                                 *whole, "cost"))
+        warnings.append(
+            CelIssue(f"estimated cost {cost.max_cost} is more than half of the limit of {MAX_COST}", *whole, "cost")
+        )
     return CheckResult(expression, tuple(errors), tuple(warnings), None, result_type, cost, ast)
 
 
@@ -243,14 +276,22 @@ def _defaulted_domains(root: Node) -> tuple[frozenset[str], frozenset[str]]:
                 looked_up[container].add(str(node.args[1].value))
                 lookups.add(node.args[0].id)
     inspected = {name for node in root.walk() if (name := _domain_map(node)) and node.id not in lookups}
-    return (frozenset(looked_up["attributes"]) if "attributes" not in inspected else frozenset(),
-            frozenset(looked_up["capacity"]) if "capacity" not in inspected else frozenset())
+    return (
+        frozenset(looked_up["attributes"]) if "attributes" not in inspected else frozenset(),
+        frozenset(looked_up["capacity"]) if "capacity" not in inspected else frozenset(),
+    )
 
 
 def _domain_map(node: Node | None) -> str | None:
     """'attributes' or 'capacity' if node is ``device.attributes`` / ``device.capacity``."""
-    if (node is not None and node.kind == "select" and node.value in ("attributes", "capacity")
-            and node.target is not None and node.target.kind == "ident" and node.target.value == "device"):
+    if (
+        node is not None
+        and node.kind == "select"
+        and node.value in ("attributes", "capacity")
+        and node.target is not None
+        and node.target.kind == "ident"
+        and node.target.value == "device"
+    ):
         return str(node.value)
     return None
 
@@ -269,7 +310,9 @@ def _device_data(device: Device) -> dict[str, Any]:
         cached = {
             "driver": device.driver,
             "attributes": {d: {n: _value(v) for n, v in names.items()} for d, names in device.attributes.items()},
-            "capacity": {d: {n: _cel_library().quantity_tag(q) for n, q in names.items()} for d, names in device.capacity.items()},
+            "capacity": {
+                d: {n: _cel_library().quantity_tag(q) for n, q in names.items()} for d, names in device.capacity.items()
+            },
             "allowMultipleAllocations": device.allow_multiple_allocations,
         }
         device.cel_data = cached
@@ -297,8 +340,10 @@ def _runtime_message(text: str) -> str:
     text = _STATUS.sub("", str(text))
     match = _MISSING_KEY.match(text)
     if match:
-        return (f"no such key: {match.group(1)}. consider using CEL optional chaining (.? followed by "
-                "orValue()) or guarding the check with has() for optional fields")
+        return (
+            f"no such key: {match.group(1)}. consider using CEL optional chaining (.? followed by "
+            "orValue()) or guarding the check with has() for optional fields"
+        )
     return text
 
 

@@ -41,24 +41,60 @@ from google.protobuf import descriptor_pb2, descriptor_pool, struct_pb2
 from dralint.k8s.quantity import Quantity, QuantityError, is_quantity, parse_quantity
 from dralint.k8s.semver import Semver, SemverError, is_semver, parse_semver
 
-__all__ = ["check_env", "eval_env", "QUANTITY_TAG", "SEMVER_TAG", "quantity_tag", "semver_tag",
-           "UNSUPPORTED_NAMES", "CelEvalError"]
+__all__ = [
+    "check_env",
+    "eval_env",
+    "QUANTITY_TAG",
+    "SEMVER_TAG",
+    "quantity_tag",
+    "semver_tag",
+    "UNSUPPORTED_NAMES",
+    "CelEvalError",
+]
 
 QUANTITY_TAG = "\ue000q:"
 SEMVER_TAG = "\ue000v:"
 
 # Kubernetes CEL library functions that dralint does not implement: an "undeclared reference"
 # to one of these is a gap in dralint, never a finding.
-UNSUPPORTED_NAMES = frozenset({
-    "url", "isURL", "getScheme", "getHost", "getHostname", "getPort", "getEscapedPath", "getQuery",
-    "ip", "isIP", "cidr", "isCIDR", "family", "isUnspecified", "isLoopback", "isLinkLocalMulticast",
-    "isLinkLocalUnicast", "isGlobalUnicast", "containsIP", "containsCIDR", "masked", "prefixLength",
-    "format", "validate", "indexOf", "lastIndexOf", "mul", "div", "divInt",
-})
+UNSUPPORTED_NAMES = frozenset(
+    {
+        "url",
+        "isURL",
+        "getScheme",
+        "getHost",
+        "getHostname",
+        "getPort",
+        "getEscapedPath",
+        "getQuery",
+        "ip",
+        "isIP",
+        "cidr",
+        "isCIDR",
+        "family",
+        "isUnspecified",
+        "isLoopback",
+        "isLinkLocalMulticast",
+        "isLinkLocalUnicast",
+        "isGlobalUnicast",
+        "containsIP",
+        "containsCIDR",
+        "masked",
+        "prefixLength",
+        "format",
+        "validate",
+        "indexOf",
+        "lastIndexOf",
+        "mul",
+        "div",
+        "divInt",
+    }
+)
 
 _EXTENSIONS_YAML = "extensions:\n" + "".join(
     f'  - name: "{name}"\n'
-    for name in ("optional", "bindings", "strings", "math", "lists", "sets", "two-var-comprehensions"))
+    for name in ("optional", "bindings", "strings", "math", "lists", "sets", "two-var-comprehensions")
+)
 
 
 class CelEvalError(Exception):
@@ -97,14 +133,14 @@ def _decimal_text(value: Fraction) -> str:
 @functools.lru_cache(maxsize=4096)
 def _as_quantity(tagged: Any) -> Quantity:
     if isinstance(tagged, str) and tagged.startswith(QUANTITY_TAG):
-        return parse_quantity(tagged[len(QUANTITY_TAG):])
+        return parse_quantity(tagged[len(QUANTITY_TAG) :])
     raise CelEvalError("no such overload")
 
 
 @functools.lru_cache(maxsize=4096)
 def _as_semver(tagged: Any) -> Semver:
     if isinstance(tagged, str) and tagged.startswith(SEMVER_TAG):
-        return parse_semver(tagged[len(SEMVER_TAG):])
+        return parse_semver(tagged[len(SEMVER_TAG) :])
     raise CelEvalError("no such overload")
 
 
@@ -147,6 +183,7 @@ def _arith(op: str) -> Callable[[str, Any], str]:
         left = _as_quantity(q)
         right = other if isinstance(other, int) and not isinstance(other, bool) else _as_quantity(other)
         return quantity_tag(left.add(right) if op == "add" else left.sub(right))
+
     return apply
 
 
@@ -212,39 +249,60 @@ def _declarations(q: Any, v: Any, typed: bool) -> list[Any]:
     table: dict[str, list[tuple[str, Any, list[Any], bool, Callable[..., Any]]]] = {
         "quantity": [("quantity_string", q, [_S], False, _quantity)],
         "isQuantity": [("is_quantity_string", _B, [_S], False, is_quantity)],
-        "semver": [("string_to_semver", v, [_S], False, _semver),
-                   ("string_bool_to_semver", v, [_S, _B], False, _semver)],
-        "isSemver": [("is_semver_string", _B, [_S], False, is_semver),
-                     ("is_semver_string_bool", _B, [_S, _B], False, is_semver)],
+        "semver": [
+            ("string_to_semver", v, [_S], False, _semver),
+            ("string_bool_to_semver", v, [_S, _B], False, _semver),
+        ],
+        "isSemver": [
+            ("is_semver_string", _B, [_S], False, is_semver),
+            ("is_semver_string_bool", _B, [_S, _B], False, is_semver),
+        ],
         "sign": [("quantity_sign", _I, [q], True, lambda a: _as_quantity(a).sign())],
         "asApproximateFloat": [("quantity_get_float", _D, [q], True, lambda a: _as_quantity(a).as_approximate_float())],
         "asInteger": [("quantity_get_int", _I, [q], True, _as_integer)],
         "isInteger": [("quantity_is_integer", _B, [q], True, lambda a: _as_quantity(a).is_integer())],
-        "add": [("quantity_add", q, [q, q], True, _arith("add")), ("quantity_add_int", q, [q, _I], True, _arith("add"))],
-        "sub": [("quantity_sub", q, [q, q], True, _arith("sub")), ("quantity_sub_int", q, [q, _I], True, _arith("sub"))],
-        "compareTo": [("quantity_compare_to", _I, [q, q], True, _ordered), ("semver_compare_to", _I, [v, v], True, _ordered)],
-        "isGreaterThan": [("quantity_is_greater_than", _B, [q, q], True, lambda a, b: _ordered(a, b) == 1),
-                          ("semver_is_greater_than", _B, [v, v], True, lambda a, b: _ordered(a, b) == 1)],
-        "isLessThan": [("quantity_is_less_than", _B, [q, q], True, lambda a, b: _ordered(a, b) == -1),
-                       ("semver_is_less_than", _B, [v, v], True, lambda a, b: _ordered(a, b) == -1)],
+        "add": [
+            ("quantity_add", q, [q, q], True, _arith("add")),
+            ("quantity_add_int", q, [q, _I], True, _arith("add")),
+        ],
+        "sub": [
+            ("quantity_sub", q, [q, q], True, _arith("sub")),
+            ("quantity_sub_int", q, [q, _I], True, _arith("sub")),
+        ],
+        "compareTo": [
+            ("quantity_compare_to", _I, [q, q], True, _ordered),
+            ("semver_compare_to", _I, [v, v], True, _ordered),
+        ],
+        "isGreaterThan": [
+            ("quantity_is_greater_than", _B, [q, q], True, lambda a, b: _ordered(a, b) == 1),
+            ("semver_is_greater_than", _B, [v, v], True, lambda a, b: _ordered(a, b) == 1),
+        ],
+        "isLessThan": [
+            ("quantity_is_less_than", _B, [q, q], True, lambda a, b: _ordered(a, b) == -1),
+            ("semver_is_less_than", _B, [v, v], True, lambda a, b: _ordered(a, b) == -1),
+        ],
         "major": [("semver_major", _I, [v], True, lambda a: _as_semver(a).major)],
         "minor": [("semver_minor", _I, [v], True, lambda a: _as_semver(a).minor)],
         "patch": [("semver_patch", _I, [v], True, lambda a: _as_semver(a).patch)],
         "find": [("string_find_n", _S, [_S, _S], True, _find)],
-        "findAll": [("string_find_all", cel.Type.List(_S), [_S, _S], True, _find_all),
-                    ("string_find_all_n", cel.Type.List(_S), [_S, _S, _I], True, _find_all)],
+        "findAll": [
+            ("string_find_all", cel.Type.List(_S), [_S, _S], True, _find_all),
+            ("string_find_all_n", cel.Type.List(_S), [_S, _S, _I], True, _find_all),
+        ],
         "isSorted": [("list_is_sorted", _B, [_LIST], True, _is_sorted)],
         "sum": [("list_sum", _DYN, [_LIST], True, lambda items: sum(items))],
         "min": [("list_min", _DYN, [_LIST], True, _list_min)],
         "max": [("list_max", _DYN, [_LIST], True, _list_max)],
-        "includes": [("dra_list_includes", _B, [_LIST, _DYN], True, _includes),
-                     ("dra_list_includes_int", _B, [_LIST, _I], True, _includes),
-                     ("dra_list_includes_bool", _B, [_LIST, _B], True, _includes),
-                     ("dra_list_includes_string", _B, [_LIST, _S], True, _includes),
-                     ("dra_int_includes", _B, [_I, _I], True, _includes),
-                     ("dra_bool_includes", _B, [_B, _B], True, _includes),
-                     ("dra_string_includes", _B, [_S, _S], True, _includes),
-                     ("dra_semver_includes", _B, [v, v], True, _includes)],
+        "includes": [
+            ("dra_list_includes", _B, [_LIST, _DYN], True, _includes),
+            ("dra_list_includes_int", _B, [_LIST, _I], True, _includes),
+            ("dra_list_includes_bool", _B, [_LIST, _B], True, _includes),
+            ("dra_list_includes_string", _B, [_LIST, _S], True, _includes),
+            ("dra_int_includes", _B, [_I, _I], True, _includes),
+            ("dra_bool_includes", _B, [_B, _B], True, _includes),
+            ("dra_string_includes", _B, [_S, _S], True, _includes),
+            ("dra_semver_includes", _B, [v, v], True, _includes),
+        ],
     }
     decls = []
     for name, overloads in table.items():
@@ -276,10 +334,20 @@ def _device_pool() -> descriptor_pool.DescriptorPool:
         nested = message.nested_type.add(name=entry)
         nested.options.map_entry = True
         nested.field.add(name="key", number=1, type=field.TYPE_STRING, label=field.LABEL_OPTIONAL)
-        nested.field.add(name="value", number=2, type=field.TYPE_MESSAGE, label=field.LABEL_OPTIONAL,
-                         type_name=".google.protobuf.Struct")
-        message.field.add(name=name, number=number, type=field.TYPE_MESSAGE, label=field.LABEL_REPEATED,
-                          type_name=f".kubernetes.DRADevice.{entry}")
+        nested.field.add(
+            name="value",
+            number=2,
+            type=field.TYPE_MESSAGE,
+            label=field.LABEL_OPTIONAL,
+            type_name=".google.protobuf.Struct",
+        )
+        message.field.add(
+            name=name,
+            number=number,
+            type=field.TYPE_MESSAGE,
+            label=field.LABEL_REPEATED,
+            type_name=f".kubernetes.DRADevice.{entry}",
+        )
     message.field.add(name="allowMultipleAllocations", number=4, type=field.TYPE_BOOL, label=field.LABEL_OPTIONAL)
     pool = descriptor_pool.DescriptorPool()
     pool.AddSerializedFile(struct_pb2.DESCRIPTOR.serialized_pb)
@@ -292,14 +360,19 @@ def check_env() -> Any:
     """The typed environment used to check expressions (declarations only)."""
     quantity_type = cel.Type.AbstractType("kubernetes.Quantity")
     semver_type = cel.Type.AbstractType("kubernetes.Semver")
-    return cel.NewEnv(_device_pool(), config=cel.NewEnvConfigFromYaml(_EXTENSIONS_YAML),
-                      variables={"device": cel.Type("kubernetes.DRADevice")},
-                      functions=_declarations(quantity_type, semver_type, typed=True))
+    return cel.NewEnv(
+        _device_pool(),
+        config=cel.NewEnvConfigFromYaml(_EXTENSIONS_YAML),
+        variables={"device": cel.Type("kubernetes.DRADevice")},
+        functions=_declarations(quantity_type, semver_type, typed=True),
+    )
 
 
 @functools.lru_cache(maxsize=1)
 def eval_env() -> Any:
     """The environment used to evaluate expressions against device data."""
-    return cel.NewEnv(config=cel.NewEnvConfigFromYaml(_EXTENSIONS_YAML),
-                      variables={"device": cel.Type.Map(_S, _DYN)},
-                      functions=_declarations(_S, _S, typed=False))
+    return cel.NewEnv(
+        config=cel.NewEnvConfigFromYaml(_EXTENSIONS_YAML),
+        variables={"device": cel.Type.Map(_S, _DYN)},
+        functions=_declarations(_S, _S, typed=False),
+    )

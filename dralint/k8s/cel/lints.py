@@ -20,9 +20,20 @@ from dralint.k8s.cel.device import Device
 from dralint.k8s.quantity import QuantityError, parse_quantity
 from dralint.k8s.semver import is_semver
 
-__all__ = ["Lookup", "SelectorNote", "lookups", "pinned_drivers", "domain_mismatches",
-           "unguarded_lookups", "version_string_comparisons",
-           "quantity_string_comparisons", "constant_value", "gated_uses", "GATED", "STANDARD_DOMAINS"]
+__all__ = [
+    "Lookup",
+    "SelectorNote",
+    "lookups",
+    "pinned_drivers",
+    "domain_mismatches",
+    "unguarded_lookups",
+    "version_string_comparisons",
+    "quantity_string_comparisons",
+    "constant_value",
+    "gated_uses",
+    "GATED",
+    "STANDARD_DOMAINS",
+]
 
 # Domains every driver may use for standardized attributes (e.g. resource.kubernetes.io/pcieRoot).
 STANDARD_DOMAINS = frozenset({"resource.kubernetes.io"})
@@ -38,23 +49,29 @@ class SelectorNote(NamedTuple):
     start: int
     end: int
     hint: str | None = None
-    fails: bool = False   # the scheduler gets a runtime error (not just a wrong answer)
+    fails: bool = False  # the scheduler gets a runtime error (not just a wrong answer)
 
 
 class Lookup(NamedTuple):
     """``device.attributes[domain].name`` (or ``capacity``) with literal domain and name."""
 
-    kind: str            # "attributes" | "capacity"
+    kind: str  # "attributes" | "capacity"
     domain: str
     name: str
-    node: Node           # the select/index node that reads the name
-    domain_node: Node    # the string literal holding the domain
-    guarded: bool        # read through has(), ``in`` or optional syntax
+    node: Node  # the select/index node that reads the name
+    domain_node: Node  # the string literal holding the domain
+    guarded: bool  # read through has(), ``in`` or optional syntax
 
 
 def _domain_map(node: Node | None) -> str | None:
-    if (node is not None and node.kind == "select" and node.value in ("attributes", "capacity")
-            and node.target is not None and node.target.kind == "ident" and node.target.value == "device"):
+    if (
+        node is not None
+        and node.kind == "select"
+        and node.value in ("attributes", "capacity")
+        and node.target is not None
+        and node.target.kind == "ident"
+        and node.target.value == "device"
+    ):
         return str(node.value)
     return None
 
@@ -79,8 +96,12 @@ def lookups(root: Node) -> list[Lookup]:
         guarded = False
         if node.kind == "select" and node.target is not None:
             container, name, guarded = node.target, str(node.value), node.test_only
-        elif node.kind == "call" and node.value in ("_[_]", "_[?_]", "_?._") and len(node.args) == 2 \
-                and node.args[1].is_literal_string:
+        elif (
+            node.kind == "call"
+            and node.value in ("_[_]", "_[?_]", "_?._")
+            and len(node.args) == 2
+            and node.args[1].is_literal_string
+        ):
             container, name, guarded = node.args[0], str(node.args[1].value), node.value != "_[_]"
         elif node.kind == "call" and node.value == "@in" and len(node.args) == 2 and node.args[0].is_literal_string:
             container, name, guarded = node.args[1], str(node.args[0].value), True
@@ -140,7 +161,9 @@ def _is_driver(node: Node) -> bool:
     return node.kind == "select" and node.value == "driver" and _is_device(node.target)
 
 
-def domain_mismatches(expression: str, root: Node, drivers: set[str], published: set[str] | None = None) -> list[SelectorNote]:
+def domain_mismatches(
+    expression: str, root: Node, drivers: set[str], published: set[str] | None = None
+) -> list[SelectorNote]:
     """Domains indexed by this selector that no eligible device can have.
 
     Two cases: a "domain" holding a ``/`` (a qualified name used as a domain, always an empty
@@ -159,19 +182,31 @@ def domain_mismatches(expression: str, root: Node, drivers: set[str], published:
         span = _literal_span(expression, lookup.domain_node)
         if "/" in domain:
             prefix, _, name = lookup.domain.partition("/")
-            notes.append(SelectorNote(
-                f'"{lookup.domain}" is not a domain but a qualified name: device.{lookup.kind}["{lookup.domain}"] '
-                "is always an empty map", *span,
-                hint=f'device.{lookup.kind}["{prefix}"].{name.split("/")[0]}'))
+            notes.append(
+                SelectorNote(
+                    f'"{lookup.domain}" is not a domain but a qualified name: device.{lookup.kind}["{lookup.domain}"] '
+                    "is always an empty map",
+                    *span,
+                    hint=f'device.{lookup.kind}["{prefix}"].{name.split("/")[0]}',
+                )
+            )
             continue
-        if not drivers or domain in STANDARD_DOMAINS or (published and domain in published) \
-                or any(domain == d or domain.endswith("." + d) for d in drivers):
+        if (
+            not drivers
+            or domain in STANDARD_DOMAINS
+            or (published and domain in published)
+            or any(domain == d or domain.endswith("." + d) for d in drivers)
+        ):
             continue
         pinned = ", ".join(f'"{d}"' for d in sorted(drivers))
-        notes.append(SelectorNote(
-            f'selector reads {lookup.kind} of domain "{lookup.domain}" but only devices of driver {pinned} '
-            f"can be selected; their {lookup.kind} are under their own driver's domain", *span,
-            hint=f'use device.{lookup.kind}["{sorted(drivers)[0]}"] or check the driver name'))
+        notes.append(
+            SelectorNote(
+                f'selector reads {lookup.kind} of domain "{lookup.domain}" but only devices of driver {pinned} '
+                f"can be selected; their {lookup.kind} are under their own driver's domain",
+                *span,
+                hint=f'use device.{lookup.kind}["{sorted(drivers)[0]}"] or check the driver name',
+            )
+        )
     return notes
 
 
@@ -183,13 +218,16 @@ def unguarded_lookups(expression: str, root: Node) -> list[SelectorNote]:
     for lookup in lookups_found:
         if lookup.guarded or (lookup.kind, lookup.domain, lookup.name) in guarded:
             continue
-        notes.append(SelectorNote(
-            f'{lookup.kind[:-1] if lookup.kind == "attributes" else "capacity"} "{lookup.name}" of domain '
-            f'"{lookup.domain}" is read without a guard: on a device that does not publish it the selector '
-            "fails and the pod cannot be scheduled",
-            *_name_span(expression, lookup),
-            hint=f'write device.{lookup.kind}["{lookup.domain}"].?{lookup.name}.orValue(...) or guard it with '
-                 f'has(device.{lookup.kind}["{lookup.domain}"].{lookup.name})'))
+        notes.append(
+            SelectorNote(
+                f'{lookup.kind[:-1] if lookup.kind == "attributes" else "capacity"} "{lookup.name}" of domain '
+                f'"{lookup.domain}" is read without a guard: on a device that does not publish it the selector '
+                "fails and the pod cannot be scheduled",
+                *_name_span(expression, lookup),
+                hint=f'write device.{lookup.kind}["{lookup.domain}"].?{lookup.name}.orValue(...) or guard it with '
+                f'has(device.{lookup.kind}["{lookup.domain}"].{lookup.name})',
+            )
+        )
     return notes
 
 
@@ -199,7 +237,9 @@ def _comparisons(root: Node) -> Iterator[tuple[Node, Node, Node]]:
             yield node, node.args[0], node.args[1]
 
 
-def version_string_comparisons(expression: str, root: Node, versions: set[tuple[str, str]] | None = None) -> list[SelectorNote]:
+def version_string_comparisons(
+    expression: str, root: Node, versions: set[tuple[str, str]] | None = None
+) -> list[SelectorNote]:
     """A version attribute compared with a string literal.
 
     ``versions``: (domain, name) pairs the snapshot publishes as versions.  Without a snapshot a
@@ -217,14 +257,21 @@ def version_string_comparisons(expression: str, root: Node, versions: set[tuple[
             guessed = versions is None and "version" in lookup.name.lower() and is_semver(text, True)
             if not (known or guessed):
                 continue
-            outcome = ("a runtime error on every device that has it (no ordering between a version and a string)"
-                       if call.value in _ORDERING else "never true (a version never equals a string)")
-            notes.append(SelectorNote(
-                f'"{lookup.name}" is a version attribute; comparing it with the string {json.dumps(text)} is {outcome}',
-                call.offset, call.offset + len(_operator(call)),
-                hint=f'compare versions: device.attributes["{lookup.domain}"].{lookup.name}'
-                     f'.compareTo(semver({json.dumps(text)}, true)) {_operator(call)} 0',
-                fails=call.value in _ORDERING))
+            outcome = (
+                "a runtime error on every device that has it (no ordering between a version and a string)"
+                if call.value in _ORDERING
+                else "never true (a version never equals a string)"
+            )
+            notes.append(
+                SelectorNote(
+                    f'"{lookup.name}" is a version attribute; comparing it with the string {json.dumps(text)} is {outcome}',
+                    call.offset,
+                    call.offset + len(_operator(call)),
+                    hint=f'compare versions: device.attributes["{lookup.domain}"].{lookup.name}'
+                    f".compareTo(semver({json.dumps(text)}, true)) {_operator(call)} 0",
+                    fails=call.value in _ORDERING,
+                )
+            )
     return notes
 
 
@@ -244,11 +291,15 @@ def quantity_string_comparisons(expression: str, root: Node) -> list[SelectorNot
             text = str(literal.value)
             if not any(c.isalpha() for c in text) or not _is_quantity(text):
                 continue
-            notes.append(SelectorNote(
-                f'compares a string with "{text}" character by character ("100Gi" < "20Gi" is true); '
-                "a quantity needs quantity() on both sides",
-                call.offset, call.offset + len(_operator(call)),
-                hint=f'quantity(<string>).compareTo(quantity("{text}")) {_operator(call)} 0'))
+            notes.append(
+                SelectorNote(
+                    f'compares a string with "{text}" character by character ("100Gi" < "20Gi" is true); '
+                    "a quantity needs quantity() on both sides",
+                    call.offset,
+                    call.offset + len(_operator(call)),
+                    hint=f'quantity(<string>).compareTo(quantity("{text}")) {_operator(call)} 0',
+                )
+            )
     return notes
 
 
@@ -278,8 +329,7 @@ def constant_value(expression: str) -> bool | str | None:
 # name -> (gate, default at 1.37, the cel-go error when the gate is off).
 GATED = {
     "includes": ("DRAListTypeAttributes", False, "undeclared reference to 'includes' (in container '')"),
-    "allowMultipleAllocations": ("DRAConsumableCapacity", True,
-                                 "undefined field 'allowMultipleAllocations'"),
+    "allowMultipleAllocations": ("DRAConsumableCapacity", True, "undefined field 'allowMultipleAllocations'"),
 }
 
 
@@ -303,10 +353,15 @@ def gated_uses(expression: str, root: Node, gates: dict[str, bool]) -> list[Sele
             continue
         line = expression.count("\n", 0, node.offset) + 1
         column = node.offset - (expression.rfind("\n", 0, node.offset) + 1) + 1
-        notes.append(SelectorNote(
-            f"compilation failed: ERROR: <input>:{line}:{column}: {detail}", start, start + len(name),
-            hint=f"'{name}' needs the {gate} feature gate, which is off; enable it on the cluster "
-                 f"(and pass --feature-gates {gate}=true) or avoid it"))
+        notes.append(
+            SelectorNote(
+                f"compilation failed: ERROR: <input>:{line}:{column}: {detail}",
+                start,
+                start + len(name),
+                hint=f"'{name}' needs the {gate} feature gate, which is off; enable it on the cluster "
+                f"(and pass --feature-gates {gate}=true) or avoid it",
+            )
+        )
     return notes
 
 
@@ -351,11 +406,16 @@ def scalar_comprehensions(expression: str, root: Node, gates: dict[str, bool]) -
             continue
         start, end = _macro_name_span(expression, node.offset)
         macro = expression[start:end]
-        notes.append(SelectorNote(
-            f"'{macro}' iterates over attribute {read.domain}/{read.name}, but with {LIST_ATTRIBUTES_GATE} off (the v1.37 "
-            "default) an attribute value is a single int, bool, string or version, and the API server rejects the "
-            "selector: \"expression of type 'any' cannot be range of a comprehension\"",
-            start, end, fails=True,
-            hint=f"compare the value directly (e.g. device.attributes[\"{read.domain}\"].{read.name} == ...), or enable "
-                 f"{LIST_ATTRIBUTES_GATE} on the cluster and pass --feature-gates {LIST_ATTRIBUTES_GATE}=true"))
+        notes.append(
+            SelectorNote(
+                f"'{macro}' iterates over attribute {read.domain}/{read.name}, but with {LIST_ATTRIBUTES_GATE} off (the v1.37 "
+                "default) an attribute value is a single int, bool, string or version, and the API server rejects the "
+                "selector: \"expression of type 'any' cannot be range of a comprehension\"",
+                start,
+                end,
+                fails=True,
+                hint=f'compare the value directly (e.g. device.attributes["{read.domain}"].{read.name} == ...), or enable '
+                f"{LIST_ATTRIBUTES_GATE} on the cluster and pass --feature-gates {LIST_ATTRIBUTES_GATE}=true",
+            )
+        )
     return notes

@@ -71,7 +71,9 @@ def _waiting(pod: KubeObject) -> list[tuple[str, str, str]]:
         for entry in as_list(status.get(key)):
             waiting = as_mapping(as_mapping(as_mapping(entry).get("state")).get("waiting"))
             if waiting.get("reason"):
-                out.append((str(as_mapping(entry).get("name")), str(waiting["reason"]), str(waiting.get("message") or "")))
+                out.append(
+                    (str(as_mapping(entry).get("name")), str(waiting["reason"]), str(waiting.get("message") or ""))
+                )
     return out
 
 
@@ -101,7 +103,11 @@ def _extended_wanted(spec: Mapping[str, Any]) -> set[str]:
 
 def _device_text(device_id: DeviceId, inv: Inventory) -> str:
     dev = inv.devices.get(device_id)
-    return f"{device_id} ({device_kind(dev, inv).label()})" if dev is not None else f"{device_id} (not in any ResourceSlice)"
+    return (
+        f"{device_id} ({device_kind(dev, inv).label()})"
+        if dev is not None
+        else f"{device_id} (not in any ResourceSlice)"
+    )
 
 
 class PodDoctor:
@@ -130,7 +136,9 @@ class PodDoctor:
     def claim_spec(self, pod: KubeObject, entry: Mapping[str, Any], claim: KubeObject | None) -> Mapping[str, Any]:
         if claim is not None:
             return as_mapping(claim.data.get("spec"))
-        template = self.dump.get("ResourceClaimTemplate", pod.namespace, str(entry.get("resourceClaimTemplateName") or ""))
+        template = self.dump.get(
+            "ResourceClaimTemplate", pod.namespace, str(entry.get("resourceClaimTemplateName") or "")
+        )
         return as_mapping(as_mapping(template.data.get("spec")).get("spec")) if template is not None else {}
 
     def generated_claim(self, pod: KubeObject, annotation: str, value: str | None) -> KubeObject | None:
@@ -141,7 +149,9 @@ class PodDoctor:
                 continue
             meta = as_mapping(claim.data.get("metadata"))
             owners = [as_mapping(o) for o in as_list(meta.get("ownerReferences"))]
-            owned = any(o.get("kind") == "Pod" and (o.get("uid") == uid if uid else o.get("name") == pod.name) for o in owners)
+            owned = any(
+                o.get("kind") == "Pod" and (o.get("uid") == uid if uid else o.get("name") == pod.name) for o in owners
+            )
             note = as_mapping(meta.get("annotations")).get(annotation)
             if owned and note is not None and (value is None or note == value):
                 return claim
@@ -154,8 +164,11 @@ class PodDoctor:
             node = self.inv.nodes.get(str(spec["nodeName"]))
             return [node] if node is not None else []
         selector = {str(k): str(v) for k, v in as_mapping(spec.get("nodeSelector")).items()}
-        required = as_mapping(as_mapping(as_mapping(spec.get("affinity")).get("nodeAffinity")).get(
-            "requiredDuringSchedulingIgnoredDuringExecution"))
+        required = as_mapping(
+            as_mapping(as_mapping(spec.get("affinity")).get("nodeAffinity")).get(
+                "requiredDuringSchedulingIgnoredDuringExecution"
+            )
+        )
         out = []
         for name in self.inv.node_names():
             node = self.inv.nodes[name]
@@ -170,7 +183,9 @@ class PodDoctor:
 
     def run(self) -> list[Diagnosis]:
         """A diagnosis for every pod of the dump that uses devices and is Pending or failing."""
-        return [self.diagnose(pod) for pod in self.dump.of_kind("Pod") if uses_devices(pod, self.ext) and in_trouble(pod)]
+        return [
+            self.diagnose(pod) for pod in self.dump.of_kind("Pod") if uses_devices(pod, self.ext) and in_trouble(pod)
+        ]
 
     def diagnose(self, pod: KubeObject) -> Diagnosis:
         """All steps for one pod."""
@@ -199,22 +214,34 @@ class PodDoctor:
             cond = as_mapping(cond)
             if cond.get("type") == "PodScheduled" and cond.get("status") == "False":
                 said = f"{cond.get('reason') or 'not scheduled'}: {cond.get('message') or '(no message)'}"
-                yield Step("scheduler", NOTE, f"not scheduled; the scheduler says {said}", f"kubectl describe pod {ref}")
+                yield Step(
+                    "scheduler", NOTE, f"not scheduled; the scheduler says {said}", f"kubectl describe pod {ref}"
+                )
                 return
-        yield Step("scheduler", NOTE, "not scheduled and no PodScheduled condition: the scheduler has not tried "
-                   "it yet (it holds back pods whose claims do not exist) or no scheduler serves schedulerName "
-                   f"{as_mapping(pod.data.get('spec')).get('schedulerName') or 'default-scheduler'}",
-                   f"kubectl get pod {ref} -o yaml")
+        yield Step(
+            "scheduler",
+            NOTE,
+            "not scheduled and no PodScheduled condition: the scheduler has not tried "
+            "it yet (it holds back pods whose claims do not exist) or no scheduler serves schedulerName "
+            f"{as_mapping(pod.data.get('spec')).get('schedulerName') or 'default-scheduler'}",
+            f"kubectl get pod {ref} -o yaml",
+        )
 
     def _drivers(self, pod: KubeObject, claims: "ClaimFinder") -> Iterator[Step]:
         """(a) devices of the classes the pod needs, on the nodes it may use."""
-        command = ("kubectl get resourceslices -o custom-columns=NAME:.metadata.name,NODE:.spec.nodeName,"
-                   "DRIVER:.spec.driver,POOL:.spec.pool.name,GENERATION:.spec.pool.generation,"
-                   "SLICES:.spec.pool.resourceSliceCount")
+        command = (
+            "kubectl get resourceslices -o custom-columns=NAME:.metadata.name,NODE:.spec.nodeName,"
+            "DRIVER:.spec.driver,POOL:.spec.pool.name,GENERATION:.spec.pool.generation,"
+            "SLICES:.spec.pool.resourceSliceCount"
+        )
         nodes = self.candidate_nodes(pod)
         if not nodes:
-            yield Step("drivers", PROBLEM, "no node in the dump matches the pod's node name, nodeSelector or "
-                       "required node affinity", "kubectl get nodes --show-labels")
+            yield Step(
+                "drivers",
+                PROBLEM,
+                "no node in the dump matches the pod's node name, nodeSelector or required node affinity",
+                "kubectl get nodes --show-labels",
+            )
             return
         for class_name in claims.classes():
             if class_name not in self.inv.device_classes:
@@ -222,8 +249,13 @@ class PodDoctor:
                 continue
             devices = self._class_devices(class_name)
             if not devices:
-                yield Step("drivers", PROBLEM, f"no ResourceSlice publishes a device that DeviceClass {class_name} "
-                           "matches: is its driver installed and running?", command)
+                yield Step(
+                    "drivers",
+                    PROBLEM,
+                    f"no ResourceSlice publishes a device that DeviceClass {class_name} "
+                    "matches: is its driver installed and running?",
+                    command,
+                )
                 continue
             drivers = sorted({d.driver for d in devices})
             wanted = {d.id for d in devices}
@@ -237,47 +269,86 @@ class PodDoctor:
                 incomplete.update(view.incomplete)
                 invalid.update(f"{pool} ({why})" for pool, why in view.invalid)
             if incomplete:
-                yield Step("drivers", PROBLEM, f"pool{'s' if len(incomplete) > 1 else ''} {', '.join(sorted(incomplete))} "
-                           "incomplete: fewer slices of the newest generation than resourceSliceCount; the scheduler "
-                           "ignores the pool until the driver finishes publishing", command)
+                yield Step(
+                    "drivers",
+                    PROBLEM,
+                    f"pool{'s' if len(incomplete) > 1 else ''} {', '.join(sorted(incomplete))} "
+                    "incomplete: fewer slices of the newest generation than resourceSliceCount; the scheduler "
+                    "ignores the pool until the driver finishes publishing",
+                    command,
+                )
             if invalid:
                 yield Step("drivers", PROBLEM, f"invalid pool: {', '.join(sorted(invalid))}", command)
             if len(missing) == len(nodes):
-                yield Step("drivers", PROBLEM, f"{', '.join(drivers)} publishes no usable device of class {class_name} "
-                           f"for {_nodes_text(missing)}", command)
+                yield Step(
+                    "drivers",
+                    PROBLEM,
+                    f"{', '.join(drivers)} publishes no usable device of class {class_name} for {_nodes_text(missing)}",
+                    command,
+                )
             elif missing:
-                yield Step("drivers", NOTE, f"{', '.join(drivers)} publishes class {class_name} devices for "
-                           f"{len(nodes) - len(missing)} of {len(nodes)} candidate nodes (none on {_nodes_text(missing)})", command)
+                yield Step(
+                    "drivers",
+                    NOTE,
+                    f"{', '.join(drivers)} publishes class {class_name} devices for "
+                    f"{len(nodes) - len(missing)} of {len(nodes)} candidate nodes (none on {_nodes_text(missing)})",
+                    command,
+                )
             else:
-                yield Step("drivers", OK, f"{', '.join(drivers)} publishes class {class_name} devices for "
-                           + (f"all {len(nodes)} candidate nodes" if len(nodes) > 1 else f"node {nodes[0].name}"), command)
+                yield Step(
+                    "drivers",
+                    OK,
+                    f"{', '.join(drivers)} publishes class {class_name} devices for "
+                    + (f"all {len(nodes)} candidate nodes" if len(nodes) > 1 else f"node {nodes[0].name}"),
+                    command,
+                )
         drivers_used = {d.driver for c in claims.classes() for d in self._class_devices(c)}
         for pool in self.inv.pools.values():
             older = sorted({s.generation for s in pool.slices} - {pool.generation})
             if older and pool.driver in drivers_used:
-                yield Step("drivers", NOTE, f"pool {pool.driver}/{pool.name} still has slices of generation "
-                           f"{', '.join(map(str, older))} beside the current {pool.generation} (the driver is republishing)", command)
+                yield Step(
+                    "drivers",
+                    NOTE,
+                    f"pool {pool.driver}/{pool.name} still has slices of generation "
+                    f"{', '.join(map(str, older))} beside the current {pool.generation} (the driver is republishing)",
+                    command,
+                )
 
     def _allocation(self, pod: KubeObject, claims: "ClaimFinder") -> Iterator[Step]:
         """(d) the allocator on the dump's free devices."""
-        command = ("kubectl get resourceclaims -A -o custom-columns=NAMESPACE:.metadata.namespace,NAME:.metadata.name,"
-                   "DEVICES:.status.allocation.devices.results[*].device,RESERVED:.status.reservedFor[*].name")
-        demand = pod_demand(f"Pod {pod.namespace}/{pod.name}", claims.resolved_spec(), pod.namespace or "default",
-                            self.dump.lookup, self.inv, self.ext)
+        command = (
+            "kubectl get resourceclaims -A -o custom-columns=NAMESPACE:.metadata.namespace,NAME:.metadata.name,"
+            "DEVICES:.status.allocation.devices.results[*].device,RESERVED:.status.reservedFor[*].name"
+        )
+        demand = pod_demand(
+            f"Pod {pod.namespace}/{pod.name}",
+            claims.resolved_spec(),
+            pod.namespace or "default",
+            self.dump.lookup,
+            self.inv,
+            self.ext,
+        )
         if demand.unresolved:
             yield Step("allocation", NOTE, f"not simulated: {', '.join(demand.unresolved)} not in the dump", command)
             return
         outcome = self.sim.place(demand, 1, every_node=True)
         if outcome.schedulable:
-            yield Step("allocation", OK, f"fits now on {_nodes_text(outcome.feasible)}, e.g. {_first_devices(outcome, self.inv)}; "
-                       "the scheduler places it on its next attempt unless something outside devices blocks it", command)
+            yield Step(
+                "allocation",
+                OK,
+                f"fits now on {_nodes_text(outcome.feasible)}, e.g. {_first_devices(outcome, self.inv)}; "
+                "the scheduler places it on its next attempt unless something outside devices blocks it",
+                command,
+            )
         else:
             yield Step("allocation", PROBLEM, f"does not fit on the free devices: {outcome.summary()}", command)
 
     def _node(self, pod: KubeObject, node_name: str, claims: "ClaimFinder") -> Iterator[Step]:
         """The scheduled node's kubelet version and device plugin."""
-        command = (f"kubectl get node {node_name} -o jsonpath='{{.status.nodeInfo.kubeletVersion}}"
-                   "{\"\\n\"}{.status.allocatable}'")
+        command = (
+            f"kubectl get node {node_name} -o jsonpath='{{.status.nodeInfo.kubeletVersion}}"
+            '{"\\n"}{.status.allocatable}\''
+        )
         node = self.inv.nodes.get(node_name)
         if node is None:
             yield Step("node", NOTE, f"node {node_name} is not in the dump", f"kubectl get node {node_name}")
@@ -293,10 +364,15 @@ class PodDoctor:
             here = {c.id for c in self.sim.view(node).candidates}
             published = [d for d in self._class_devices(self.ext[resource]) if d.id in here]
             if published:
-                yield Step("node", WARNING, f"node {node_name} advertises {resource}: {node.allocatable[resource]} in "
-                           f"status.allocatable (a device plugin) while {published[0].driver} publishes "
-                           f"{len(published)} device(s) of class {self.ext[resource]} for it: the two may hand out the "
-                           "same hardware; remove the device plugin from DRA-managed nodes", command)
+                yield Step(
+                    "node",
+                    WARNING,
+                    f"node {node_name} advertises {resource}: {node.allocatable[resource]} in "
+                    f"status.allocatable (a device plugin) while {published[0].driver} publishes "
+                    f"{len(published)} device(s) of class {self.ext[resource]} for it: the two may hand out the "
+                    "same hardware; remove the device plugin from DRA-managed nodes",
+                    command,
+                )
 
 
 class ClaimFinder:
@@ -307,8 +383,10 @@ class ClaimFinder:
         self.pod = pod
         self.spec = as_mapping(pod.data.get("spec"))
         self.status = as_mapping(pod.data.get("status"))
-        self.recorded = {str(as_mapping(e).get("name")): as_mapping(e).get("resourceClaimName")
-                         for e in as_list(self.status.get("resourceClaimStatuses"))}
+        self.recorded = {
+            str(as_mapping(e).get("name")): as_mapping(e).get("resourceClaimName")
+            for e in as_list(self.status.get("resourceClaimStatuses"))
+        }
         self.entries: list[tuple[Mapping[str, Any], KubeObject | None, str | None]] = []
         for entry in as_list(self.spec.get("resourceClaims")):
             entry = as_mapping(entry)
@@ -316,8 +394,11 @@ class ClaimFinder:
             self.entries.append((entry, claim, name))
         ext_status = as_mapping(self.status.get("extendedResourceClaimStatus"))
         self.ext_name = str(ext_status["resourceClaimName"]) if ext_status.get("resourceClaimName") else None
-        self.ext_claim = (doctor.dump.get("ResourceClaim", pod.namespace, self.ext_name) if self.ext_name
-                          else doctor.generated_claim(pod, EXTENDED_CLAIM, "true"))
+        self.ext_claim = (
+            doctor.dump.get("ResourceClaim", pod.namespace, self.ext_name)
+            if self.ext_name
+            else doctor.generated_claim(pod, EXTENDED_CLAIM, "true")
+        )
 
     def _find(self, entry: Mapping[str, Any]) -> tuple[KubeObject | None, str | None]:
         dump, ns = self.doctor.dump, self.pod.namespace
@@ -355,7 +436,9 @@ class ClaimFinder:
     def allocated_results(self) -> list[ClaimResult]:
         """The pod's allocated claims as allocator results (for the kubelet feature check)."""
         out = []
-        claims = [c for _, c, _ in self.entries if c is not None] + ([self.ext_claim] if self.ext_claim is not None else [])
+        claims = [c for _, c, _ in self.entries if c is not None] + (
+            [self.ext_claim] if self.ext_claim is not None else []
+        )
         for claim in claims:
             picks = []
             for result in _results(claim):
@@ -376,23 +459,46 @@ class ClaimFinder:
         results = _results(claim)
         if not status.get("allocation"):
             if self.spec.get("nodeName"):
-                return Step("claims", PROBLEM, f"{label}: ResourceClaim {name} is not allocated although the pod is "
-                            "scheduled", ref)
-            return Step("claims", OK, f"{label}: ResourceClaim {name} exists, not allocated yet (the scheduler "
-                        "allocates it when it picks a node)", ref)
+                return Step(
+                    "claims",
+                    PROBLEM,
+                    f"{label}: ResourceClaim {name} is not allocated although the pod is scheduled",
+                    ref,
+                )
+            return Step(
+                "claims",
+                OK,
+                f"{label}: ResourceClaim {name} exists, not allocated yet (the scheduler "
+                "allocates it when it picks a node)",
+                ref,
+            )
         devices = ", ".join(_device_text(_device_id(r), self.doctor.inv) for r in results) or "no device"
         uid = as_mapping(self.pod.data.get("metadata")).get("uid")
         reserved = [as_mapping(r) for r in as_list(status.get("reservedFor"))]
-        mine = any(r.get("resource") == "pods" and (r.get("uid") == uid if uid else r.get("name") == self.pod.name)
-                   for r in reserved)
+        mine = any(
+            r.get("resource") == "pods" and (r.get("uid") == uid if uid else r.get("name") == self.pod.name)
+            for r in reserved
+        )
         if mine:
-            return Step("claims", OK, f"{label}: ResourceClaim {name} allocated on {devices}, reserved for this pod", ref)
+            return Step(
+                "claims", OK, f"{label}: ResourceClaim {name} allocated on {devices}, reserved for this pod", ref
+            )
         if self.spec.get("nodeName"):
-            return Step("claims", PROBLEM, f"{label}: ResourceClaim {name} is allocated on {devices} but not reserved "
-                        "for this pod; the kubelet will not prepare it", ref)
+            return Step(
+                "claims",
+                PROBLEM,
+                f"{label}: ResourceClaim {name} is allocated on {devices} but not reserved "
+                "for this pod; the kubelet will not prepare it",
+                ref,
+            )
         users = ", ".join(str(r.get("name")) for r in reserved) or "nobody"
-        return Step("claims", NOTE, f"{label}: ResourceClaim {name} already allocated on {devices} (reserved for "
-                    f"{users}); the pod can only run where these devices are", ref)
+        return Step(
+            "claims",
+            NOTE,
+            f"{label}: ResourceClaim {name} already allocated on {devices} (reserved for "
+            f"{users}); the pod can only run where these devices are",
+            ref,
+        )
 
     def steps(self) -> Iterator[Step]:
         """(b) one step per claim entry, then the extended-resource claim."""
@@ -404,45 +510,86 @@ class ClaimFinder:
                 yield self._claim_step(label, claim, name)
             elif template:
                 have = self.doctor.dump.get("ResourceClaimTemplate", ns, str(template)) is not None
-                yield Step("claims", PROBLEM, f"{label}: no ResourceClaim was generated from template {template} "
-                           + ("(the template exists: check kube-controller-manager's resourceclaim controller)"
-                              if have else "(is the ResourceClaimTemplate there? the dump does not hold templates)"),
-                           f"kubectl get resourceclaimtemplate -n {ns} {template} -o yaml")
+                yield Step(
+                    "claims",
+                    PROBLEM,
+                    f"{label}: no ResourceClaim was generated from template {template} "
+                    + (
+                        "(the template exists: check kube-controller-manager's resourceclaim controller)"
+                        if have
+                        else "(is the ResourceClaimTemplate there? the dump does not hold templates)"
+                    ),
+                    f"kubectl get resourceclaimtemplate -n {ns} {template} -o yaml",
+                )
             elif name:
-                yield Step("claims", PROBLEM, f"{label}: ResourceClaim {name} does not exist; the pod waits until it "
-                           "is created", f"kubectl get resourceclaim -n {ns} {name}")
+                yield Step(
+                    "claims",
+                    PROBLEM,
+                    f"{label}: ResourceClaim {name} does not exist; the pod waits until it is created",
+                    f"kubectl get resourceclaim -n {ns} {name}",
+                )
         wanted = sorted(_extended_wanted(self.spec) & set(self.doctor.ext))
         if self.ext_claim is not None:
-            yield self._claim_step(f"extended resources {', '.join(wanted) or '(none)'}", self.ext_claim, self.ext_claim.name)
+            yield self._claim_step(
+                f"extended resources {', '.join(wanted) or '(none)'}", self.ext_claim, self.ext_claim.name
+            )
         elif self.ext_name:
-            yield Step("claims", PROBLEM, f"the pod status names extended-resource claim {self.ext_name}, which does "
-                       "not exist", f"kubectl get resourceclaim -n {ns} {self.ext_name}")
+            yield Step(
+                "claims",
+                PROBLEM,
+                f"the pod status names extended-resource claim {self.ext_name}, which does not exist",
+                f"kubectl get resourceclaim -n {ns} {self.ext_name}",
+            )
         elif wanted and self.spec.get("nodeName"):
             node = self.doctor.inv.nodes.get(str(self.spec["nodeName"]))
             plugin = [r for r in wanted if node is not None and node.allocatable.get(r) not in (None, "0")]
             if plugin:
-                yield Step("claims", NOTE, f"{', '.join(plugin)} served by the device plugin on node "
-                           f"{self.spec['nodeName']} (it advertises them in status.allocatable), not by DRA",
-                           f"kubectl get node {self.spec['nodeName']} -o jsonpath='{{.status.allocatable}}'")
+                yield Step(
+                    "claims",
+                    NOTE,
+                    f"{', '.join(plugin)} served by the device plugin on node "
+                    f"{self.spec['nodeName']} (it advertises them in status.allocatable), not by DRA",
+                    f"kubectl get node {self.spec['nodeName']} -o jsonpath='{{.status.allocatable}}'",
+                )
             if len(plugin) < len(wanted):
-                yield Step("claims", PROBLEM, "no extended-resource claim was generated although the pod is scheduled "
-                           "to a node without a device plugin for " + ", ".join(r for r in wanted if r not in plugin),
-                           f"kubectl get resourceclaims -n {ns}")
+                yield Step(
+                    "claims",
+                    PROBLEM,
+                    "no extended-resource claim was generated although the pod is scheduled "
+                    "to a node without a device plugin for " + ", ".join(r for r in wanted if r not in plugin),
+                    f"kubectl get resourceclaims -n {ns}",
+                )
         elif wanted:
-            yield Step("claims", OK, f"{', '.join(wanted)}: the scheduler generates the claim when it binds the pod",
-                       f"kubectl get deviceclasses -o custom-columns=NAME:.metadata.name,RESOURCE:.spec.extendedResourceName")
+            yield Step(
+                "claims",
+                OK,
+                f"{', '.join(wanted)}: the scheduler generates the claim when it binds the pod",
+                f"kubectl get deviceclasses -o custom-columns=NAME:.metadata.name,RESOURCE:.spec.extendedResourceName",
+            )
 
     def status_steps(self) -> Iterator[Step]:
         """(c) generated claims must be recorded in the pod status: that is how the kubelet finds them."""
-        command = (f"kubectl get pod -n {self.pod.namespace} {self.pod.name} -o jsonpath="
-                   "'{.status.resourceClaimStatuses}{\"\\n\"}{.status.extendedResourceClaimStatus}'")
-        missing = [f"{entry.get('name')} -> {name}" for entry, claim, name in self.entries
-                   if entry.get("resourceClaimTemplateName") and claim is not None and str(entry.get("name")) not in self.recorded]
+        command = (
+            f"kubectl get pod -n {self.pod.namespace} {self.pod.name} -o jsonpath="
+            "'{.status.resourceClaimStatuses}{\"\\n\"}{.status.extendedResourceClaimStatus}'"
+        )
+        missing = [
+            f"{entry.get('name')} -> {name}"
+            for entry, claim, name in self.entries
+            if entry.get("resourceClaimTemplateName")
+            and claim is not None
+            and str(entry.get("name")) not in self.recorded
+        ]
         if self.ext_claim is not None and not self.ext_name:
             missing.append(f"extended resources -> {self.ext_claim.name}")
         if missing:
-            yield Step("pod status", PROBLEM, "the pod status does not record generated claim(s) "
-                       f"{'; '.join(missing)}: the scheduler and kubelet look claims up there", command)
+            yield Step(
+                "pod status",
+                PROBLEM,
+                "the pod status does not record generated claim(s) "
+                f"{'; '.join(missing)}: the scheduler and kubelet look claims up there",
+                command,
+            )
         elif any(entry.get("resourceClaimTemplateName") for entry, _, _ in self.entries) or self.ext_claim is not None:
             yield Step("pod status", OK, "the pod status records its generated claims", command)
 
@@ -465,28 +612,42 @@ def _first_devices(outcome: Outcome, inv: Inventory) -> str:
     picks = [p for r in outcome.first or () for p in r.picks]
     if not picks:
         return "without devices"
-    return f"{outcome.feasible[0]}: " + ", ".join(f"{p.device.id.name} ({device_kind(p.device, inv).label()})" for p in picks[:4])
+    return f"{outcome.feasible[0]}: " + ", ".join(
+        f"{p.device.id.name} ({device_kind(p.device, inv).label()})" for p in picks[:4]
+    )
 
 
 def _containers(pod: KubeObject) -> Iterator[Step]:
     """Waiting reasons of the containers; an unparsable image is explained at its characters."""
     spec = as_mapping(pod.data.get("spec"))
-    images = {str(as_mapping(c).get("name")): as_mapping(c).get("image")
-              for key in ("initContainers", "containers") for c in as_list(spec.get(key))}
+    images = {
+        str(as_mapping(c).get("name")): as_mapping(c).get("image")
+        for key in ("initContainers", "containers")
+        for c in as_list(spec.get(key))
+    }
     for name, reason, message in _waiting(pod):
         logs = f"kubectl logs -n {pod.namespace} {pod.name} -c {name} --previous"
         describe_cmd = f"kubectl describe pod -n {pod.namespace} {pod.name}"
         image = images.get(name)
         if reason == KUBELET_REASON and isinstance(image, str):
             problem = image_problem(image)
-            detail = (f"{problem.message} (characters {problem.start + 1}-{problem.end})" if problem
-                      else message or "the kubelet could not parse it")
+            detail = (
+                f"{problem.message} (characters {problem.start + 1}-{problem.end})"
+                if problem
+                else message or "the kubelet could not parse it"
+            )
             yield Step("containers", PROBLEM, f"container {name}: image {image!r} is invalid: {detail}", describe_cmd)
         elif reason in TRANSIENT_WAITING:
-            yield Step("containers", NOTE, f"container {name}: {reason}" + (f" ({message})" if message else ""), describe_cmd)
+            yield Step(
+                "containers", NOTE, f"container {name}: {reason}" + (f" ({message})" if message else ""), describe_cmd
+            )
         else:
-            yield Step("containers", PROBLEM, f"container {name}: waiting, {reason}" + (f": {message}" if message else ""),
-                       logs if reason == "CrashLoopBackOff" else describe_cmd)
+            yield Step(
+                "containers",
+                PROBLEM,
+                f"container {name}: waiting, {reason}" + (f": {message}" if message else ""),
+                logs if reason == "CrashLoopBackOff" else describe_cmd,
+            )
 
 
 def diagnose(dump: Dump) -> list[Diagnosis]:

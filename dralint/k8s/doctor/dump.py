@@ -53,6 +53,8 @@ def load_dump(text: str, path: str = "<stdin>") -> Dump:
         found, _shape_problems = objects_from(doc, "cluster")
         objects.extend(found)
     if not objects:
-        raise DumpError(f"{path}: no Kubernetes object found (expected the output of "
-                        "kubectl get pods,resourceclaims,resourceslices,deviceclasses,nodes -A -o yaml)")
+        raise DumpError(
+            f"{path}: no Kubernetes object found (expected the output of "
+            "kubectl get pods,resourceclaims,resourceslices,deviceclasses,nodes -A -o yaml)"
+        )
     return Dump(objects)

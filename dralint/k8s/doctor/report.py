@@ -19,7 +19,9 @@ def as_data(diagnoses: list[Diagnosis]) -> dict[str, Any]:
                 "phase": d.phase,
                 "node": d.node,
                 "stuck": d.stuck.message if d.stuck else None,
-                "steps": [{"check": s.check, "status": s.status, "message": s.message, "command": s.command} for s in d.steps],
+                "steps": [
+                    {"check": s.check, "status": s.status, "message": s.message, "command": s.command} for s in d.steps
+                ],
             }
             for d in diagnoses
         ],
