@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +41,29 @@ def require(path: Path, what: str) -> None:
     if os.environ.get("CI"):
         pytest.fail(f"{message}; CI must provide it (or set DRALINT_SHARED)", pytrace=False)
     pytest.skip(message, allow_module_level=True)
+
+
+def go_tests_requested() -> bool:
+    """Whether this run builds Go programs from the upstream modules (the oracle, the control plane).
+
+    Building them takes tens of minutes on two cores, so a plain ``python -m pytest`` never does, Go
+    or not; ``DRALINT_GO_TESTS=1`` asks for them (``.ci/run`` does when Go is on PATH), and a run that
+    asks without Go fails rather than passing on a skip.
+    """
+    if os.environ.get("DRALINT_GO_TESTS", "") in ("", "0"):
+        return False
+    if shutil.which("go") is None:
+        pytest.fail("DRALINT_GO_TESTS is set but go is not on PATH", pytrace=False)
+    return True
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if go_tests_requested():
+        return
+    skip = pytest.mark.skip(reason="builds Go programs from the upstream modules: set DRALINT_GO_TESTS=1 (needs Go)")
+    for item in items:
+        if "go" in item.keywords:
+            item.add_marker(skip)
 
 
 # CI explores the same examples on every run and keeps no example database, so a red build is
