@@ -5,7 +5,8 @@ cel-expr-python does not expose its AST, but ``Expression.serialize()`` returns 
 ``.proto`` files we read the few fields we need straight from the protobuf wire format (field
 numbers from cel-spec ``syntax.proto``/``checked.proto``, which are frozen).  The result is a
 small tree of :class:`Node` with each node's source offset (0-based, in code points, from
-``SourceInfo.positions``) and, for checked expressions, its static type name.  The cost
+``SourceInfo.positions``) and, for checked expressions, its static type name and the ids of
+the overloads the checker resolved its call to (``reference_map``).  The cost
 estimator and the selector lints work on this tree; macros (``all``, ``exists``, ``has``,
 ``cel.bind``...) appear already expanded, as in cel-go.
 """
@@ -36,6 +37,7 @@ class Node:
         "kind",
         "offset",
         "type",
+        "overloads",
         "value",
         "target",
         "args",
@@ -55,7 +57,8 @@ class Node:
         self.kind = kind
         self.offset = -1
         self.type = "dyn"
-        self.value: object = None  # const value, ident name, select field, call function name
+        self.overloads: tuple[str, ...] = ()  # a call's resolved overload ids
+        self.value: object = None  # const value, ident name, select field, call name, message name
         self.target: Node | None = None  # select operand or member-call receiver
         self.args: list[Node] = []  # call args, list elements, struct values
         self.test_only = False  # select used by has()
@@ -197,7 +200,18 @@ def _constant(raw: bytes) -> object:
     return None
 
 
-def _expr(raw: bytes, positions: dict[int, int], types: dict[int, str]) -> Node:
+def _overload_ids(raw: bytes) -> tuple[int, tuple[str, ...]]:
+    """One ``reference_map`` entry: the expression id and its Reference's ``overload_id`` list."""
+    key, value = _map_entries(raw)
+    if not isinstance(value, bytes):
+        return key, ()
+    return key, tuple(v.decode() for n, _w, v in _fields(value) if n == 3)
+
+
+_Tables = tuple[dict[int, int], dict[int, str], dict[int, tuple[str, ...]]]
+
+
+def _expr(raw: bytes, tables: _Tables) -> Node:
     node = Node(id=0, kind="const")
     for number, _wire, item in _fields(raw):
         if number == 2:
@@ -211,44 +225,49 @@ def _expr(raw: bytes, positions: dict[int, int], types: dict[int, str]) -> Node:
             node.kind = "select" if number == 5 else "call"
             for n, _w, v in _fields(item):
                 if n == 1:
-                    node.target = _expr(v, positions, types)
+                    node.target = _expr(v, tables)
                 elif n == 2:
                     node.value = v.decode()
                 elif n == 3 and number == 5:
                     node.test_only = bool(v)
                 elif n == 3:
-                    node.args.append(_expr(v, positions, types))
+                    node.args.append(_expr(v, tables))
         elif number == 7:
             node.kind = "list"
-            node.args = [_expr(v, positions, types) for n, _w, v in _fields(item) if n == 1]
+            node.args = [_expr(v, tables) for n, _w, v in _fields(item) if n == 1]
         elif number == 8:
-            node.kind = "struct"
+            node.kind = "struct"  # a map literal (value "") or a message (value is its name)
+            node.value = ""
             for n, _w, v in _fields(item):
-                if n == 2:
+                if n == 1:
+                    node.value = v.decode()
+                elif n == 2:
                     for en, _ew, ev in _fields(v):
                         if en in (3, 4):
-                            node.args.append(_expr(ev, positions, types))
+                            node.args.append(_expr(ev, tables))
         elif number == 9:
             node.kind = "comprehension"
             for n, _w, v in _fields(item):
                 if n == 1:
                     node.iter_var = v.decode()
                 elif n == 2:
-                    node.iter_range = _expr(v, positions, types)
+                    node.iter_range = _expr(v, tables)
                 elif n == 3:
                     node.accu_var = v.decode()
                 elif n == 4:
-                    node.accu_init = _expr(v, positions, types)
+                    node.accu_init = _expr(v, tables)
                 elif n == 5:
-                    node.loop_condition = _expr(v, positions, types)
+                    node.loop_condition = _expr(v, tables)
                 elif n == 6:
-                    node.loop_step = _expr(v, positions, types)
+                    node.loop_step = _expr(v, tables)
                 elif n == 7:
-                    node.result = _expr(v, positions, types)
+                    node.result = _expr(v, tables)
                 elif n == 8:
                     node.iter_var2 = v.decode()
+    positions, types, overloads = tables
     node.offset = positions.get(node.id, -1)
     node.type = types.get(node.id, "dyn")
+    node.overloads = overloads.get(node.id, ())
     return node
 
 
@@ -261,8 +280,13 @@ def decode_checked_expr(serialized: bytes) -> Node:
     expr_raw = b""
     positions: dict[int, int] = {}
     types: dict[int, str] = {}
+    overloads: dict[int, tuple[str, ...]] = {}
     for number, _wire, item in _fields(payload):
-        if number == 3:
+        if number == 2:
+            key, ids = _overload_ids(item)
+            if ids:
+                overloads[key] = ids
+        elif number == 3:
             key, value = _map_entries(item)
             types[key] = _type_name(value) if isinstance(value, bytes) else "dyn"
         elif number == 4:
@@ -273,4 +297,4 @@ def decode_checked_expr(serialized: bytes) -> Node:
                     key, value = _map_entries(v)
                     if isinstance(value, int):
                         positions[key] = value
-    return _expr(expr_raw, positions, types)
+    return _expr(expr_raw, (positions, types, overloads))

@@ -58,8 +58,8 @@ class CelIssue(NamedTuple):
 class CheckResult(NamedTuple):
     """What the API server would say about an expression, plus what dralint learnt on the way.
 
-    ``errors`` are rejections at apply time; ``warnings`` are cost figures near the limit or an
-    unbounded estimate; ``not_checked`` explains why the library could not check it (syntax or
+    ``errors`` are rejections at apply time; ``warnings`` are cost figures near the limit;
+    ``not_checked`` explains why the library could not check it (syntax or
     functions Kubernetes has and dralint does not), in which case ``errors`` holds only syntax
     errors, which do not depend on declarations. ``ast`` is the checked tree (its nodes compare
     by identity), when the library checked the expression.
@@ -193,29 +193,25 @@ def check(expression: str) -> CheckResult:
         )
     cost = estimate_cost(ast)
     warnings: list[CelIssue] = []
-    whole = (0, max(len(expression.rstrip()), 1))
-    if cost.bounded and cost.max_cost > MAX_COST:
-        errors.append(
-            CelIssue(
-                f"too complex, exceeds cost limit: estimated cost {cost.max_cost} exceeds the limit of {MAX_COST}",
-                *whole,
-                "cost",
-            )
-        )
-    elif not cost.bounded:
-        warnings.append(
-            CelIssue(
-                "the estimated cost cannot be bounded (a list of unknown size); the "
-                "API server rejects selectors whose cost it cannot bound",
-                *whole,
-                "cost",
-            )
-        )
-    elif cost.max_cost > MAX_COST // 2:
-        warnings.append(
-            CelIssue(f"estimated cost {cost.max_cost} is more than half of the limit of {MAX_COST}", *whole, "cost")
-        )
+    if not errors:  # the server stops at a compile error and never estimates the cost
+        cost_issue = _cost_issue(expression, cost)
+        if cost_issue is not None:
+            (errors if cost.max_cost > MAX_COST else warnings).append(cost_issue)
     return CheckResult(expression, tuple(errors), tuple(warnings), None, result_type, cost, ast)
+
+
+def _cost_issue(expression: str, cost: CostEstimate) -> CelIssue | None:
+    """Over the limit the server refuses the selector; above half of it is worth a warning."""
+    whole = (0, max(len(expression.rstrip()), 1))
+    if cost.max_cost > MAX_COST:
+        why = f" ({cost.unbounded})" if cost.unbounded else ""
+        message = (
+            f"too complex, exceeds cost limit: estimated cost {cost.max_cost} exceeds the limit of {MAX_COST}{why}"
+        )
+        return CelIssue(message, *whole, "cost")
+    if cost.max_cost > MAX_COST // 2:
+        return CelIssue(f"estimated cost {cost.max_cost} is more than half of the limit of {MAX_COST}", *whole, "cost")
+    return None
 
 
 def _failed(expression: str, text: str) -> CheckResult:
