@@ -60,6 +60,53 @@ CEL = st.sampled_from(
         "x" * 10241,
     ]
 )
+# The cost estimate knows a string's size only along a path from `device` (or from a literal):
+# the same size-dependent string function on values reached in each way, and on values reached
+# through an optional (`.?x`, `[?k]`, `orValue`), with and without `cel.bind`.  `{f}` is where
+# the function goes.
+_DOMAIN = 'device.attributes["gpu.example.com"]'
+SIZED_SOURCES = st.sampled_from(
+    [
+        f'cel.bind(u, {_DOMAIN}.?uuid.orValue(""), u{{f}})',
+        f'{_DOMAIN}.?uuid.orValue(""){{f}}',
+        f'{_DOMAIN}.?uuid.orValue("GPU-0"){{f}}',
+        f"cel.bind(u, {_DOMAIN}.uuid, u{{f}})",
+        f"{_DOMAIN}.uuid{{f}}",
+        'device.attributes[?"gpu.example.com"].?uuid.orValue(""){f}',
+        f'cel.bind(d, {_DOMAIN}, d.?uuid.orValue(""){{f}})',
+        f"cel.bind(d, {_DOMAIN}, d.uuid{{f}})",
+        'optional.of("GPU-0").orValue(""){f}',
+        'cel.bind(u, "GPU-0", u{f})',
+        f'dyn({_DOMAIN}.?uuid.orValue("")){{f}}',
+    ]
+)
+STRING_FUNCTIONS = st.sampled_from(
+    [
+        '.matches("^GPU-[0-9a-f]+$")',
+        '.lowerAscii() == "gpu-0"',
+        '.upperAscii() == "GPU-0"',
+        '.trim() == "GPU-0"',
+        '.startsWith("GPU-")',
+        '.endsWith("-0")',
+        '.contains("GPU")',
+        '.split("-").size() > 1',
+        '.replace("-", "") != ""',
+        '.substring(1) != ""',
+        '.find("[0-9]+") != ""',
+        '.findAll("[0-9]").size() > 0',
+        ".size() > 0",
+        ' == "GPU-0"',
+        ' + "-x" != ""',
+    ]
+)
+
+
+@st.composite
+def sized_string_selector(draw: st.DrawFn) -> str:
+    return draw(SIZED_SOURCES).format(f=draw(STRING_FUNCTIONS))
+
+
+CEL = st.one_of(CEL, sized_string_selector())
 TOLERATION_OPS = st.sampled_from(["Exists", "Equal", "Gt", "exists", None])
 EFFECTS = st.sampled_from(["NoSchedule", "NoExecute", "PreferNoSchedule", "None", None])
 
