@@ -128,7 +128,8 @@ def compare_input(item: Input, verdict: dict[str, Any], folder: Path) -> Tally:
         stops = [d for d in diags if d.severity == Severity.ERROR and _ref_label(d) in labels]
         if obj["validated"] or obj.get("decodeError"):
             _compare_validation(item, obj, label, mine, stops, server, tally)
-        _compare_cel(item, obj, label, diags, tally)
+        # field paths repeat across the objects of a file: only this object's reports count
+        _compare_cel(item, obj, label, [d for d in diags if _ref_label(d) in labels], tally)
     if snapshot is not None and verdict.get("allocation") is not None:
         _compare_allocation(item, verdict["allocation"], simulate_input(target, snapshot), tally)
     return tally

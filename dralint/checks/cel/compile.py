@@ -30,7 +30,9 @@ _HINTS = {
     "CEL001": "fix the expression; kubectl apply rejects the object with this message",
     "CEL002": 'a selector must produce true or false, e.g. compare the value: device.driver == "..."',
     "CEL003": "split the logic over several selectors (they are ANDed) or simplify it",
-    "CEL004": "avoid nested comprehensions over attribute maps and long string operations",
+    "CEL004": "avoid nested comprehensions over attribute maps and long string operations; apply string "
+    'functions to an attribute\'s path guarded by has(), e.g. has(device.attributes["d"].uuid) && '
+    'device.attributes["d"].uuid.matches("..."), not to an optional\'s orValue()',
     "CEL005": "simplify the expression so the API server's estimate stays well below the limit",
     "CEL012": 'capacities are quantities: device.capacity["d"].memory.compareTo(quantity("40Gi")) >= 0',
 }
