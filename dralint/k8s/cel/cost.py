@@ -39,11 +39,15 @@ the selector.  A comprehension over a value of unknown size is refused the same 
 is ``lists.range(n)`` with a non-literal ``n``.  Comparing such a value with ``==`` stays cheap
 (the cost is the smaller of the two sizes).
 
-Known limits of the port: the types are the Python checker's (a capacity read through an
-optional or a bound variable without a path is ``dyn``, not ``Quantity``, so ``==`` on it is
-charged by size, which for a path-less value is at most 1 more), and Kubernetes functions that
-dralint does not check (URL, IP/CIDR, format, ...) are reported as "not checked" before any
-cost is estimated.
+Known limits of the port: the types and overloads are the Python checker's.  Where it types
+less precisely than cel-go the estimate can be higher: a capacity read without a path (through
+an optional) is ``dyn``, not ``Quantity``, so ``==`` on it is charged by size; ``flatten()``
+returns ``list(dyn)``, so what follows is charged for every overload a ``dyn`` admits
+(``string(e)`` as ``bytes_to_string``, ``sortBy`` as a string sort).  Kubernetes functions that
+dralint does not check (URL, IP/CIDR, format, ...) are "not checked" before any cost is
+estimated.  Measured: equal to the compiler's figure on 65 of 65 selectors of the shared
+corpus, on the 165 shapes of the conformance generator and on 507 of 511 random compositions
+that both compile (the 4 others go through ``flatten()``).
 """
 
 from __future__ import annotations
@@ -182,7 +186,7 @@ _DEVICE = _Decl(
         "allowMultipleAllocations": _Decl(1),
     },
 )
-_QUANTITY_PATHS = (("device", "capacity", "@values"),)
+_CAPACITY_DOMAIN = ("device", "capacity", "@values")
 
 
 def _device_size(path: tuple[str, ...]) -> Size | None:
@@ -306,7 +310,7 @@ class _Estimator:
     def node_type(self, node: Node) -> str:
         """The checker's type, except that a capacity value is a Quantity, as in the DRA env."""
         path = self.path(node).names()
-        if len(path) == 4 and path[:3] in _QUANTITY_PATHS:
+        if len(path) == 4 and path[:3] == _CAPACITY_DOMAIN:
             return "kubernetes.Quantity"
         return node.type
 
@@ -588,21 +592,10 @@ class _Estimator:
 
     @staticmethod
     def replace_cost(whole: Size, old: Size, new: Size) -> tuple[int, Size]:
-        """The ``replace`` case of ``EstimateCallCost``, maxima and minima as written there."""
-        if old.lo == 0:
-            count_hi = whole.hi + 1 if whole.hi < UNBOUNDED else whole.hi
-            kept_hi = whole.hi
-        elif new.hi <= old.lo:
-            count_hi, kept_hi = 0, whole.hi
-        else:
-            count_hi, kept_hi = math.ceil(whole.hi / old.lo), 0
-        if old.hi == 0:
-            count_lo = whole.lo + 1 if whole.lo < UNBOUNDED else whole.lo
-            kept_lo = whole.lo
-        elif old.hi <= new.lo:
-            count_lo, kept_lo = 0, whole.lo
-        else:
-            count_lo, kept_lo = math.ceil(whole.lo / old.hi), 0
+        """The ``replace`` case of ``EstimateCallCost``: the longest result replaces the shortest
+        needle by the longest replacement as often as possible, the shortest the other way."""
+        count_hi, kept_hi = _replacements(whole.hi, old.lo, new.hi <= old.lo)
+        count_lo, kept_lo = _replacements(whole.lo, old.hi, old.hi <= new.lo)
         result = Size(count_lo, count_hi).mul(new).add(Size(kept_lo, kept_hi))
         return whole.cost(2 * _STRING_FACTOR), result
 
@@ -668,6 +661,15 @@ class _Estimator:
 def _regex_cost(text: Size, pattern: Size) -> int:
     """``matches``, ``find``: (the text + 1) x 0.1 times the pattern x 0.25, each rounded up."""
     return _mul(_factor(_add(text.hi, 1), _STRING_FACTOR), pattern.cost(_REGEX_FACTOR))
+
+
+def _replacements(length: int, needle: int, no_change: bool) -> tuple[int, int]:
+    """For one bound of ``replace``: how many replacements, and how many characters are kept."""
+    if needle == 0:  # an empty needle is replaced around every character
+        return (length + 1 if length < UNBOUNDED else length), length
+    if no_change:
+        return 0, length
+    return min(math.ceil(float(length) / float(needle)), UNBOUNDED), 0
 
 
 def _display(name: str) -> str:
