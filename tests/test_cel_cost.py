@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
+from conftest import lint_text
 
 from dralint.k8s.cel import MAX_COST, check
 
@@ -87,3 +88,23 @@ def test_every_cost_the_oracle_recorded_is_dralints() -> None:
     assert len(mine) > 20
     recorded = _recorded_costs()
     assert {e: (c, recorded[e]) for e, c in mine.items() if c != recorded[e]} == {}
+
+
+OPTIONAL_LIST = """\
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: cores}
+spec:
+  selectors:
+  - cel:
+      expression: 'device.attributes["gpu.example.com"].?cores.orValue([]).filter(c, c > 1).size() > 0'
+"""
+
+
+@pytest.mark.parametrize(("gates", "rules"), [({}, ["CEL016"]), ({"DRAListTypeAttributes": True}, ["CEL004"])])
+def test_the_server_estimates_the_cost_only_of_what_compiles(tmp_path, gates, rules) -> None:
+    """With the gate off the comprehension over an attribute value is a compile error and the
+    server stops there; with it on the selector compiles and its range has no size (oracle:
+    cost 18446744073709551615 with DRAListTypeAttributes=true)."""
+    result = lint_text(tmp_path, OPTIONAL_LIST, feature_gates=gates)
+    assert sorted(d.rule for d in result.diagnostics if d.severity.value == "error") == rules

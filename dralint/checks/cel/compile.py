@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 from dralint.k8s.cel import CelIssue, check
 from dralint.k8s.cel.ast import Node
-from dralint.k8s.cel.lints import SelectorNote, gated_uses
+from dralint.k8s.cel.lints import SelectorNote, gated_uses, scalar_comprehensions
 from dralint.checks.cel.sites import SELECTOR_KINDS, selector_groups
 from dralint.lint.context import Context
 from dralint.diagnostics import Finding
@@ -50,13 +50,24 @@ def _gated_uses(expression: str, ast: Node, ctx: Context) -> list[SelectorNote]:
     return ctx.memo((__name__, "gated", expression), lambda: gated_uses(expression, ast, ctx.options.feature_gates))
 
 
+def _stops_before_cost(expression: str, ast: Node, gated: list[SelectorNote], ctx: Context) -> bool:
+    """The server estimates the cost only of what compiles in its environment: a gated function
+    or field, or a comprehension over a scalar attribute (CEL016), with its gate off fails first."""
+    return bool(gated) or bool(scalar_comprehensions(expression, ast, ctx.options.feature_gates or {}))
+
+
 @object_check("CEL001", "CEL002", "CEL003", "CEL004", "CEL005", "CEL006", "CEL012", kinds=SELECTOR_KINDS)
 def check_selector_compiles(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     """Compile every selector as the API server does."""
     for group in selector_groups(obj):
         for path, expression in zip(group.paths, group.expressions):
             result = check(expression)
-            for issue in _first_syntax_error(result.errors):
+            ast = result.ast if all(e.kind == "cost" for e in result.errors) else None  # compiled
+            gated = _gated_uses(expression, ast, ctx) if ast is not None else []
+            errors = _first_syntax_error(result.errors)
+            if ast is not None and result.errors and _stops_before_cost(expression, ast, gated, ctx):
+                errors = []  # only cost errors, which the server never reaches
+            for issue in errors:
                 rule = _RULE_BY_KIND.get(issue.kind, "CEL001")
                 yield obj.finding(
                     path,
@@ -73,15 +84,14 @@ def check_selector_compiles(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
                     hint=_HINTS["CEL005"],
                     span=obj.scalar_span(path, issue.start, issue.end),
                 )
-            if result.ast is not None and not result.errors:
-                for note in _gated_uses(expression, result.ast, ctx):
-                    yield obj.finding(
-                        path,
-                        note.message,
-                        rule="CEL001",
-                        hint=note.hint,
-                        span=obj.scalar_span(path, note.start, note.end),
-                    )
+            for note in gated:
+                yield obj.finding(
+                    path,
+                    note.message,
+                    rule="CEL001",
+                    hint=note.hint,
+                    span=obj.scalar_span(path, note.start, note.end),
+                )
             if result.not_checked:
                 yield obj.finding(
                     path,

@@ -98,9 +98,12 @@ def check_selector_semantics(obj: KubeObject, ctx: Context) -> Iterator[Finding]
         drivers = set().union(*(_pinned(e, ctx) for e in scope))
         for path, expression in zip(group.paths, group.expressions):
             result = check(expression)
-            if not result.ok or result.ast is None:
+            if result.ast is None or result.not_checked or any(e.kind != "cost" for e in result.errors):
                 continue
-            for rule, note, severity in _notes(expression, result.ast, drivers, snapshot, ctx):
+            notes = _notes(expression, result.ast, drivers, snapshot, ctx)
+            if result.errors:  # over the cost limit: only a compile error under the gates comes first
+                notes = [n for n in notes if n[0] == "CEL016"]
+            for rule, note, severity in notes:
                 yield _finding(obj, path, note, rule, severity)
             constant = (
                 ctx.memo((__name__, "constant", expression), lambda: constant_value(expression)) if constants else None
