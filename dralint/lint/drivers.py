@@ -17,7 +17,7 @@ from dralint.k8s.objects import KubeObject
 from dralint.k8s.semver import is_semver
 from dralint.lint.context import Context
 
-__all__ = ["run_catalog", "installed_classes", "installed_by", "judged_releases"]
+__all__ = ["run_catalog", "catalog_versions", "installed_classes", "installed_by", "judged_releases"]
 
 #: Objects that install a Helm chart at a version: (kind, API group, path of the chart name,
 #: path of its version).
@@ -61,6 +61,19 @@ def _chart_version(obj: KubeObject, group: str, chart_path: tuple, version_path:
     if obj.group != group or not isinstance(chart, str) or not isinstance(version, str):
         return None
     return (chart, version) if is_semver(version.lstrip("v")) else None
+
+
+def catalog_versions(ctx: Context) -> tuple[set[tuple[str, str]], frozenset[str]]:
+    """(domain, name) of every version attribute the catalog's releases publish, and the domains
+    the catalog describes (where that list is the whole truth), once per run."""
+
+    def build() -> tuple[set[tuple[str, str]], frozenset[str]]:
+        releases = run_catalog(ctx).releases
+        versions = {(a.domain, a.ident) for r in releases for a in r.attributes if a.type in ("version", "versions")}
+        domains = frozenset(r.driver for r in releases)
+        return versions, domains
+
+    return ctx.memo((__name__, "versions"), build)
 
 
 def judged_releases(ctx: Context, driver: str) -> list[DriverRelease]:

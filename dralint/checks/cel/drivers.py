@@ -64,9 +64,9 @@ def _decidable(text: str, release: DriverRelease, kind: str) -> bool:
         if node.kind == "comprehension":
             return False
         target = node.target
-        if node.kind == "select" and target is not None and target.kind == "ident" and target.value == "device":
-            if node.value not in ("driver", "attributes", "capacity"):
-                return False
+        on_device = node.kind == "select" and target is not None and target.kind == "ident" and target.value == "device"
+        if on_device and node.value not in ("driver", "attributes", "capacity"):
+            return False
     types = {}
     for lookup in lookups(ast):
         carried = [e for e in release.published(lookup.kind, lookup.domain, lookup.name) if kind in e.kinds]
@@ -202,8 +202,6 @@ def _name(obj: KubeObject, path: tuple, expression: str, lookup: Lookup, ctx: Co
     if not releases:
         return
     having = [r for r in releases if lookup.name in r.names(lookup.kind, lookup.domain)]
-    if having and len(having) == len(releases):
-        return
     where = _name_span(obj, path, expression, lookup.node.offset, lookup.name)
     if not having:
         names = sorted(set().union(*(r.names(lookup.kind, lookup.domain) for r in releases)))
@@ -211,16 +209,18 @@ def _name(obj: KubeObject, path: tuple, expression: str, lookup: Lookup, ctx: Co
         close = lowered.get(lookup.name.lower()) or next(iter(difflib.get_close_matches(lookup.name, names, n=1)), None)
         yield obj.finding(
             path,
-            f'no release of {_releases(releases)} in dralint\'s driver catalog publishes {_what(lookup)} "{lookup.name}" '
-            f'in domain "{lookup.domain}"' + (f"; did you mean '{close}'?" if close else ""),
+            f"no release of {_releases(releases)} in dralint's driver catalog publishes "
+            f'{_what(lookup)} "{lookup.name}" in domain "{lookup.domain}"'
+            + (f"; did you mean '{close}'?" if close else ""),
             rule="CEL010",
             hint=f"names published there: {', '.join(names[:12])} (`dralint drivers {releases[0].driver}` lists them)",
             **where,
         )
         return
-    if ctx.options.drivers.get(having[0].driver):
+    drivers = {r.driver for r in having}
+    missing = [r for r in releases if r.driver in drivers and r not in having]
+    if not missing or any(ctx.options.drivers.get(d) for d in drivers):
         return
-    missing = [r for r in releases if r not in having]
     yield obj.finding(
         path,
         f'{_what(lookup)} "{lookup.name}" of domain "{lookup.domain}" is published by {_releases(having)} but not by '
@@ -246,7 +246,7 @@ def _kind(obj: KubeObject, path: tuple, expression: str, lookup: Lookup, found: 
     if not judged:
         return
     first = judged[0]
-    carriers = sorted({k for e in first.release.published(lookup.kind, lookup.domain, lookup.name) for k in e.kinds})
+    carried_by = sorted({k for e in first.release.published(lookup.kind, lookup.domain, lookup.name) for k in e.kinds})
     kinds = "/".join(first.kinds or first.offered)
     outcome = (
         "it is false on each of them"
@@ -256,11 +256,11 @@ def _kind(obj: KubeObject, path: tuple, expression: str, lookup: Lookup, found: 
     where = first.where or "the selectors"
     yield obj.finding(
         path,
-        f'{_what(lookup)} "{lookup.name}" is published only on {"/".join(carriers)} devices of '
+        f'{_what(lookup)} "{lookup.name}" is published only on {"/".join(carried_by)} devices of '
         f"{_releases([t.release for t in judged])}, and the devices {where} can offer here are {kinds} devices: "
         f"this selector matches no device of this class ({outcome})",
         rule="CEL018",
-        hint=f"use a class that selects {'/'.join(carriers)} devices, or drop the condition on {lookup.name!r}",
+        hint=f"use a class that selects {'/'.join(carried_by)} devices, or drop the condition on {lookup.name!r}",
         **_name_span(obj, path, expression, lookup.node.offset, lookup.name),
     )
 
@@ -281,11 +281,11 @@ def _types(obj: KubeObject, path: tuple, expression: str, ast: Node, ctx: Contex
             if lookup is None or literal_type is None:
                 continue
             releases = run_catalog(ctx).domain_releases(lookup.domain)
-            types = {e.type for r in releases for e in r.published("attributes", lookup.domain, lookup.name)} - {
-                "strings",
-                "ints",
-                "bools",
-                "versions",
+            types = {
+                a.type
+                for r in releases
+                for a in r.attributes
+                if a.domain == lookup.domain and a.ident == lookup.name and not a.type.endswith("s")
             }
             if len(types) != 1:
                 continue
@@ -303,8 +303,8 @@ def _types(obj: KubeObject, path: tuple, expression: str, ast: Node, ctx: Contex
             shown = json.dumps(literal.value) if not isinstance(literal.value, bytes) else repr(literal.value)
             yield obj.finding(
                 path,
-                f'{_what(lookup)} "{lookup.name}" is a {declared} in {_releases(releases)} (dralint\'s driver catalog); '
-                f"comparing it with the {literal_type} {shown} is {outcome}",
+                f'{_what(lookup)} "{lookup.name}" is a {declared} in {_releases(releases)} '
+                f"(dralint's driver catalog); comparing it with the {literal_type} {shown} is {outcome}",
                 rule="CEL017",
                 hint=_type_hint(lookup, declared, literal.value),
                 span=obj.scalar_span(path, node.offset, node.offset + len(operator)),
