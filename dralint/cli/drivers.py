@@ -68,7 +68,8 @@ def _detail(releases: list[DriverRelease]) -> str:
         f"  repository {first.project.repository}"
         + (f", chart {first.project.chart}" if first.project.chart else "")
         + f"; releases {', '.join(f'{r.version} ({r.tag})' for r in releases)}",
-        "  facts were read from the repository at each release's tag, in the file named after each",
+        "  facts were read from the repository at each release's tag, in the file named after each"
+        + (f"; chart options default in {first.project.options_source}" if first.project.options_source else ""),
         "",
         "kinds of device:",
     ]
@@ -84,6 +85,16 @@ def _detail(releases: list[DriverRelease]) -> str:
         if device_class.extended_resource_name:
             extra = f" when {device_class.extended_option} is set" if device_class.extended_option else ""
             out.append(f"      extendedResourceName: {device_class.extended_resource_name}{extra}")
+    if first.extensible:
+        out.append(
+            f"  (the driver may also publish attributes of its own that no catalog lists: {first.extensible.path})"
+        )
+    for counter_set, facts in _grouped(releases, lambda r: r.counters):
+        option = f", with {counter_set.option}" if counter_set.option else ""
+        out.append(
+            f"  shared counters {counter_set.name}: {', '.join(counter_set.counters)}{option}"
+            f"  [{_versions(facts, versions)}; {counter_set.source.path}]"
+        )
     out += ["", "attributes (name, type, kinds of device, example):"]
     for attribute, facts in _grouped(releases, lambda r: r.attributes):
         name = attribute.ident if attribute.domain == first.driver else attribute.qualified

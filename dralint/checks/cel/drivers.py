@@ -199,8 +199,8 @@ def _name(obj: KubeObject, path: tuple, expression: str, lookup: Lookup, ctx: Co
     if lookup.domain in STANDARD_DOMAINS:
         return
     releases = run_catalog(ctx).domain_releases(lookup.domain)
-    if not releases:
-        return
+    if not releases or any(r.extensible for r in releases):
+        return  # no driver publishes in the domain, or one may publish names no catalog lists
     having = [r for r in releases if lookup.name in r.names(lookup.kind, lookup.domain)]
     where = _name_span(obj, path, expression, lookup.node.offset, lookup.name)
     if not having:

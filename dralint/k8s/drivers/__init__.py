@@ -15,7 +15,9 @@ The public API (stable; the language server uses it for completion and hover):
   ``classes`` (:class:`ClassInfo`: name, selectors, extendedResourceName, the chart option that
   creates it and whether it is on by default, source); ``class_kinds(cls)`` (the kinds a class
   admits), ``names(what, domain)``, ``published(what, domain, ident)``, ``devices()`` (one
-  example device per kind, as CEL sees it).
+  example device per kind, as CEL sees it), ``counters`` (:class:`CounterSetInfo`, shared
+  counters of partitionable devices) and ``extensible`` (set when the driver may publish
+  attributes of its domain no catalog lists).
 * Every fact has a ``source``: :class:`Source` (repository, path, tag).
 """
 
@@ -26,6 +28,7 @@ from dralint.k8s.drivers.catalog import (
     Catalog,
     CatalogProblem,
     ClassInfo,
+    CounterSetInfo,
     DeviceKind,
     DriverRelease,
     Project,
@@ -44,6 +47,7 @@ __all__ = [
     "Catalog",
     "CatalogProblem",
     "ClassInfo",
+    "CounterSetInfo",
     "DeviceKind",
     "DriverRelease",
     "Project",

@@ -35,6 +35,7 @@ __all__ = [
     "Catalog",
     "CatalogProblem",
     "ClassInfo",
+    "CounterSetInfo",
     "DeviceKind",
     "DriverRelease",
     "Project",
@@ -71,6 +72,8 @@ class Project(NamedTuple):
     repository: str
     chart: str | None
     origin: str  # the catalog file it was read from
+    chart_source: str | None = None  # the chart's Chart.yaml in the repository
+    options_source: str | None = None  # the chart's values.yaml, where the options below default
 
 
 class DeviceKind(NamedTuple):
@@ -144,6 +147,10 @@ class DriverRelease(NamedTuple):
     attributes: tuple[AttributeInfo, ...]
     capacity: tuple[CapacityInfo, ...]
     classes: tuple[ClassInfo, ...]
+    #: Where the driver adds attributes of its own domain that no catalog can list (plugins,
+    #: cloud providers, webhooks); None when the catalog lists all it publishes.
+    extensible: Source | None = None
+    counters: tuple[CounterSetInfo, ...] = ()
 
     @property
     def label(self) -> str:
@@ -187,6 +194,15 @@ class DriverRelease(NamedTuple):
                 capacity.setdefault(entry.domain, {})[entry.ident] = parse_quantity(entry.example)
         name = kind.device_name.replace("{i}", str(index))
         return Device(self.driver, attributes, capacity, name=name, pool=pool)
+
+
+class CounterSetInfo(NamedTuple):
+    """A shared counter set the driver publishes, and the devices that consume it (partitions)."""
+
+    name: str  # ``{i}`` stands for a number
+    counters: tuple[str, ...]
+    option: str | None
+    source: Source
 
 
 class CatalogProblem(NamedTuple):
@@ -322,12 +338,29 @@ class _Reader:
         data = self.data
         try:
             top = _mapping(data, ())
+            _known_keys(
+                top,
+                (),
+                {
+                    "project",
+                    "title",
+                    "repository",
+                    "chart",
+                    "chart_source",
+                    "options_source",
+                    "releases",
+                    "drivers",
+                    "classes",
+                },
+            )
             project = Project(
                 _text(top, (), "project"),
                 str(top.get("title") or top.get("project")),
                 _text(top, (), "repository"),
                 _optional_text(top, (), "chart"),
                 self.origin,
+                _optional_text(top, (), "chart_source"),
+                _optional_text(top, (), "options_source"),
             )
             tags = self._tags(top)
         except _Bad as bad:
@@ -347,6 +380,7 @@ class _Reader:
     ) -> list[DriverRelease]:
         """One release of the driver at ``path`` per release of the project."""
         driver = _mapping(entry, path)
+        _known_keys(driver, path, {"name", "kinds", "attributes", "capacity", "counters", "extensible"})
         name = _text(driver, path, "name").lower()
         kinds = self._entries(driver, (*path, "kinds"), lambda e, p: self._kind(e, p, project, tags))
         known = {kind.name for kind, _v in kinds}
@@ -356,7 +390,9 @@ class _Reader:
         capacity = self._entries(
             driver, (*path, "capacity"), lambda e, p: self._capacity(e, p, name, known, project, tags)
         )
+        counters = self._entries(driver, (*path, "counters"), lambda e, p: self._counters(e, p, project, tags))
         own = [(c, v) for c, v in classes if c.driver == name]
+        extensible = _optional_text(driver, path, "extensible")
         return [
             DriverRelease(
                 name,
@@ -367,6 +403,8 @@ class _Reader:
                 _at(attributes, version, tag),
                 _expanded(_at(capacity, version, tag)),
                 _at(own, version, tag),
+                Source(project.repository, extensible, tag) if extensible else None,
+                _at(counters, version, tag),
             )
             for version, tag in tags.items()
         ]
@@ -496,6 +534,19 @@ class _Reader:
             self._source(entry, path, project),
         )
         return capacity, self._versions(entry, path, tags)
+
+    def _counters(self, entry: dict, path: tuple, project: Project, tags: Mapping[str, str]) -> _Versioned:
+        _known_keys(entry, path, {"set", "counters", "option", "versions", "source"})
+        names = _required(entry, path, "counters")
+        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+            raise _Bad((*path, "counters"), "counters is a list of counter names")
+        counter_set = CounterSetInfo(
+            _text(entry, path, "set"),
+            tuple(names),
+            _optional_text(entry, path, "option"),
+            self._source(entry, path, project),
+        )
+        return counter_set, self._versions(entry, path, tags)
 
     def _class(self, entry: dict, path: tuple, project: Project, tags: Mapping[str, str]) -> tuple:
         _known_keys(
