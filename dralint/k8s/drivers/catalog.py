@@ -380,7 +380,8 @@ class _Reader:
     ) -> list[DriverRelease]:
         """One release of the driver at ``path`` per release of the project."""
         driver = _mapping(entry, path)
-        _known_keys(driver, path, {"name", "kinds", "attributes", "capacity", "counters", "extensible"})
+        _known_keys(driver, path, {"name", "kinds", "attributes", "capacity", "counters", "extensible", "versions"})
+        held = self._versions(driver, path, tags)
         name = _text(driver, path, "name").lower()
         kinds = self._entries(driver, (*path, "kinds"), lambda e, p: self._kind(e, p, project, tags))
         known = {kind.name for kind, _v in kinds}
@@ -407,6 +408,7 @@ class _Reader:
                 _at(counters, version, tag),
             )
             for version, tag in tags.items()
+            if held is None or version in held
         ]
 
     def _tags(self, top: dict) -> dict[str, str]:
