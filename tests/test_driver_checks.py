@@ -277,3 +277,18 @@ def test_team_catalog_from_config_adds_its_driver_and_reports_its_mistakes(tmp_p
     assert "REF001" not in {d.rule for d in result.diagnostics}
     (cel010,) = [d for d in result.diagnostics if d.rule == "CEL010"]
     assert "did you mean 'model'" in cel010.message and "accel.acme.io 1.2.0" in cel010.message
+
+
+def test_the_release_is_read_from_an_umbrella_charts_dependency(tmp_path):
+    chart = tmp_path / "platform"
+    chart.mkdir()
+    (chart / "Chart.yaml").write_text(
+        "apiVersion: v2\nname: platform\nversion: 1.0.0\ndependencies:\n"
+        "  - {name: nvidia-dra-driver-gpu, version: 25.3.2, repository: https://helm.ngc.nvidia.com/nvidia}\n"
+    )
+    manifest = _template("gpu.nvidia.com", 'device.attributes["gpu.nvidia.com"].index == 0')
+    (tmp_path / "claims.yaml").write_text(manifest)
+    alone = lint_with_config(LintOptions(paths=[str(tmp_path / "claims.yaml")]), None)
+    assert [d.rule for d in alone.diagnostics if d.rule == "CEL010"] == ["CEL010"]
+    result = lint_with_config(LintOptions(paths=[str(tmp_path / "claims.yaml"), str(chart / "Chart.yaml")]), None)
+    assert [d for d in result.diagnostics if d.rule == "CEL010"] == []
