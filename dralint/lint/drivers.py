@@ -3,9 +3,9 @@
 The user says so with ``--driver NAME=VERSION`` or ``drivers:`` in the config; otherwise a
 Flux HelmRelease or an Argo CD Application among the scanned files, or a Chart.yaml among the
 linted paths that depends on a catalog chart, at an exact version, says so; otherwise every
-release of the catalog is judged, and findings name the releases they hold for. A team's own catalog files (``driver-catalogs``) are
-added to the shipped one. Cluster state (``--slices``) is the truth and replaces the catalog:
-the callers check that first.
+release of the catalog is judged, and findings name the releases they hold for. A team's own
+catalog files (``driver-catalogs``) are added to the shipped one. Cluster state (``--slices``)
+is the truth and replaces the catalog: the callers check that first.
 """
 
 from __future__ import annotations
