@@ -248,31 +248,16 @@ def test_driver_option_is_checked(tmp_path):
     assert good.exit_code == 0, good.output
 
 
-TEAM_CATALOG = """\
-project: acme-accelerator
-title: ACME accelerator driver
-repository: git.example.com/acme/accel-driver
-releases:
-  - {version: 1.2.0, tag: v1.2.0}
-drivers:
-  - name: accel.acme.io
-    kinds:
-      - {name: card, source: cmd/plugin/devices.go}
-    attributes:
-      - {name: model, type: string, kinds: [card], example: X1, source: cmd/plugin/devices.go}
-      - {name: cores, type: integr, kinds: [card], example: 8, source: cmd/plugin/devices.go}
-classes:
-  - {name: accel.acme.io, driver: accel.acme.io, selectors: ["device.driver == 'accel.acme.io'"], source: chart/dc.yaml}
-"""
+TEAM_CATALOG = Path(__file__).parent / "data" / "drivers" / "team-catalog.yaml"
 
 
 def test_team_catalog_from_config_adds_its_driver_and_reports_its_mistakes(tmp_path):
-    (tmp_path / "drivers.yaml").write_text(TEAM_CATALOG)
+    (tmp_path / "drivers.yaml").write_text(TEAM_CATALOG.read_text())
     config = "driver-catalogs: [drivers.yaml]\ndrivers: {accel.acme.io: 1.2.0, gpu.nvidia.com: 9.9.9}\n"
     manifest = _template("accel.acme.io", 'device.attributes["accel.acme.io"].modle == "X1"')
     result = lint_text(tmp_path, manifest, config=config)
     rules = [(d.rule, Path(d.span.path).name, d.span.line, d.span.column) for d in result.diagnostics]
-    assert ("CFG001", "drivers.yaml", 12, 29) in rules  # the unknown type, at its value
+    assert ("CFG001", "drivers.yaml", 11, 29) in rules  # the unknown type, at its value
     assert ("CFG001", ".dralint.yaml", 2, 49) in rules  # no such release of gpu.nvidia.com
     assert "REF001" not in {d.rule for d in result.diagnostics}
     (cel010,) = [d for d in result.diagnostics if d.rule == "CEL010"]

@@ -21,40 +21,7 @@ The public API (stable; the language server uses it for completion and hover):
 * Every fact has a ``source``: :class:`Source` (repository, path, tag).
 """
 
-from dralint.k8s.drivers.catalog import (
-    ATTRIBUTE_TYPES,
-    AttributeInfo,
-    CapacityInfo,
-    Catalog,
-    CatalogProblem,
-    ClassInfo,
-    CounterSetInfo,
-    DeviceKind,
-    DriverRelease,
-    Project,
-    Source,
-    builtin_catalog,
-    load_catalog,
-    read_catalog,
-    typed_value,
-    version_key,
-)
+from dralint.k8s.drivers import catalog as _catalog
+from dralint.k8s.drivers.catalog import *  # noqa: F403 (the names of catalog.__all__, listed there once)
 
-__all__ = [
-    "ATTRIBUTE_TYPES",
-    "AttributeInfo",
-    "CapacityInfo",
-    "Catalog",
-    "CatalogProblem",
-    "ClassInfo",
-    "CounterSetInfo",
-    "DeviceKind",
-    "DriverRelease",
-    "Project",
-    "Source",
-    "builtin_catalog",
-    "load_catalog",
-    "read_catalog",
-    "typed_value",
-    "version_key",
-]
+__all__ = _catalog.__all__

@@ -1,7 +1,8 @@
 """Small cluster snapshots built from the catalog: ``--slices example:<driver>``.
 
 A fleet is two nodes, each with two devices of every kind the driver publishes with its chart's
-defaults (of every kind, for a driver that publishes none by default), the DeviceClasses the chart installs by default, and the Nodes: real device shapes
+defaults (of every kind, for a driver that publishes none by default), the DeviceClasses the
+chart installs by default, and the Nodes: real device shapes
 (names, attributes, capacities and their types as the release publishes them) with the
 catalog's example values.
 """
