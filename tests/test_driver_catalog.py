@@ -119,3 +119,32 @@ def test_malformed_team_catalog_never_raises(tmp_path, text):
     releases, problems = read_catalog(str(path))
     assert releases == []
     assert problems or text == ""
+
+
+def _paths(data, prefix=()):
+    yield prefix
+    items = data.items() if isinstance(data, dict) else enumerate(data) if isinstance(data, list) else ()
+    for key, value in items:
+        yield from _paths(value, (*prefix, key))
+
+
+def test_any_entry_of_any_type_gives_problems_never_an_exception(tmp_path):
+    """Every place of a real catalog file, replaced by a value of each wrong shape, in turn."""
+    import random
+
+    import yaml
+
+    source = next(p for p in catalog_files() if p.name == "nvidia-dra-driver-gpu.yaml")
+    data = yaml.safe_load(source.read_text())
+    places = list(_paths(data))[1:]
+    chosen = random.Random(42).sample(places, 40)
+    target = tmp_path / "mutated.yaml"
+    for number, place in enumerate(chosen):
+        mutated = yaml.safe_load(source.read_text())
+        parent = mutated
+        for key in place[:-1]:
+            parent = parent[key]
+        parent[place[-1]] = [None, 7, "x", [], {"a": 1}, True][number % 6]
+        target.write_text(yaml.safe_dump(mutated))
+        releases, problems = read_catalog(str(target))
+        assert all(p.span.line >= 1 and p.span.column >= 1 for p in problems)

@@ -367,12 +367,13 @@ class _Reader:
                 _optional_text(top, (), "options_source"),
             )
             tags = self._tags(top)
+            drivers = _list(top, (), "drivers")
         except _Bad as bad:
             self.problem(bad)
             return []
         classes = self._entries(top, ("classes",), lambda e, p: self._class(e, p, project, tags))
         out: list[DriverRelease] = []
-        for index, entry in enumerate(_list(top, (), "drivers")):
+        for index, entry in enumerate(drivers):
             try:
                 out += self._driver(entry, ("drivers", index), project, tags, classes)
             except _Bad as bad:
@@ -435,7 +436,12 @@ class _Reader:
     def _entries(self, parent: dict, path: tuple, read: Callable[[dict, tuple], _Versioned]) -> list[_Versioned]:
         """Each entry of the list at ``path`` read on its own: a bad one is reported and dropped."""
         out = []
-        for index, entry in enumerate(_list(parent, path[:-1], path[-1], required=False)):
+        try:
+            entries = _list(parent, path[:-1], path[-1], required=False)
+        except _Bad as bad:
+            self.problem(bad)
+            return []
+        for index, entry in enumerate(entries):
             try:
                 out.append(read(_mapping(entry, (*path, index)), (*path, index)))
             except _Bad as bad:
@@ -474,7 +480,7 @@ class _Reader:
         if not isinstance(raw, list) or not raw:
             raise _Bad((*path, "kinds"), "kinds is a list of the driver's kinds of device")
         for index, kind in enumerate(raw):
-            if kind not in known:
+            if not isinstance(kind, str) or kind not in known:
                 raise _Bad(
                     (*path, "kinds", index), f"{kind!r} is not a kind of this driver ({', '.join(sorted(known))})"
                 )
