@@ -277,3 +277,12 @@ def test_the_release_is_read_from_an_umbrella_charts_dependency(tmp_path):
     assert [d.rule for d in alone.diagnostics if d.rule == "CEL010"] == ["CEL010"]
     result = lint_with_config(LintOptions(paths=[str(tmp_path / "claims.yaml"), str(chart / "Chart.yaml")]), None)
     assert [d for d in result.diagnostics if d.rule == "CEL010"] == []
+
+
+def test_unguarded_read_of_what_every_device_of_the_class_has_is_no_cel009(tmp_path):
+    always = _template("gpu.nvidia.com", 'device.attributes["gpu.nvidia.com"].productName == "NVIDIA H100 80GB HBM3"')
+    assert _findings(tmp_path, always, rules=("CEL009",)) == []
+    some = _template("gpu.nvidia.com", 'device.attributes["resource.kubernetes.io"].pcieRoot == "pci0000:10"')
+    assert [d.rule for d in _findings(tmp_path, some, rules=("CEL009",))] == ["CEL009"]  # on some devices only
+    unknown_class = _template("gpu.acme.example", 'device.attributes["gpu.acme.example"].productName == "X"')
+    assert [d.rule for d in _findings(tmp_path, unknown_class, rules=("CEL009",))] == ["CEL009"]
