@@ -18,15 +18,17 @@ import re
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import yaml
 
 from dralint.diagnostics import Span
-from dralint.k8s.cel.device import AttributeValue, Device
 from dralint.k8s.quantity import Quantity, QuantityError, parse_quantity
 from dralint.k8s.semver import Semver, SemverError, parse_semver
 from dralint.yaml.loader import SourceText, load
+
+if TYPE_CHECKING:  # the CEL package loads only when a device is built (refs import this module)
+    from dralint.k8s.cel.device import AttributeValue, Device
 
 _SAFE = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -188,6 +190,8 @@ class DriverRelease(NamedTuple):
         return [self.device(kind, index, pool) for kind in self.kinds]
 
     def device(self, kind: DeviceKind, index: int = 0, pool: str = "") -> Device:
+        from dralint.k8s.cel.device import Device
+
         attributes: dict[str, dict[str, AttributeValue]] = {}
         for attribute in self.attributes:
             if kind.name in attribute.kinds:
