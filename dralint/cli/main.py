@@ -99,11 +99,33 @@ def closed_kinds(values: tuple[str, ...]) -> set[str]:
     return kinds
 
 
+def driver_versions(values: tuple[str, ...], config: LoadedConfig | None) -> dict[str, str] | None:
+    """``--driver NAME=VERSION`` as a mapping; each must name a release of the driver catalog
+    (with the config's own catalog files)."""
+    if not values:
+        return None
+    from dralint.k8s.drivers import load_catalog as load_drivers
+    from dralint.lint.drivers import release_problem
+
+    catalog = load_drivers(config.values.get("driver_catalogs", []) if config is not None else [])
+    chosen: dict[str, str] = {}
+    for value in values:
+        driver, sep, version = (part.strip() for part in value.partition("="))
+        problem = release_problem(catalog, driver, version) if driver and version else None
+        if not sep or not driver or not version:
+            problem = (f"{value!r} is not NAME=VERSION, e.g. gpu.nvidia.com=25.8.0", False)
+        if problem is not None:
+            raise click.BadParameter(problem[0], param_hint="--driver")
+        chosen[driver.lower()] = version.lstrip("v")
+    return chosen
+
+
 class _LazyGroup(click.Group):
     """Imports a subcommand's module only when that command runs (or help lists it): ``fix``
     and ``simulate`` pull in ruamel.yaml, the allocator and CEL, which ``lint`` seldom needs."""
 
     LAZY = {
+        "drivers": "dralint.cli.drivers:drivers_command",
         "fix": "dralint.cli.fix:fix_command",
         "config": "dralint.cli.config:config_command",
         "simulate": "dralint.cli.simulate:simulate_command",
@@ -322,7 +344,16 @@ def _write(text: str | Iterable[str], target: str | None) -> None:
     multiple=True,
     metavar="FILE",
     help="Cluster state: `kubectl get resourceslices,deviceclasses,nodes,resourceclaims -o yaml` output, "
-    f"or example:NAME for a bundled snapshot ({', '.join(sorted(EXAMPLES))}); repeatable.",
+    f"or example:NAME for a bundled snapshot ({', '.join(sorted(EXAMPLES))}) or example:DRIVER[@VERSION] for a "
+    "catalog driver's fleet (`dralint drivers`); repeatable.",
+)
+@click.option(
+    "--driver",
+    "drivers",
+    multiple=True,
+    metavar="NAME=VERSION",
+    help="The release of a DRA driver the cluster runs, e.g. gpu.nvidia.com=25.8.0 (repeatable); "
+    "without it selectors are judged against every release in the driver catalog.",
 )
 @click.option("--feature-gates", metavar="GATES", help="Kubernetes feature gates as Name=true,Other=false.")
 @click.option(
@@ -396,6 +427,7 @@ def lint_command(
     exclude: tuple[str, ...],
     context_paths: tuple[str, ...],
     slices: tuple[str, ...],
+    drivers: tuple[str, ...],
     feature_gates: str | None,
     closed_world: tuple[str, ...],
     profile: str | None,
@@ -421,6 +453,7 @@ def lint_command(
         "exclude": list(exclude),
         "context": list(context_paths),
         "slices": list(slices),
+        "drivers": driver_versions(drivers, config),
         "closed_world": closed_kinds(closed_world),
         "select": rule_selectors(select, "--select"),
         "ignore": rule_selectors(ignore, "--ignore"),

@@ -11,7 +11,7 @@ where a snapshot makes a lint precise, the caller passes what it knows (``versio
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
 from dralint.k8s.cel.ast import Node
@@ -210,13 +210,18 @@ def domain_mismatches(
     return notes
 
 
-def unguarded_lookups(expression: str, root: Node) -> list[SelectorNote]:
-    """Attribute/capacity reads not protected by ``has()``, ``in`` or ``.?name``."""
+def unguarded_lookups(
+    expression: str, root: Node, carried: Callable[[Lookup], bool] | None = None
+) -> list[SelectorNote]:
+    """Attribute/capacity reads not protected by ``has()``, ``in`` or ``.?name``; ``carried``
+    says which reads every device the selector can meet has (the driver catalog knows)."""
     lookups_found = lookups(root)
     guarded = {(lk.kind, lk.domain, lk.name) for lk in lookups_found if lk.guarded}
     notes: list[SelectorNote] = []
     for lookup in lookups_found:
         if lookup.guarded or (lookup.kind, lookup.domain, lookup.name) in guarded:
+            continue
+        if carried is not None and carried(lookup):
             continue
         notes.append(
             SelectorNote(
@@ -238,12 +243,16 @@ def _comparisons(root: Node) -> Iterator[tuple[Node, Node, Node]]:
 
 
 def version_string_comparisons(
-    expression: str, root: Node, versions: set[tuple[str, str]] | None = None
+    expression: str,
+    root: Node,
+    versions: set[tuple[str, str]] | None = None,
+    known_domains: frozenset[str] | None = None,
 ) -> list[SelectorNote]:
     """A version attribute compared with a string literal.
 
-    ``versions``: (domain, name) pairs the snapshot publishes as versions.  Without a snapshot a
-    name containing "version" compared with a version-like string literal is reported.
+    ``versions``: (domain, name) pairs the snapshot publishes as versions, or the driver
+    catalog for the ``known_domains`` it describes.  Elsewhere a name containing "version"
+    compared with a version-like string literal is reported.
     """
     by_id = {lk.node.id: lk for lk in lookups(root) if lk.kind == "attributes"}
     notes: list[SelectorNote] = []
@@ -253,8 +262,9 @@ def version_string_comparisons(
             if lookup is None or not literal.is_literal_string:
                 continue
             text = str(literal.value)
-            known = versions is not None and (lookup.domain, lookup.name) in versions
-            guessed = versions is None and "version" in lookup.name.lower() and is_semver(text, True)
+            exact = versions is not None and (known_domains is None or lookup.domain in known_domains)
+            known = exact and (lookup.domain, lookup.name) in (versions or set())
+            guessed = not exact and "version" in lookup.name.lower() and is_semver(text, True)
             if not (known or guessed):
                 continue
             outcome = (
