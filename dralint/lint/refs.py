@@ -86,7 +86,11 @@ class Resolution(NamedTuple):
         if not self.mistaken and self.status is not Status.MISSING:
             head = f"{what} refers to {self.kind} {self.name!r}{scope}, which is not among the scanned files"
         if self.evidence:
-            elsewhere = [e.obj.namespace for e in self.evidence if e.reason in ("other-namespace", "namespace-unset")]
+            elsewhere = list(
+                dict.fromkeys(
+                    e.obj.namespace for e in self.evidence if e.reason in ("other-namespace", "namespace-unset")
+                )
+            )
             parts = [e.describe() for e in self.evidence if e.reason not in ("other-namespace", "namespace-unset")]
             if elsewhere:
                 listed = ", ".join(repr(n) for n in elsewhere)

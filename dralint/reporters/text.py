@@ -176,7 +176,10 @@ def summary(result: RunResult) -> str:
     """One line: counts, score, what was silenced, and which exit-code gate failed."""
     tally = result.tally()
     counts = ", ".join(f"{n} {s.value}{'s' if n != 1 else ''}" for s, n in tally.items())
-    line = f"{len(result.files)} files, {result.objects} objects: {counts}; score {result.score}/100"
+    files, objects = len(result.files), result.objects
+    line = f"{files} file{'s' if files != 1 else ''}, {objects} object{'s' if objects != 1 else ''}: {counts}"
+    # Nothing read is no result (exit 2): a score would grade what was never seen.
+    line += f"; score {result.score}/100" if result.sources else "; nothing could be read, so no score"
     if result.suppressed:
         line += f"; {len(result.suppressed)} suppressed"
     if result.known:
