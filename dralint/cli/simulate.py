@@ -131,7 +131,16 @@ def as_text(rows: list[dict[str, Any]]) -> str:
                 f"    replica {r['placed'] + 1} of {wanted} does not fit once {r['placed']} hold their devices:"
             )
             lines += _reason_lines(r["unplacedReasons"], "  ")
+    if len(rows) > 1:
+        lines.append(ALONE_NOTE)
     return "\n".join(lines) + "\n"
+
+
+#: Said under a table of several templates: each was placed alone, so two may show one device.
+ALONE_NOTE = (
+    "each template is placed on its own on the snapshot as it is: the templates do not take devices "
+    "from each other, so two of them may be shown on the same device"
+)
 
 
 def _reason_lines(reasons: dict[str, list[str]], indent: str = "") -> list[str]:

@@ -24,7 +24,7 @@ import re
 from typing import Any, NamedTuple
 
 from dralint.lint.context import Context
-from dralint.diagnostics import Finding, Related
+from dralint.diagnostics import Finding, Related, Severity
 from dralint.k8s.objects import KubeObject
 from dralint.yaml.loader import DataPath
 
@@ -320,9 +320,19 @@ def reference_finding(
     when it is merely not in scope."""
     if resolution.found:
         return None
-    rule = missing_rule if resolution.is_error else scope_rule
+    # A name one word longer or shorter than an object of the namespace (``vllm-inference`` for
+    # ``vllm``) is weaker evidence than a typo, yet a "did you mean" the user should see: a
+    # warning of the rule, never more, while a reference with no near name stays in scope_rule.
+    suggests = not resolution.is_error and any(e.reason == "similar-name" for e in resolution.evidence)
+    rule = missing_rule if resolution.is_error or suggests else scope_rule
     return obj.finding(
-        path, resolution.message(what), hint=resolution.hint(), rule=rule, related=resolution.related(), key=key
+        path,
+        resolution.message(what),
+        hint=resolution.hint(),
+        rule=rule,
+        related=resolution.related(),
+        key=key,
+        severity=Severity.WARNING if suggests else None,
     )
 
 
@@ -376,6 +386,12 @@ def _differ_in_one_short_word(a: str, b: str) -> bool:
         return False
     differing = [(x, y) for x, y in zip(words_a, words_b) if x != y]
     return len(differing) == 1 and max(len(differing[0][0]), len(differing[0][1])) <= 3
+
+
+def looks_alike(wrong: str, right: str) -> bool:
+    """A typo (``looks_like_typo``) or one word more or less at either end: what earns a
+    "did you mean" (see docs/general-checks.md, *How near is near*)."""
+    return looks_like_typo(wrong, right) or _one_word_apart(wrong, right)
 
 
 def _one_word_apart(a: str, b: str) -> bool:

@@ -54,8 +54,15 @@ def _excerpt(span: Span, source: SourceText, marker_color: str, paint: _Paint) -
     return f"{paint.dim}{gutter}{paint.reset}{shown}\n{marker_color}{marker}{paint.reset}\n"
 
 
+#: Where a hint's text starts on its line; a hint of several lines (a YAML snippet) keeps its
+#: own indentation under that column.
+_HINT_LEAD = "        hint: "
+
+
 def _hint_line(hint: str | None) -> str:
-    return f"        hint: {printable(hint)}\n" if hint else ""
+    if not hint:
+        return ""
+    return _HINT_LEAD + ("\n" + " " * len(_HINT_LEAD)).join(printable(line) for line in hint.split("\n")) + "\n"
 
 
 def _notes(diag: Diagnostic, sources: Mapping[str, SourceText], paint: _Paint) -> str:

@@ -104,9 +104,15 @@ def _names(names: list[str]) -> str:
 
 
 def _grouped(
-    template: PodTemplate, rule: str, entries: Sequence[tuple[DataPath | None, ContainerSecurity, str]], hint: str
+    template: PodTemplate,
+    rule: str,
+    entries: Sequence[tuple[DataPath | None, ContainerSecurity, str]],
+    hint: str,
+    own_hint: str | None = None,
 ) -> Iterator[Finding]:
-    """One finding per deciding field (or per template when no field decides), naming the containers."""
+    """One finding per deciding field (or per template when no field decides), naming the
+    containers. ``own_hint`` replaces a pod-level ``hint`` where the deciding field is the
+    container's own: a pod-level setting would not win over it."""
     if not entries:
         return
     by_path: dict[DataPath | None, list[tuple[ContainerSecurity, str]]] = {}
@@ -116,10 +122,11 @@ def _grouped(
         names = [sec.name for sec, _ in items]
         where = path if path is not None else template.path + ("securityContext",)
         noun = "container" if len(names) == 1 else "containers"
+        own = path is not None and any(path[: len(sec.path)] == sec.path for sec, _ in items)
         yield template.owner.finding(
             where,
             f"{template.label}: {noun} {_names(names)} {items[0][1]}",
-            hint=hint,
+            hint=own_hint if own and own_hint else hint,
             rule=rule,
             key=path is None,
         )
@@ -355,6 +362,8 @@ def _root(template: PodTemplate, secs: list[ContainerSecurity]) -> Iterator[Find
         "SEC003",
         entries,
         "set `securityContext: {runAsNonRoot: true, runAsUser: 10001}` at pod level (containers inherit it)",
+        "set `securityContext: {runAsNonRoot: true, runAsUser: 10001}` on the container: its own setting wins over "
+        "the pod's",
     )
 
 
@@ -392,7 +401,8 @@ def _seccomp(template: PodTemplate, secs: list[ContainerSecurity]) -> Iterator[F
                 (None, sec, "can make every system call: no seccomp profile is set at pod or container level")
             )
     hint = "set `securityContext: {seccompProfile: {type: RuntimeDefault}}` at pod level (containers inherit it)"
-    yield from _grouped(template, "SEC013", unconfined, hint)
+    own = "set `securityContext: {seccompProfile: {type: RuntimeDefault}}` on the container: its own setting wins"
+    yield from _grouped(template, "SEC013", unconfined, hint, own)
     yield from _grouped(template, "SEC013", missing, hint)
 
 
