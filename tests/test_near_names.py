@@ -60,7 +60,7 @@ def test_a_service_selector_one_word_off_the_only_pods_is_a_warning(lint_manifes
     assert reference_findings(far, ("REF012", "REF013")) == []
 
 
-def test_a_claim_template_name_one_word_off_is_a_warning_not_an_error(lint_manifest):
+def test_a_claim_template_name_one_word_off_stays_a_not_in_scope_warning(lint_manifest):
     text = """apiVersion: resource.k8s.io/v1
 kind: ResourceClaimTemplate
 metadata: {name: single-gpu, namespace: ml}
@@ -81,5 +81,5 @@ spec:
     resources: {claims: [{name: g}]}
 """
     found = [d for d in lint_manifest(text, profile="recommended").diagnostics if "single-gpu-v2" in d.message]
-    assert [d.severity for d in found] == [Severity.WARNING]
+    assert [(d.rule, d.severity) for d in found] == [("REF001", Severity.WARNING)]
     assert "did you mean 'single-gpu'?" in found[0].message

@@ -23,6 +23,7 @@ import enum
 import re
 from typing import Any, NamedTuple
 
+from dralint.lint.catalog import load_catalog
 from dralint.lint.context import Context
 from dralint.diagnostics import Finding, Related, Severity
 from dralint.k8s.objects import KubeObject
@@ -321,9 +322,14 @@ def reference_finding(
     if resolution.found:
         return None
     # A name one word longer or shorter than an object of the namespace (``vllm-inference`` for
-    # ``vllm``) is weaker evidence than a typo, yet a "did you mean" the user should see: a
-    # warning of the rule, never more, while a reference with no near name stays in scope_rule.
-    suggests = not resolution.is_error and any(e.reason == "similar-name" for e in resolution.evidence)
+    # ``vllm``) is weaker evidence than a typo, yet a "did you mean" the user should see: where
+    # scope_rule is an info (hidden by the default profile), a warning of the reference's own
+    # rule, never more; a reference with no near name stays in scope_rule.
+    suggests = (
+        not resolution.is_error
+        and any(e.reason == "similar-name" for e in resolution.evidence)
+        and load_catalog()[scope_rule].severity is Severity.INFO
+    )
     rule = missing_rule if resolution.is_error or suggests else scope_rule
     return obj.finding(
         path,

@@ -182,7 +182,8 @@ def _host_paths(template: PodTemplate) -> Iterator[Finding]:
         if exposed:
             yield template.owner.finding(
                 where,
-                f"{template.label} mounts host path {path}, which {exposed}: it can start privileged containers on the node",
+                f"{template.label} mounts host path {path}, which {exposed}: "
+                "it can start privileged containers on the node",
                 hint="remove the volume and its volumeMounts; build images with a rootless builder (kaniko, buildah) instead",
                 rule="SEC009",
             )
