@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -160,3 +161,39 @@ def test_environment_option_lints_one_environment_and_rejects_unknown_names(tmp_
     assert "1 file, 1 object" in one.output and one.exit_code == 0
     bad = CliRunner().invoke(main, ["lint", "--no-config", "--environment", "qa", "."])
     assert bad.exit_code == 2 and "its environments: prod, staging" in bad.output
+
+
+SIMULATED = """apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: gpu.example.com}
+spec:
+  selectors:
+  - cel: {expression: 'device.driver == "gpu.example.com"'}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: one, namespace: ml}
+spec:
+  spec:
+    devices:
+      requests:
+      - {name: g, exactly: {deviceClassName: gpu.example.com}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: trainer, namespace: ml}
+spec:
+  resourceClaims: [{name: g, resourceClaimTemplateName: one}]
+  containers:
+  - {name: main, image: registry.example/app:1.0, resources: {claims: [{name: g}]}}
+"""
+
+
+def test_simulate_places_each_environment_on_its_own(tmp_path, monkeypatch):
+    without_template = "---".join(part for part in SIMULATED.split("---") if "ResourceClaimTemplate" not in part)
+    write(tmp_path, {"clusters/a/x.yaml": SIMULATED, "clusters/b/x.yaml": without_template})
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["simulate", "--slices", "example:kind", "--format", "json", "."])
+    rows = {r["environment"]: r for r in json.loads(result.output)["templates"]}
+    assert rows["a"]["placed"] == 1 and rows["a"]["unresolved"] == []
+    assert rows["b"]["unresolved"]  # b's pod cannot use the claim template of cluster a
