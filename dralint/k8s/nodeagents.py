@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import fnmatch
 from collections.abc import Iterable, Mapping
-from typing import NamedTuple
 
 from dralint.k8s.objects import PodTemplate
 
@@ -81,12 +80,17 @@ STACK_LABELS: Mapping[str, frozenset[str]] = {
 }
 
 
-class Declared(NamedTuple):
+class Declared:
     """Node agents a team declares in the config, beside the ones recognised."""
 
-    namespaces: frozenset[str] = frozenset()
-    labels: Mapping[str, str] = {}
-    images: tuple[str, ...] = ()
+    __slots__ = ("namespaces", "labels", "images")
+
+    def __init__(
+        self, namespaces: Iterable[str] = (), labels: Mapping[str, str] | None = None, images: Iterable[str] = ()
+    ) -> None:
+        self.namespaces = frozenset(namespaces)
+        self.labels = dict(labels or {})
+        self.images = tuple(images)
 
 
 NONE_DECLARED = Declared()

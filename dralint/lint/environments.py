@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import fnmatch
 import os
-import re
 from collections.abc import Iterable
 
 #: Directories whose subdirectories are environments or clusters.
@@ -38,8 +37,8 @@ ENVIRONMENT_WORDS = frozenset(
         "uat",
     }
 )
-#: A render's display path (``<kustomize build DIR>``, ``<helm template DIR>``): the directory it renders.
-_RENDER = re.compile(r"^<(kustomize build|helm template) (.+)>$")
+#: How a render's display path starts (``<kustomize build DIR>``, ``<helm template DIR>``).
+_RENDERS = ("<kustomize build ", "<helm template ")
 
 EVERYWHERE: frozenset[str] = frozenset()
 
@@ -68,9 +67,17 @@ class Environments:
         return not found or name in found
 
 
+def _rendered(path: str) -> str | None:
+    """The directory a render's display path names, or None for a file."""
+    if path.endswith(">"):
+        for start in _RENDERS:
+            if path.startswith(start):
+                return path[len(start) : -1]
+    return None
+
+
 def _normal(path: str) -> str:
-    match = _RENDER.match(path)
-    return os.path.normpath(match.group(2) if match else path).replace(os.sep, "/")
+    return os.path.normpath(_rendered(path) or path).replace(os.sep, "/")
 
 
 def _glob_matches(pattern: str, path: str) -> bool:
@@ -114,7 +121,7 @@ def _layout_name(parts: list[str], parents: dict[tuple[str, ...], set[str]]) -> 
 def from_layout(paths: Iterable[str]) -> Environments:
     """Environments recognised in the directory layout alone (see docs/environments.md)."""
     split = {path: _normal(path).split("/") for path in paths}
-    renders = [path for path in split if _RENDER.match(path)]
+    renders = [path for path in split if _rendered(path) is not None]
     parents: dict[tuple[str, ...], set[str]] = {}
     for path, parts in split.items():
         directories = parts if path in renders else parts[:-1]

@@ -449,9 +449,7 @@ def _declared(ctx: Context) -> Declared:
     options = ctx.options
     return ctx.memo(
         (__name__, "declared-node-agents"),
-        lambda: Declared(
-            frozenset(options.node_agent_namespaces), dict(options.node_agent_labels), tuple(options.node_agent_images)
-        ),
+        lambda: Declared(options.node_agent_namespaces, options.node_agent_labels, options.node_agent_images),
     )
 
 
@@ -476,7 +474,7 @@ def check_pod_security(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
             if taken
             else list(_template_findings(template, enabled))
         )
-        agent = node_agent(template, _declared(ctx))
+        agent = node_agent(template, _declared(ctx)) if template.owner.kind == "DaemonSet" else None
         if agent is not None:
             findings = [_tolerated(f, agent) if f.rule in TOLERATED_RULES else f for f in findings]
         exemption = device_driver(template) if active else None
