@@ -81,7 +81,7 @@ def test_summary_line_only_where_it_cannot_corrupt_a_report(in_tmp):
     on_stdout = invoke("--format", "sarif", "cm.yaml")
     json.loads(on_stdout.output)  # stdout and stderr together are still one SARIF document
     to_file = invoke("--format", "sarif", "--output", "out.sarif", "cm.yaml")
-    assert to_file.stdout.startswith("1 files, 1 objects") and "FAILED --fail-on error" in to_file.stdout
+    assert to_file.stdout.startswith("1 file, 1 object") and "FAILED --fail-on error" in to_file.stdout
 
 
 def test_report_targets_pairing():
@@ -112,7 +112,7 @@ def test_github_annotations(in_tmp):
         "::error file=a%2C b.yaml,line=5,col=3,endLine=5,endColumn=6,title=YAML002 duplicate-key::duplicate key 'name'"
     )
     assert "%0Ahint: keep one of the two keys" in first
-    assert result.stdout.splitlines()[-1].startswith("1 files, 1 objects")
+    assert result.stdout.splitlines()[-1].startswith("1 file, 1 object")
 
 
 def test_github_annotations_escape_message_hint_and_title_as_one_text():
@@ -170,4 +170,4 @@ def test_own_config_and_baseline_files_are_not_linted_as_manifests(in_tmp):
     (in_tmp / "base.json").write_text('{"version": 1, "fingerprint": "dralint/v1", "findings": []}')
     result = CliRunner().invoke(main, ["lint", "--select", "YAML", "--baseline", "base.json", "."])
     assert result.exit_code == 0, result.output
-    assert result.stdout.strip() == "1 files, 1 objects: 0 errors, 0 warnings, 0 infos; score 100/100"
+    assert result.stdout.strip() == "1 file, 1 object: 0 errors, 0 warnings, 0 infos; score 100/100"

@@ -323,6 +323,6 @@ def test_a_pod_that_fits_nowhere_is_searched_once_per_class_and_explained_with_i
     assert searched == ["a", "b"]
     assert out.reasons == {
         "not enough free devices for all requests together": ["a", "c"],
-        "no device of class h100 matches request container-0-request-0": ["b"],
+        "no device of class h100 matches request example.com/gpu of container 'main'": ["b"],
     }
     assert answer(out) == answer(place(reference, spec, [QUAD]))

@@ -193,7 +193,7 @@ def test_pss_level_applies_to_every_namespace_unless_labels_say_otherwise(lint_m
     text = POD.format(spec="", container=PRIVILEGED)
     assert pss(lint_manifest(text, pss_level="baseline")) == [("PSS002", "error")]
     assert (
-        "enforce=baseline:latest from --pss-level"
+        "enforce=baseline:latest from the run's pss-level setting (--pss-level or the config file)"
         in fired(lint_manifest(text, pss_level="baseline"), "PSS002")[0].message
     )
     assert pss(lint_manifest(namespace(enforce="privileged") + text, pss_level="restricted")) == []
@@ -366,7 +366,10 @@ def test_a_version_label_alone_pins_the_default_level(lint_manifest):
         namespace(enforce_version="v1.33") + POD.format(spec="", container=probe + PRIVILEGED), pss_level="baseline"
     )
     [found] = fired(pinned, "PSS002")
-    assert "enforce=baseline:v1.33: level from --pss-level, version from namespace 'team-a'" in found.message
+    assert (
+        "enforce=baseline:v1.33: level from the run's pss-level setting, version from namespace 'team-a'"
+        in found.message
+    )
     assert not fired(pinned, "PSS012")
 
 

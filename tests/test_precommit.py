@@ -81,7 +81,7 @@ def test_hook_fails_a_bad_manifest_and_passes_a_good_one(tmp_path):
     assert failed.returncode == 1, failed.stdout + failed.stderr
     assert "deploy/settings.yaml:6:3: error: duplicate key 'name'" in failed.stdout
     assert "legacy.yaml" not in failed.stdout
-    assert "1 files, 1 objects" in failed.stdout  # only the staged YAML file, not README.md
+    assert "1 file, 1 object" in failed.stdout  # only the staged YAML file, not README.md
     assert "FAILED --fail-on error" in failed.stdout
 
     (work / "deploy" / "settings.yaml").write_text(GOOD)

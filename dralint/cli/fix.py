@@ -34,7 +34,12 @@ def _rules(selected: tuple[str, ...]) -> set[str] | None:
             problem = (
                 "has no automatic fix"
                 if rule in catalog
-                else f"is not a dralint rule;{did_you_mean(item, [*available, *(catalog[r].name for r in available)])}"
+                else "is not a dralint rule"
+                + (
+                    f";{near}"
+                    if (near := did_you_mean(item, [*available, *(catalog[r].name for r in available)]))
+                    else ""
+                )
             )
             raise click.BadParameter(
                 f"{item!r} {problem}; fixable rules: {', '.join(sorted(available))}", param_hint="--rule"

@@ -26,6 +26,7 @@ from dralint.k8s.features import DRA_GATES
 from dralint.lint.selectors import did_you_mean, selector_words, split_names, unknown_selectors
 from dralint.cli.progress import ProgressLine, wanted as progress_wanted
 from dralint.lint.gate import lint_with_config
+from dralint.lint.engine import UnknownEnvironment
 from dralint.lint.options import FAIL_ON, PROFILES, PSS_LEVELS, LintOptions
 from dralint.reporters import FORMATS, chunked_reporter, joined
 from dralint.reporters.terminal import printable
@@ -379,6 +380,11 @@ def _write(text: str | Iterable[str], target: str | None) -> None:
 )
 @click.option("--stdin-filename", help="Name to report for input read from '-'.  [default: <stdin>]")
 @click.option(
+    "--environment",
+    metavar="NAME",
+    help="Lint one environment (cluster) of the repository: its files and the shared ones (docs/environments.md).",
+)
+@click.option(
     "--helm-values",
     multiple=True,
     type=click.Path(dir_okay=False),
@@ -435,6 +441,7 @@ def lint_command(
     select: tuple[str, ...],
     ignore: tuple[str, ...],
     stdin_filename: str | None,
+    environment: str | None,
     helm_values: tuple[str, ...],
     helm_set: tuple[str, ...],
     helm_release: str | None,
@@ -465,6 +472,7 @@ def lint_command(
         "baseline": baseline,
         "sarif_root": sarif_root,
         "pss_level": pss_level,
+        "environment": environment,
         "helm_values": list(helm_values),
         "helm_set": list(helm_set),
         "helm_release": helm_release,
@@ -482,6 +490,8 @@ def lint_command(
         )
     except BaselineError as error:
         raise click.BadParameter(str(error), param_hint="--baseline") from error
+    except UnknownEnvironment as error:
+        raise click.BadParameter(str(error), param_hint="--environment") from error
     finally:
         if progress is not None:
             progress.close()

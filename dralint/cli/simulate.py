@@ -97,7 +97,7 @@ def as_text(rows: list[dict[str, Any]]) -> str:
     """The human table: a header line per template, then devices or reasons indented."""
     if not rows:
         return "no pod template in the given paths asks for devices\n"
-    width = max(len(r["template"]) for r in rows)
+    width = max(len(_label(r)) for r in rows)
     lines = [f"{'TEMPLATE':<{width}}  {'REPLICAS':>8}  {'NODES':>7}  PLACEMENT"]
     for r in rows:
         wanted = r["replicas"] if r["replicas"] is not None else 1
@@ -112,7 +112,7 @@ def as_text(rows: list[dict[str, Any]]) -> str:
             head = ", ".join(f"{n} x{c}" if c > 1 else n for n, c in counts.items()) or r["node"]
         else:
             head = "does not fit"
-        lines.append(f"{r['template']:<{width}}  {fits:>8}  {nodes:>7}  {head}")
+        lines.append(f"{_label(r):<{width}}  {fits:>8}  {nodes:>7}  {head}")
         for claim in r["claims"]:
             by_request: dict[str, list[str]] = {}
             for dev in claim["devices"]:
@@ -131,7 +131,21 @@ def as_text(rows: list[dict[str, Any]]) -> str:
                 f"    replica {r['placed'] + 1} of {wanted} does not fit once {r['placed']} hold their devices:"
             )
             lines += _reason_lines(r["unplacedReasons"], "  ")
+    if len(rows) > 1:
+        lines.append(ALONE_NOTE)
     return "\n".join(lines) + "\n"
+
+
+#: Said under a table of several templates: each was placed alone, so two may show one device.
+ALONE_NOTE = (
+    "each template is placed on its own on the snapshot as it is: the templates do not take devices "
+    "from each other, so two of them may be shown on the same device"
+)
+
+
+def _label(row: dict[str, Any]) -> str:
+    """A template as the table names it, with its environment when the run holds several."""
+    return row["template"] + (f" ({row['environment']})" if "environment" in row else "")
 
 
 def _reason_lines(reasons: dict[str, list[str]], indent: str = "") -> list[str]:
@@ -153,11 +167,22 @@ def _simulated(options: LintOptions, progress: ProgressLine | None) -> tuple[int
     ]
     if unreadable:
         raise click.BadParameter("; ".join(unreadable), param_hint="--slices")
-    sim = simulation(result.context)
-    if sim is None:
-        return None
-    with without_cyclic_gc():  # placements allocate many small records and no cycles
-        return len(sim.inv.nodes), [as_json(d, o, r, sim.inv) for d, o, r in placements(sim, progress)]
+    ctx = result.context
+    # Several environments (docs/environments.md): each is placed on the snapshot on its own.
+    names = ctx.environments.names if ctx.environments.several else ("",)
+    rows: list[dict[str, Any]] = []
+    nodes = 0
+    for name in names:
+        sim = simulation(ctx.within(frozenset({name})) if name else ctx)
+        if sim is None:
+            return None
+        nodes = len(sim.inv.nodes)
+        with without_cyclic_gc():  # placements allocate many small records and no cycles
+            rows += [
+                {**as_json(d, o, r, sim.inv), **({"environment": name} if name else {})}
+                for d, o, r in placements(sim, progress)
+            ]
+    return nodes, rows
 
 
 @click.command("simulate")

@@ -214,7 +214,12 @@ def _images(template: PodTemplate) -> list[str]:
 
 
 def _device_plugin(obj: KubeObject, template: PodTemplate) -> NodeAgent | None:
+    """A device plugin registers with the kubelet through its socket directory: a known image
+    without that mount is another tool shipped in the image (NVIDIA's GPU feature discovery
+    runs from the device plugin's image)."""
     resources: set[str] = set()
+    if DEVICE_PLUGIN_DIR not in _host_paths(template.spec) and _host_paths(template.spec):
+        return None
     for image in _images(template):
         for marker, names in KNOWN_DEVICE_PLUGINS:
             if marker in image:

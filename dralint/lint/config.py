@@ -471,6 +471,8 @@ def _validate(config: LoadedConfig, data: dict, base_dir: str) -> None:
         if spec.name == "per_path_ignores":
             config.written_patterns = {_rebase(p, base_dir): p for p in converted}
             converted = {_rebase(p, base_dir): names for p, names in converted.items()}
+        if spec.name == "environments":
+            converted = {name: _rebase(globs, base_dir) for name, globs in converted.items()}
         if spec.name == "charts":
             converted = {
                 _rebase(chart, base_dir): {

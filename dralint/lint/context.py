@@ -10,6 +10,7 @@ from collections import defaultdict
 from typing import Any, Callable, Iterable, TypeVar
 
 from dralint.k8s.objects import KubeObject
+from dralint.lint.environments import Environments, tagged
 from dralint.lint.options import LintOptions
 
 T = TypeVar("T")
@@ -40,18 +41,72 @@ CLOSABLE_KINDS = (
 
 
 class Context:
-    """Every object of the run, indexed by kind and by (kind, namespace, name)."""
+    """Every object of the run, indexed by kind and by (kind, namespace, name).
 
-    def __init__(self, objects: Iterable[KubeObject], options: LintOptions | None = None):
-        self.objects: list[KubeObject] = list(objects)
+    Identical objects (same kind, identity and content: a DeviceClass copied into every
+    cluster's directory) are one object here, the first one read; two different objects with
+    one identity are both kept. Only objects whose identity is taken are compared, so a run
+    without copies expands nothing more.
+
+    With several environments (``environments``), ``view`` gives the Context an object is
+    judged in: its environment's objects and the shared ones, nothing of the other clusters.
+    """
+
+    def __init__(
+        self,
+        objects: Iterable[KubeObject],
+        options: LintOptions | None = None,
+        environments: Environments | None = None,
+        label: tuple[str, ...] = (),
+    ):
         self.options = options or LintOptions()
+        self.environments = environments or Environments({})
+        #: The environments this Context stands for, when it is one of several (messages name them).
+        self.label = label
         self._by_kind: dict[str, list[KubeObject]] = defaultdict(list)
-        self._cluster_kinds = {obj.kind for obj in self.objects if obj.origin == "cluster"}
         self._by_name: dict[tuple[str, str | None, str], KubeObject] = {}
-        for obj in self.objects:
+        objects = list(objects)
+        #: Every object given, copies too: an environment's view keeps its own copy.
+        self._given = objects if self.environments.several else []
+        kept: list[KubeObject] = []
+        cluster_kinds: set[str] = set()
+        for obj in objects:
+            if obj.origin == "cluster":
+                cluster_kinds.add(obj.kind)
+            key = (obj.kind, obj.namespace, obj.name)
+            first = self._by_name.get(key)
+            if first is None:
+                self._by_name[key] = obj
+            elif first.api_version == obj.api_version and first.data == obj.data:
+                continue
+            kept.append(obj)
             self._by_kind[obj.kind].append(obj)
-            self._by_name.setdefault((obj.kind, obj.namespace, obj.name), obj)
+        self.objects: list[KubeObject] = kept
+        self._cluster_kinds = cluster_kinds
         self._memo: dict[Any, Any] = {}
+        self._views: dict[frozenset[str], Context] = {}
+
+    def view(self, obj: KubeObject) -> Context:
+        """The Context ``obj`` is judged in: this one unless the run holds several environments."""
+        if not self.environments.several:
+            return self
+        return self.within(self.environments.of(obj.path))
+
+    def within(self, names: frozenset[str]) -> Context:
+        """The objects of the environments ``names`` and the shared ones (all of them: empty)."""
+        if not names or names == frozenset(self.environments.names):
+            return self
+        view = self._views.get(names)
+        if view is None:
+            envs = self.environments
+            members = [o for o in self._given if o.origin != "scan" or names & envs.of(o.path) or not envs.of(o.path)]
+            view = self._views[names] = Context(members, self.options, label=tuple(sorted(names)))
+            view._cluster_kinds = self._cluster_kinds
+        return view
+
+    def tag(self, message: str) -> str:
+        """``message`` naming this Context's environments, when it stands for some."""
+        return tagged(message, self.label) if self.label else message
 
     @property
     def scanned(self) -> list[KubeObject]:

@@ -13,13 +13,14 @@ import os
 import traceback
 from collections import Counter
 from contextlib import closing, contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from operator import attrgetter
 from typing import Any, BinaryIO, Callable, Iterable, Iterator, NamedTuple, Protocol, cast
 
 from dralint.k8s.allocator.examples import PREFIX as EXAMPLE_PREFIX, example_sources
 from dralint.lint.catalog import DRA_CATEGORIES, Rule, load_catalog
 from dralint.lint.context import Context
+from dralint.lint.environments import environments, tagged
 from dralint.lint.assembly import Assembly, Prepare
 from dralint.lint.fingerprint import fingerprints
 from dralint.diagnostics import (
@@ -664,12 +665,21 @@ class _KindWarmUp:
 
 
 def _run_wide_check(check: Check, ctx: Context, collect: _Collector) -> None:
-    """One run-wide check (per-object checks run in ``_check_group``)."""
-    try:
-        for finding in check.function(ctx) or ():
-            collect.add(finding, check.default_rule)
-    except Exception as error:  # one broken check must not stop the others
-        _check_failed(check, ctx, collect, None, error)
+    """One run-wide check (per-object checks run in ``_check_group``), in each environment of
+    the run when it holds several: a finding made in some of them names them, one made in
+    every environment (about shared objects) is reported once, as it is."""
+    names = ctx.environments.names if ctx.environments.several else ()
+    found: dict[tuple, tuple[Finding, list[str]]] = {}
+    for view, name in [(ctx.within(frozenset({n})), n) for n in names] or [(ctx, "")]:
+        try:
+            for finding in check.function(view) or ():
+                found.setdefault((finding.rule, finding.span, finding.message), (finding, []))[1].append(name)
+        except Exception as error:  # one broken check must not stop the others
+            _check_failed(check, view, collect, None, error)
+    for finding, where in found.values():
+        if names and len(where) < len(names):
+            finding = replace(finding, message=tagged(finding.message, where))
+        collect.add(finding, check.default_rule)
 
 
 def _check_failed(check: Check, ctx: Context, collect: _Collector, obj: KubeObject | None, error: Exception) -> None:
@@ -746,7 +756,7 @@ def _check_group(group: list[KubeObject], checks: list[Check], ctx: Context, col
                         out.append((finding, check))
                 except Exception as error:  # one broken check must not stop the others
                     out.append((error, check))
-    add = collect.add
+    add = collect.add if not ctx.label else _tagging(collect, ctx)
     for obj, made in zip(group, found):
         for item, check in made:
             if isinstance(item, Exception):
@@ -774,7 +784,12 @@ def _run_object_checks(
     def checked(batch: list[KubeObject]) -> list[Diagnostic]:
         own = collect.empty()
         for start in range(0, len(batch), _GROUP):
-            _check_group(batch[start : start + _GROUP], checks, ctx, own)
+            group = batch[start : start + _GROUP]
+            if ctx.environments.several:
+                for view, members in _by_view(group, ctx).items():
+                    _check_group(members, checks, view, own)
+            else:
+                _check_group(group, checks, ctx, own)
         return own.diagnostics
 
     def refs(index: int) -> list[ObjectRef]:
@@ -805,6 +820,23 @@ def _run_object_checks(
         assembly.checked(done)
         if progress is not None:
             progress.checking(done, len(objects))
+
+
+def _tagging(collect: _Collector, ctx: Context) -> Callable[[Finding, str | None], None]:
+    """``collect.add`` for findings made in one environment's Context: they name it."""
+
+    def add(finding: Finding, rule: str | None) -> None:
+        collect.add(replace(finding, message=ctx.tag(finding.message)), rule)
+
+    return add
+
+
+def _by_view(group: list[KubeObject], ctx: Context) -> dict[Context, list[KubeObject]]:
+    """The objects of ``group`` by the environment's Context each is judged in."""
+    out: dict[Context, list[KubeObject]] = {}
+    for obj in group:
+        out.setdefault(ctx.view(obj), []).append(obj)
+    return out
 
 
 @contextmanager
@@ -865,7 +897,8 @@ def _run(
     )
     extra = _load_sources(context, "context", collect, report=False, jobs=jobs, progress=progress)
     snapshot = _load_sources(cluster, "cluster", collect, report=True, jobs=jobs, progress=progress)
-    ctx = Context(scanned.objects + extra.objects + snapshot.objects, options)
+    envs = environments(dict.fromkeys(obj.path for obj in scanned.objects), options.environments)
+    ctx = Context(scanned.objects + extra.objects + snapshot.objects, options, envs)
     checks = _selected_checks({obj.kind for obj in scanned.objects}, collect)
     # Run-wide checks run first: a file is then complete once its own objects are checked (see
     # Assembly), and what they build in ctx.memo (the snapshot's inventory, the simulation) is
@@ -954,6 +987,21 @@ def find_sources(paths: list[str], options: LintOptions, stdin: BinaryIO | None 
     return out
 
 
+class UnknownEnvironment(ValueError):
+    """``--environment`` names no environment of the run."""
+
+
+def in_environment(scan: list[Item], options: LintOptions) -> list[Item]:
+    """The items of ``--environment`` and the shared ones (which belong to every environment)."""
+    name = options.environment
+    assert name is not None
+    envs = environments(dict.fromkeys(item.path for item in scan), options.environments)
+    if name not in envs.names:
+        known = ", ".join(envs.names) or "none (see docs/environments.md)"
+        raise UnknownEnvironment(f"--environment {name!r} names no environment of the run; its environments: {known}")
+    return [item for item in scan if envs.includes(item.path, name)]
+
+
 def lint(
     options: LintOptions,
     stdin: BinaryIO | None = None,
@@ -967,6 +1015,8 @@ def lint(
     so no object appears twice. ``--slices example:NAME`` names a built-in snapshot.
     """
     scan = find_sources(options.paths, options, stdin)
+    if options.environment is not None:
+        scan = in_environment(scan, options)
     context = find_sources(options.context, options)
     if context:
         scanned = {os.path.realpath(item.path) for item in scan if isinstance(item, (SourceFile, UnreadFile))}

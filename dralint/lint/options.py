@@ -63,3 +63,12 @@ class LintOptions:
     helm_namespace: str | None = None
     helm_command: str = "helm"
     charts: dict[str, dict] = field(default_factory=dict)
+    #: Environments (clusters) of the repository: name -> path globs (dralint.lint.environments);
+    #: empty: recognised from the directory layout.
+    environments: dict[str, list[str]] = field(default_factory=dict)
+    #: ``--environment``: lint only this environment's files and the shared ones.
+    environment: str | None = None
+    # Node agents declared by the team (dralint.k8s.nodeagents), beside the ones recognised.
+    node_agent_namespaces: list[str] = field(default_factory=list)
+    node_agent_labels: dict[str, str] = field(default_factory=dict)
+    node_agent_images: list[str] = field(default_factory=list)

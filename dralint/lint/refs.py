@@ -23,8 +23,9 @@ import enum
 import re
 from typing import Any, NamedTuple
 
+from dralint.lint.catalog import load_catalog
 from dralint.lint.context import Context
-from dralint.diagnostics import Finding, Related
+from dralint.diagnostics import Finding, Related, Severity
 from dralint.k8s.objects import KubeObject
 from dralint.yaml.loader import DataPath
 
@@ -86,7 +87,11 @@ class Resolution(NamedTuple):
         if not self.mistaken and self.status is not Status.MISSING:
             head = f"{what} refers to {self.kind} {self.name!r}{scope}, which is not among the scanned files"
         if self.evidence:
-            elsewhere = [e.obj.namespace for e in self.evidence if e.reason in ("other-namespace", "namespace-unset")]
+            elsewhere = list(
+                dict.fromkeys(
+                    e.obj.namespace for e in self.evidence if e.reason in ("other-namespace", "namespace-unset")
+                )
+            )
             parts = [e.describe() for e in self.evidence if e.reason not in ("other-namespace", "namespace-unset")]
             if elsewhere:
                 listed = ", ".join(repr(n) for n in elsewhere)
@@ -321,9 +326,24 @@ def reference_finding(
     when it is merely not in scope."""
     if resolution.found:
         return None
-    rule = missing_rule if resolution.is_error else scope_rule
+    # A name one word longer or shorter than an object of the namespace (``vllm-inference`` for
+    # ``vllm``) is weaker evidence than a typo, yet a "did you mean" the user should see: where
+    # scope_rule is an info (hidden by the default profile), a warning of the reference's own
+    # rule, never more; a reference with no near name stays in scope_rule.
+    suggests = (
+        not resolution.is_error
+        and any(e.reason == "similar-name" for e in resolution.evidence)
+        and load_catalog()[scope_rule].severity is Severity.INFO
+    )
+    rule = missing_rule if resolution.is_error or suggests else scope_rule
     return obj.finding(
-        path, resolution.message(what), hint=resolution.hint(), rule=rule, related=resolution.related(), key=key
+        path,
+        resolution.message(what),
+        hint=resolution.hint(),
+        rule=rule,
+        related=resolution.related(),
+        key=key,
+        severity=Severity.WARNING if suggests else None,
     )
 
 
@@ -377,6 +397,12 @@ def _differ_in_one_short_word(a: str, b: str) -> bool:
         return False
     differing = [(x, y) for x, y in zip(words_a, words_b) if x != y]
     return len(differing) == 1 and max(len(differing[0][0]), len(differing[0][1])) <= 3
+
+
+def looks_alike(wrong: str, right: str) -> bool:
+    """A typo (``looks_like_typo``) or one word more or less at either end: what earns a
+    "did you mean" (see docs/general-checks.md, *How near is near*)."""
+    return looks_like_typo(wrong, right) or _one_word_apart(wrong, right)
 
 
 def _one_word_apart(a: str, b: str) -> bool:

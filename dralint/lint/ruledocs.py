@@ -2,11 +2,25 @@
 
 from __future__ import annotations
 
+import json
+
 from dralint.lint.catalog import Example, Rule
 
 
 def _example_block(example: Example) -> str:
-    return "```yaml\n" + example.manifest.rstrip() + "\n```"
+    """The manifest, and what it is linted with: the cluster state and the options, which are
+    often all that tells a failing example from a passing one."""
+    block = "```yaml\n" + example.manifest.rstrip() + "\n```"
+    if example.slices:
+        block += "\n\nwith this cluster state (`--slices`):\n```yaml\n" + example.slices.rstrip() + "\n```"
+    options = dict(example.options)
+    filename, config = options.pop("filename", None), options.pop("config", "")
+    config += "".join(f"{name.replace('_', '-')}: {json.dumps(value)}\n" for name, value in sorted(options.items()))
+    if filename:
+        block = f"in a file named `{filename}`:\n" + block
+    if config:
+        block += "\n\nwith this configuration (`.dralint.yaml`):\n```yaml\n" + config.rstrip() + "\n```"
+    return block
 
 
 def severity_text(rule: Rule) -> str:

@@ -54,8 +54,15 @@ def _excerpt(span: Span, source: SourceText, marker_color: str, paint: _Paint) -
     return f"{paint.dim}{gutter}{paint.reset}{shown}\n{marker_color}{marker}{paint.reset}\n"
 
 
+#: Where a hint's text starts on its line; a hint of several lines (a YAML snippet) keeps its
+#: own indentation under that column.
+_HINT_LEAD = "        hint: "
+
+
 def _hint_line(hint: str | None) -> str:
-    return f"        hint: {printable(hint)}\n" if hint else ""
+    if not hint:
+        return ""
+    return _HINT_LEAD + ("\n" + " " * len(_HINT_LEAD)).join(printable(line) for line in hint.split("\n")) + "\n"
 
 
 def _notes(diag: Diagnostic, sources: Mapping[str, SourceText], paint: _Paint) -> str:
@@ -176,7 +183,10 @@ def summary(result: RunResult) -> str:
     """One line: counts, score, what was silenced, and which exit-code gate failed."""
     tally = result.tally()
     counts = ", ".join(f"{n} {s.value}{'s' if n != 1 else ''}" for s, n in tally.items())
-    line = f"{len(result.files)} files, {result.objects} objects: {counts}; score {result.score}/100"
+    files, objects = len(result.files), result.objects
+    line = f"{files} file{'s' if files != 1 else ''}, {objects} object{'s' if objects != 1 else ''}: {counts}"
+    # Nothing read is no result (exit 2): a score would grade what was never seen.
+    line += f"; score {result.score}/100" if result.sources else "; nothing could be read, so no score"
     if result.suppressed:
         line += f"; {len(result.suppressed)} suppressed"
     if result.known:

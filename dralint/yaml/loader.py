@@ -504,8 +504,8 @@ class _Builder:
             first = entry_key_pos(key, frame.positions[key])
             self._problem(
                 "duplicate-key",
-                f"duplicate key '{key}': the API server rejects it under strict field validation; "
-                "without that only the last value would take effect",
+                f"duplicate key '{key}': kubectl converts the YAML to JSON on the client and keeps the last "
+                "value without a word, so the API server never sees the duplicate and the first value is lost",
                 key_pos,  # type: ignore[arg-type]
                 ((first[0], first[1], "first defined here"),),
             )

@@ -110,3 +110,18 @@ def key_text(key: Any) -> str:
     if isinstance(key, bool):
         return "true" if key else "false"
     return str(key)
+
+
+#: Characters that make a plain scalar mean something else inside a flow collection or a line.
+_FLOW_SPECIAL = frozenset(",[]{}#&*!|>'\"%@`:")
+
+
+def flow_scalar(text: str) -> str:
+    """``text`` written so that YAML reads it back as that string inside a flow collection:
+    plain when it resolves to itself, double-quoted otherwise (``"true"``, ``"1.0"``, ``"a: b"``),
+    for hints a user pastes."""
+    if text and text == text.strip() and resolve_plain(text) == text and not _FLOW_SPECIAL.intersection(text):
+        return text
+    import json  # only for the values that need quoting
+
+    return json.dumps(text)

@@ -18,8 +18,18 @@ def check_duplicate_extended_resource_name(ctx: Context) -> Iterator[Finding]:
         if len(classes) < 2 or not any(c.origin == "scan" for c in classes):
             continue
         winner, certain = winning_class(classes)
-        names = ", ".join(sorted(c.name for c in classes))
-        if certain:
+        distinct = sorted({c.name for c in classes})
+        names = ", ".join(distinct)
+        head = f"DeviceClasses {names} all map extended resource {resource}"
+        if len(distinct) == 1:
+            head = (
+                f"DeviceClass {names} is defined {len(classes)} times, differently, and each maps extended resource "
+                f"{resource}"
+            )
+            verdict = (
+                "only the definition applied last exists, so what it does depends on the order they are applied in"
+            )
+        elif certain:
             verdict = f"the scheduler uses {winner.name!r} (newest creationTimestamp, then smallest name)"
         else:
             verdict = (
@@ -32,7 +42,7 @@ def check_duplicate_extended_resource_name(ctx: Context) -> Iterator[Finding]:
             others = [c for c in classes if c is not device_class]
             yield device_class.finding(
                 ("spec", "extendedResourceName"),
-                f"DeviceClasses {names} all map extended resource {resource}; {verdict}",
+                f"{head}; {verdict}",
                 hint="keep extendedResourceName on exactly one DeviceClass; pods that need the others can use "
                 "`deviceclass.resource.kubernetes.io/<class>` or a ResourceClaim",
                 related=tuple(

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from dralint.lint.context import Context
-from dralint.diagnostics import Finding
+from dralint.diagnostics import Finding, Severity
 from dralint.k8s.labels import NodeSelection, Requirement
 from dralint.k8s.migration import (
     NodeAgent,
@@ -24,6 +24,7 @@ from dralint.k8s.migration import (
 )
 from dralint.k8s.objects import KubeObject
 from dralint.lint.registry import context_check
+from dralint.yaml.scalars import flow_scalar
 
 
 class _Overlap:
@@ -42,8 +43,10 @@ def _nodes(ctx: Context, selection: NodeSelection | None) -> set[str]:
     return {n.name for n in ctx.by_kind("Node") if selection is None or selection.matches(n.labels, n.name)}
 
 
-def _overlaps(ctx: Context, plugin: NodeAgent) -> list[_Overlap]:
-    known_nodes = bool(ctx.by_kind("Node"))
+def _overlaps(ctx: Context, plugin: NodeAgent, by_nodes: bool = True) -> list[_Overlap]:
+    """Where a DRA driver serves the plugin's devices: on the run's Nodes when it has any (and
+    ``by_nodes``), else wherever both node selections may run."""
+    known_nodes = by_nodes and bool(ctx.by_kind("Node"))
     plugin_nodes = _nodes(ctx, plugin.selection)
     found: list[_Overlap] = []
     for agent in dra_drivers(ctx):
@@ -81,29 +84,38 @@ def _overlaps(ctx: Context, plugin: NodeAgent) -> list[_Overlap]:
     return found + list(by_driver.values())
 
 
-def _dra_label(overlaps: list[_Overlap]) -> Requirement | None:
-    """A label requirement the DRA side relies on, to invert in the device plugin's affinity."""
+def _dra_label(plugin: NodeAgent, overlaps: list[_Overlap]) -> Requirement | None:
+    """A label requirement the DRA side relies on and the device plugin's own nodes do not, to
+    invert in the device plugin's affinity. One both require (``nvidia.com/gpu.present``)
+    would take the device plugin off every GPU node, the pools still on it too."""
+    own = {r for r in plugin.selection.required} | {r for t in plugin.selection.terms for r in t.labels}
+    own_keys = {r.key for r in own}
     for overlap in overlaps:
         selection = overlap.selection
         if selection is None:
             continue
-        candidates = list(selection.required) + [r for t in selection.terms[:1] for r in t.labels]
-        for requirement in candidates:
-            if requirement.operator in ("In", "Exists"):
-                return requirement
+        candidates = [
+            r
+            for r in list(selection.required) + [r for t in selection.terms[:1] for r in t.labels]
+            if r.operator in ("In", "Exists") and r not in own
+        ]
+        candidates.sort(key=lambda r: r.key in own_keys)  # a key the plugin does not select on first
+        if candidates:
+            return candidates[0]
     return None
 
 
 def _affinity_hint(plugin: NodeAgent, overlaps: list[_Overlap]) -> str:
-    label = _dra_label(overlaps)
+    label = _dra_label(plugin, overlaps)
     if label is None:
         term = "{key: dra.example/managed, operator: DoesNotExist}"
         lead = "label the nodes of the DRA pool (for example `dra.example/managed=true`) and exclude them from the device plugin"
     elif label.operator == "Exists":
-        term = f"{{key: {label.key}, operator: DoesNotExist}}"
+        term = f"{{key: {flow_scalar(label.key)}, operator: DoesNotExist}}"
         lead = "exclude the DRA pool from the device plugin"
     else:
-        term = f"{{key: {label.key}, operator: NotIn, values: [{', '.join(label.values)}]}}"
+        values = ", ".join(flow_scalar(v) for v in label.values)
+        term = f"{{key: {flow_scalar(label.key)}, operator: NotIn, values: [{values}]}}"
         lead = "exclude the DRA pool from the device plugin"
     existing = " (add the expression to every existing term)" if plugin.selection.terms else ""
     return (
@@ -122,6 +134,9 @@ def check_device_plugin_dra_overlap(ctx: Context) -> Iterator[Finding]:
             continue
         overlaps = _overlaps(ctx, plugin)
         if not overlaps:
+            unjudged = _unjudged(ctx, plugin)
+            if unjudged is not None:
+                yield unjudged
             continue
         drivers = sorted({d for o in overlaps for d in o.drivers})
         nodes = sorted({n for o in overlaps for n in o.nodes})
@@ -143,6 +158,33 @@ def check_device_plugin_dra_overlap(ctx: Context) -> Iterator[Finding]:
                 for o in overlaps[:5]
             ),
         )
+
+
+def _unjudged(ctx: Context, plugin: NodeAgent) -> Finding | None:
+    """Why no overlap could be judged on the snapshot's Nodes although the node selections may
+    overlap: the DaemonSets match no Node of it (a snapshot of another cluster, or labels the
+    snapshot's Nodes do not carry). An info, so the silence is explained, never a verdict."""
+    nodes = ctx.by_kind("Node")
+    if not nodes or _nodes(ctx, plugin.selection):
+        return None
+    possible = [o for o in _overlaps(ctx, plugin, by_nodes=False) if o.source.kind != "ResourceSlice"]
+    if not possible:
+        return None
+    drivers = ", ".join(sorted({d for o in possible for d in o.drivers}))
+    template = plugin.template
+    return plugin.obj.finding(
+        template.path,
+        f"device plugin {plugin.obj.display} and DRA driver {drivers} may run on the same nodes, but the "
+        f"device plugin's node selection ({plugin.selection.describe() or 'every node'}) matches none of the "
+        f"{len(nodes)} Node(s) of the snapshot, so whether they share nodes cannot be judged on it",
+        hint="give a snapshot of the cluster these DaemonSets run on (`kubectl get nodes -o yaml`), or lint "
+        "without --slices to judge the node selections alone",
+        key=True,
+        severity=Severity.INFO,
+        related=tuple(
+            o.source.related(("metadata", "name"), f"{o.source.display} runs the DRA driver") for o in possible[:3]
+        ),
+    )
 
 
 def _node_slices(ctx: Context) -> dict[str, list[KubeObject]]:

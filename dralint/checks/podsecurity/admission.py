@@ -96,8 +96,8 @@ class NamespacePolicy(NamedTuple):
         if LABEL_PREFIX + mode in labels:
             return f"{mode}={level} on namespace '{name}'"
         if LABEL_PREFIX + mode + "-version" in labels:
-            return f"{mode}={level}: level from --pss-level, version from namespace '{name}'"
-        return f"{mode}={level} from --pss-level"
+            return f"{mode}={level}: level from the run's pss-level setting, version from namespace '{name}'"
+        return f"{mode}={level} from the run's pss-level setting (--pss-level or the config file)"
 
 
 class Verdict(NamedTuple):

@@ -24,7 +24,7 @@ from dralint.k8s.selection import (
     template_labels,
 )
 from dralint.lint.context import Context
-from dralint.lint.refs import looks_like_typo
+from dralint.lint.refs import looks_alike, looks_like_typo
 from dralint.lint.registry import object_check
 from dralint.yaml.loader import DataPath
 
@@ -53,7 +53,7 @@ def _near_miss(wanted: dict[str, str], templates: list[PodTemplate]) -> tuple[Po
         if len(differing) != 1:
             continue
         key = differing[0]
-        if key in labels and looks_like_typo(wanted[key], labels[key]):
+        if key in labels and looks_alike(wanted[key], labels[key]):
             return template, key, labels[key]
         typo_key = next(
             (k for k in labels if k not in wanted and looks_like_typo(key, k) and labels[k] == wanted[key]), None

@@ -121,11 +121,18 @@ def _extended_too_large(sim: Simulation, demand: PodDemand, tpl: PodTemplate) ->
         resource = next(r for r in sorted(container.wanted) if sim.ext.get(r) == cls)
         resources_path = tpl.path + container.path + ("resources",)
         section = "limits" if resource in (tpl.owner.get(resources_path + ("limits",)) or {}) else "requests"
+        most = best[cls]
+        if most:
+            have = f"no node of the snapshot has more than {most} such device{'s' if most > 1 else ''}"
+            hint = f"ask for at most {most} per pod and split the work over more pods"
+        else:
+            have = "no node of the snapshot has any device of that class"
+            hint = f"check DeviceClass {cls}'s selectors against the snapshot's devices, or add nodes that have them"
         yield tpl.owner.finding(
             resources_path + (section, resource),
             f"{tpl.label} asks for {count} device(s) of DeviceClass {cls} through extended resource "
-            f"{resource}, but no node of the snapshot has more than {best[cls]} such device(s)",
-            hint="lower the request, or split the work over more pods",
+            f"{resource}, but {have}",
+            hint=hint,
             rule="SCH003",
         )
 

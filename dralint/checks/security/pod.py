@@ -9,12 +9,14 @@ because the fix (one pod-level field) is per template too.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Callable, Iterator, Sequence
 
 from dralint.checks.podsecurity.admission import replaced
 from dralint.lint.context import Context
-from dralint.diagnostics import Finding
+from dralint.diagnostics import Finding, Severity
 from dralint.lint.exemptions import EXEMPTION_RULE, WAIVED_RULES, device_driver, enabled_rule_ids, exemption_enabled
+from dralint.k8s.nodeagents import Declared, node_agent
 from dralint.k8s.objects import POD_TEMPLATE_KINDS, KubeObject, PodTemplate, pod_templates
 from dralint.k8s.podsec import ContainerSecurity, containers, is_windows, run_as_root
 from dralint.lint.registry import object_check
@@ -36,17 +38,18 @@ DANGEROUS_CAPABILITIES = frozenset(
         "SYS_CHROOT",
     }
 )
-#: Host paths of container-runtime sockets: whoever can reach one controls every container.
-RUNTIME_SOCKETS = (
-    "/var/run/docker.sock",
-    "/run/docker.sock",
-    "/var/run/containerd/containerd.sock",
-    "/run/containerd/containerd.sock",
-    "/var/run/crio/crio.sock",
-    "/run/crio/crio.sock",
-    "/var/run/cri-dockerd.sock",
-    "/run/cri-dockerd.sock",
-)
+#: Host paths of container-runtime sockets, with the runtime each belongs to: whoever can reach
+#: one controls every container of the node.
+RUNTIME_SOCKETS = {
+    "/run/containerd/containerd.sock": "containerd",
+    "/var/run/containerd/containerd.sock": "containerd",
+    "/run/crio/crio.sock": "CRI-O",
+    "/var/run/crio/crio.sock": "CRI-O",
+    "/var/run/docker.sock": "Docker",
+    "/run/docker.sock": "Docker",
+    "/var/run/cri-dockerd.sock": "cri-dockerd",
+    "/run/cri-dockerd.sock": "cri-dockerd",
+}
 #: Sysctls the kubelet allows without --allowed-unsafe-sysctls (Kubernetes v1.37).
 SAFE_SYSCTLS = frozenset(
     {
@@ -101,9 +104,15 @@ def _names(names: list[str]) -> str:
 
 
 def _grouped(
-    template: PodTemplate, rule: str, entries: Sequence[tuple[DataPath | None, ContainerSecurity, str]], hint: str
+    template: PodTemplate,
+    rule: str,
+    entries: Sequence[tuple[DataPath | None, ContainerSecurity, str]],
+    hint: str,
+    own_hint: str | None = None,
 ) -> Iterator[Finding]:
-    """One finding per deciding field (or per template when no field decides), naming the containers."""
+    """One finding per deciding field (or per template when no field decides), naming the
+    containers. ``own_hint`` replaces a pod-level ``hint`` where the deciding field is the
+    container's own: a pod-level setting would not win over it."""
     if not entries:
         return
     by_path: dict[DataPath | None, list[tuple[ContainerSecurity, str]]] = {}
@@ -113,10 +122,11 @@ def _grouped(
         names = [sec.name for sec, _ in items]
         where = path if path is not None else template.path + ("securityContext",)
         noun = "container" if len(names) == 1 else "containers"
+        own = path is not None and any(path[: len(sec.path)] == sec.path for sec, _ in items)
         yield template.owner.finding(
             where,
             f"{template.label}: {noun} {_names(names)} {items[0][1]}",
-            hint=hint,
+            hint=own_hint if own and own_hint else hint,
             rule=rule,
             key=path is None,
         )
@@ -137,18 +147,23 @@ def _host_namespaces(template: PodTemplate) -> Iterator[Finding]:
 
 
 #: Socket file names of container runtimes, wherever a distribution puts them (k3s, microk8s).
-_SOCKET_NAMES = frozenset(socket.rsplit("/", 1)[1] for socket in RUNTIME_SOCKETS)
+_SOCKET_NAMES = {socket.rsplit("/", 1)[1]: runtime for socket, runtime in RUNTIME_SOCKETS.items()}
 
 
-def _socket_in(path: str) -> str | None:
-    """The runtime socket a hostPath exposes: the socket itself or a directory holding it."""
+def _exposed(path: str) -> str | None:
+    """What of the container runtimes a hostPath exposes, said as "which ...": the socket
+    itself, or the sockets of the runtimes a directory holds (a node runs one of them)."""
     clean = path.rstrip("/") or "/"
-    if clean.rsplit("/", 1)[-1] in _SOCKET_NAMES:
-        return clean
-    for socket in RUNTIME_SOCKETS:
-        if clean == socket or socket.startswith(clean.rstrip("/") + "/"):
-            return socket
-    return None
+    runtime = _SOCKET_NAMES.get(clean.rsplit("/", 1)[-1])
+    if runtime is not None:
+        return f"is the {runtime} socket"
+    under = {s: r for s, r in RUNTIME_SOCKETS.items() if s.startswith(clean.rstrip("/") + "/")}
+    if not under:
+        return None
+    runtimes = list(dict.fromkeys(under.values()))
+    listed = ", ".join(runtimes[:-1]) + f" or {runtimes[-1]}" if len(runtimes) > 1 else runtimes[0]
+    what = "is the node's root filesystem, so it holds" if clean == "/" else "holds"
+    return f"{what} the container runtime's socket ({listed}, whichever the node runs)"
 
 
 def host_path_volumes(template: PodTemplate) -> Iterator[tuple[int, str, dict]]:
@@ -163,12 +178,12 @@ def host_path_volumes(template: PodTemplate) -> Iterator[tuple[int, str, dict]]:
 def _host_paths(template: PodTemplate) -> Iterator[Finding]:
     for index, path, volume in host_path_volumes(template):
         where = template.path + ("volumes", index, "hostPath", "path")
-        socket = _socket_in(path)
-        if socket:
-            exposes = "is" if path.rstrip("/") == socket else f"contains {socket}, which is"
+        exposed = _exposed(path)
+        if exposed:
             yield template.owner.finding(
                 where,
-                f"{template.label} mounts host path {path}, which {exposes} the container runtime socket: it can start privileged containers on the node",
+                f"{template.label} mounts host path {path}, which {exposed}: "
+                "it can start privileged containers on the node",
                 hint="remove the volume and its volumeMounts; build images with a rootless builder (kaniko, buildah) instead",
                 rule="SEC009",
             )
@@ -182,7 +197,7 @@ def _host_paths(template: PodTemplate) -> Iterator[Finding]:
 
 
 def _writable_host_mounts(template: PodTemplate) -> Iterator[Finding]:
-    host_volumes = {str(v.get("name")): path for _, path, v in host_path_volumes(template) if not _socket_in(path)}
+    host_volumes = {str(v.get("name")): path for _, path, v in host_path_volumes(template) if not _exposed(path)}
     if not host_volumes:
         return
     for sec in containers(template):
@@ -348,6 +363,8 @@ def _root(template: PodTemplate, secs: list[ContainerSecurity]) -> Iterator[Find
         "SEC003",
         entries,
         "set `securityContext: {runAsNonRoot: true, runAsUser: 10001}` at pod level (containers inherit it)",
+        "set `securityContext: {runAsNonRoot: true, runAsUser: 10001}` on the container: its own setting wins over "
+        "the pod's",
     )
 
 
@@ -385,7 +402,8 @@ def _seccomp(template: PodTemplate, secs: list[ContainerSecurity]) -> Iterator[F
                 (None, sec, "can make every system call: no seccomp profile is set at pod or container level")
             )
     hint = "set `securityContext: {seccompProfile: {type: RuntimeDefault}}` at pod level (containers inherit it)"
-    yield from _grouped(template, "SEC013", unconfined, hint)
+    own = "set `securityContext: {seccompProfile: {type: RuntimeDefault}}` on the container: its own setting wins"
+    yield from _grouped(template, "SEC013", unconfined, hint, own)
     yield from _grouped(template, "SEC013", missing, hint)
 
 
@@ -422,6 +440,27 @@ def _template_findings(template: PodTemplate, enabled: frozenset[str]) -> Iterat
         yield from _seccomp(template, secs)
 
 
+#: What a node agent does by design (docs/node-agents.md): privileged, host paths, the node's
+#: process and IPC namespaces, the host root. For node agents these are warnings that say why.
+TOLERATED_RULES = frozenset({"SEC001", "SEC006", "SEC007", "SEC008", "SEC009", "SEC026"})
+
+
+def _declared(ctx: Context) -> Declared:
+    options = ctx.options
+    return ctx.memo(
+        (__name__, "declared-node-agents"),
+        lambda: Declared(options.node_agent_namespaces, options.node_agent_labels, options.node_agent_images),
+    )
+
+
+def _tolerated(finding: Finding, reason: str) -> Finding:
+    return replace(
+        finding,
+        severity=Severity.WARNING,
+        message=f"{finding.message}; a warning only, as it is a node agent ({reason}), which needs this by design",
+    )
+
+
 @object_check(*POD_RULES, kinds=POD_TEMPLATE_KINDS)
 def check_pod_security(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     """Hardening findings for every pod template, minus what the device-driver exemption waives
@@ -435,6 +474,9 @@ def check_pod_security(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
             if taken
             else list(_template_findings(template, enabled))
         )
+        agent = node_agent(template, _declared(ctx)) if template.owner.kind == "DaemonSet" else None
+        if agent is not None:
+            findings = [_tolerated(f, agent) if f.rule in TOLERATED_RULES else f for f in findings]
         exemption = device_driver(template) if active else None
         if exemption is None:
             yield from findings

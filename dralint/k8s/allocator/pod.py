@@ -9,6 +9,8 @@ otherwise a mapped DeviceClass turns it into requests of the special claim, allo
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
@@ -211,6 +213,15 @@ def request_label(demand: PodDemand, request: str) -> str:
             if request_name(container, resource) == request:
                 return f"{resource} of container {container.name!r}"
     return request
+
+
+_REQUEST_NAME = re.compile(r"\bcontainer-\d+-request-\d+\b")
+
+
+def in_user_terms(text: str, demand: PodDemand) -> str:
+    """``text`` (a reason a node is no place for the pod) with the special claim's request
+    names said as ``request_label`` says them."""
+    return _REQUEST_NAME.sub(lambda match: request_label(demand, match.group(0)), text)
 
 
 def extended_requests(

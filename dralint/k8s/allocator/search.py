@@ -114,7 +114,7 @@ class Selection:
         got = self.evaluate(self.class_selectors(alt.class_name), dev)
         if isinstance(got, EvalError):
             raise Fatal(
-                f"class {alt.class_name}: selector #{got.index} on device {dev.id}: {_what(got)}: {got.message}",
+                f"class {alt.class_name}: selector #{got.index} on device {dev.id}: {_described(got)}",
                 cel=CelFailure(alt.class_name, None, None, got.index, dev, got.message, got.kind),
             )
         if not got:
@@ -122,7 +122,7 @@ class Selection:
         got = self.evaluate(alt.selectors, dev)
         if isinstance(got, EvalError):
             raise Fatal(
-                f"claim {claim.label}: selector #{got.index} on device {dev.id}: {_what(got)}: {got.message}",
+                f"claim {claim.label}: selector #{got.index} on device {dev.id}: {_described(got)}",
                 cel=CelFailure(None, claim, alt, got.index, dev, got.message, got.kind),
             )
         return bool(got)
@@ -130,6 +130,12 @@ class Selection:
 
 def _what(error: EvalError) -> str:
     return {"runtime": "CEL runtime error", "compile": "CEL compile error"}.get(error.kind, "not evaluated")
+
+
+def _described(error: EvalError) -> str:
+    """The error with its kind said once (a compile error's message already starts with it)."""
+    what = _what(error)
+    return error.message if error.message.startswith(what) else f"{what}: {error.message}"
 
 
 def _up(value: Fraction) -> int:

@@ -18,7 +18,7 @@ from dralint.k8s.allocator.equivalence import NodeShapes, claim_key, reads_key
 from dralint.k8s.allocator.explain import explain
 from dralint.k8s.allocator.model import Claim, Features, Matcher
 from dralint.k8s.allocator.nodeselector import SelectorError, labels_match, node_matches
-from dralint.k8s.allocator.pod import PodDemand, extended_requests
+from dralint.k8s.allocator.pod import PodDemand, extended_requests, in_user_terms
 from dralint.k8s.allocator.search import DEFAULT_BUDGET, BudgetExceeded, ClaimResult, Fatal, Search, Selection
 from dralint.k8s.allocator.view import NodeView, State, node_view
 from dralint.k8s.inventory import Inventory, Node, amount
@@ -271,6 +271,8 @@ class Simulator:
         whose device plugin serves an extended resource of the pod while a DRA driver publishes
         the same devices there, is no place for it."""
         results, reason = self._allocate_on(demand, claims, node, state, explain_failure)
+        if reason and demand.containers:
+            reason = in_user_terms(reason, demand)
         if results is not None:
             reason = self._double_managed(demand, node)
             if reason:
@@ -375,7 +377,8 @@ class Simulator:
         without explanation already said it does (``_FAILED``): the search is not run again, a
         fleet the pod fits nowhere on would search each node class twice."""
         todo, _ = self._todo(demand, claims, node)
-        return explain(self.view(node), todo, self.selection, self.base)
+        reason = explain(self.view(node), todo, self.selection, self.base)
+        return in_user_terms(reason, demand) if demand.containers else reason
 
     def _try(
         self,
