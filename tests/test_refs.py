@@ -286,3 +286,30 @@ spec:
     (tmp_path / "b.yaml").write_text(template.format(request="exclusive", pod="b"))
     result = lint(LintOptions(paths=[str(tmp_path)], profile="strict"))
     assert not [d for d in result.diagnostics if d.rule == "REF005"]
+
+
+def test_the_copy_beside_the_referrer_is_preferred_only_in_the_namespace_it_names(tmp_path):
+    """Of several objects with the reference's identity, the one in the referrer's own file is
+    the one it was written against; a same-named object of that file in another namespace is
+    no such copy (a resolve() that dropped the namespace comparison survived every test)."""
+    (tmp_path / "pod.yaml").write_text(
+        TEMPLATE.format(name="one-gpu", namespace="research")
+        + "---\n"
+        + POD.format(field="resourceClaimTemplateName", target="one-gpu")
+    )
+    (tmp_path / "templates.yaml").write_text(TEMPLATE.format(name="one-gpu", namespace="ml"))
+    ctx = lint(LintOptions(paths=[str(tmp_path)], jobs=1)).context
+    (pod,) = [o for o in ctx.scanned if o.kind == "Pod"]
+    found = resolve(ctx, "ResourceClaimTemplate", "ml", "one-gpu", referrer=pod)
+    assert found.status is Status.FOUND
+    assert (found.target.namespace, found.target.path) == ("ml", str(tmp_path / "templates.yaml"))
+    # with a copy in its own file and namespace, that copy wins over the other files'
+    (tmp_path / "pod.yaml").write_text(
+        TEMPLATE.format(name="one-gpu", namespace="ml")
+        + "---\n"
+        + POD.format(field="resourceClaimTemplateName", target="one-gpu")
+    )
+    ctx = lint(LintOptions(paths=[str(tmp_path)], jobs=1)).context
+    (pod,) = [o for o in ctx.scanned if o.kind == "Pod"]
+    found = resolve(ctx, "ResourceClaimTemplate", "ml", "one-gpu", referrer=pod)
+    assert (found.target.namespace, found.target.path) == ("ml", str(tmp_path / "pod.yaml"))
