@@ -190,7 +190,10 @@ def read(
     display = stdin_name if path == "-" else path
     try:
         if path == "-":
-            raw = (stdin or sys.stdin.buffer).read(max_bytes + 1)
+            stream = stdin or getattr(sys.stdin, "buffer", None)  # None: dralint started with stdin closed
+            if stream is None:
+                return FileIssue(display, "unreadable", f"cannot read {display}: standard input is closed")
+            raw = stream.read(max_bytes + 1)
         else:
             with open(path, "rb") as handle:
                 # A regular file's size is known up front: refuse it before reading it whole.
