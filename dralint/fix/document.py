@@ -18,6 +18,7 @@ import copy
 import functools
 import io
 import json
+import re
 import warnings
 from collections import Counter
 from difflib import SequenceMatcher
@@ -151,15 +152,33 @@ def _split(text: str) -> list[str]:
     return text.split("\n")[:-1] if text.endswith("\n") else text.split("\n")
 
 
+#: Where a line ends in the original bytes, as dralint's positions count lines (``sources.decode``
+#: turns CR LF into LF, so CR CR LF is one line end): LF, CR LF or CR CR LF. Splitting at LF
+#: alone left a CR at the end of each line of a CR CR LF file, so no line matched the printout
+#: and edits took the printout's lines for the whole file. (A lone CR ends no line here, as in
+#: dralint's positions; ``runner.fix_bytes`` fixes a CR-only file as LF.)
+_LINE_END = re.compile(r"\r\r\n|\r\n|\n")
+_ENDING = re.compile(r"(?:\r\r\n|\r\n|\n)\Z")
+#: Breaks libyaml also counts, which no split here models: a file holding one is never cut
+#: into parts by line (``EditableFile.part``).
+_OTHER_BREAKS = ("\r", "\x85", "\u2028", "\u2029")
+
+
 def _keep_ends(text: str) -> list[str]:
-    """Lines with their endings, split at LF only (YAML text may hold other separators)."""
-    parts = text.split("\n")
-    return [part + "\n" for part in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
+    """Lines with their endings (``_LINE_END``)."""
+    out = []
+    start = 0
+    for end in _LINE_END.finditer(text):
+        out.append(text[start : end.end()])
+        start = end.end()
+    if start < len(text):
+        out.append(text[start:])
+    return out
 
 
 def _bare(line: str) -> str:
-    line = line[:-1] if line.endswith("\n") else line
-    return line[:-1] if line.endswith("\r") else line
+    ending = _ENDING.search(line)
+    return line[: ending.start()] if ending else line
 
 
 class EditableFile:
@@ -182,8 +201,12 @@ class EditableFile:
         decoded = decoded[1:] if self.bom else decoded
         # Original lines keep their own endings; matching and printing use LF.
         self.original = _keep_ends(decoded)
-        self.newline = "\r\n" if decoded.count("\r\n") * 2 > decoded.count("\n") else "\n"
-        self.text = decoded.replace("\r\n", "\n")
+        endings = Counter(line[len(_bare(line)) :] for line in self.original)
+        endings.pop("", None)
+        self.newline = endings.most_common(1)[0][0] if endings else "\n"
+        self.text = "".join(_bare(line) + "\n" for line in self.original)
+        if self.original and not _ENDING.search(self.original[-1]):
+            self.text = self.text[:-1]
         self.is_json = self._looks_like_json()
         self.json_indent = self._json_indent() if self.is_json else None
         self.indent, self.dash_offset, self.dash_gap = (
@@ -245,6 +268,8 @@ class EditableFile:
         (``column`` 0), or one item of a block sequence whose content starts at ``column``
         (0-based) after its '-' (the '-' blanked, a mapping indented as a block). None when
         the lines do not read as one document so."""
+        if any(other in self.text for other in _OTHER_BREAKS):
+            return None
         lines = self.lines[start:stop]
         if column:
             first = lines[0] if lines else ""

@@ -15,6 +15,7 @@ import contextlib
 import dataclasses
 import errno
 import os
+import re
 import stat
 import tempfile
 from collections import Counter
@@ -303,8 +304,23 @@ def _record(diag: Diagnostic, description: str, reason: str | None = None) -> Fi
 
 
 def fix_bytes(path: str, raw: bytes, options: LintOptions, rules: set[str] | None = None) -> FileFix:
-    """Fix one file's content; nothing is written."""
+    """Fix one file's content; nothing is written.
+
+    A file whose lines end with a lone CR (old Mac style) is fixed with LF line ends and given
+    its CRs back: YAML reads CR as a line end, which the printout-matching of ``EditableFile``
+    does not, and it matched the whole file as one line.
+    """
     wanted = fixable_rules() if rules is None else rules & fixable_rules()
+    if b"\r" not in raw or b"\n" in raw:
+        return _fix_passes(path, raw, options, wanted)
+    outcome = _fix_passes(path, raw.replace(b"\r", b"\n"), options, wanted)
+    outcome.original = raw
+    outcome.fixed = outcome.fixed.replace(b"\n", b"\r")
+    return outcome
+
+
+def _fix_passes(path: str, raw: bytes, options: LintOptions, wanted: set[str]) -> FileFix:
+    """``fix_bytes``: passes of lint, fix, lint again, until nothing changes."""
     outcome = FileFix(path, raw, raw)
     tried: set[tuple] = set()
     linted = None  # the lint of outcome.fixed, when the last pass made it
@@ -430,7 +446,7 @@ def write_atomically(path: str, content: bytes) -> None:
 
 
 def _replacements(path: str, text: str, edits: list[LineEdit]) -> tuple[Replacement, ...]:
-    lines = text.split("\n")
+    lines = re.split(r"\r?\n", text)  # CR CR LF, read as CR LF, is one line end, as the edits count
     partial_last = not text.endswith("\n")
     count = len(lines) if partial_last else len(lines) - 1
     out = []

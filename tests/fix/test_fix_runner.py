@@ -325,3 +325,27 @@ def test_fixes_in_a_file_of_many_documents_print_one_document_at_a_time(sarif, m
         outcome = fix_bytes("m.yaml", text.encode(), LintOptions(profile="strict"))
         assert outcome.fixed.decode() == text.replace("v1beta1", "v1") and len(outcome.applied) == 30
     assert printed and set(printed) == {1}
+
+
+COMMENTED = """# header comment
+apiVersion: resource.k8s.io/v1beta1   # old version
+kind: ResourceClaim
+metadata:
+  name: c   # the name
+  uid: abc
+spec:
+  # devices below
+  devices:
+    requests:
+    - name: gpu
+      deviceClassName: gpu.example.com  # class
+"""
+
+
+@pytest.mark.parametrize("ending", ["\n", "\r\n", "\r", "\r\r\n"])
+def test_every_line_ending_keeps_its_comments_and_its_line_ends(ending) -> None:
+    """A lone CR and CR CR LF files lost their comments: their lines matched no printout line."""
+    expected = fix_bytes("m.yaml", COMMENTED.encode(), LintOptions(profile="strict")).fixed.decode()
+    assert expected.count("#") == 5 and "exactly:" in expected and "uid" not in expected
+    outcome = fix_bytes("m.yaml", COMMENTED.replace("\n", ending).encode(), LintOptions(profile="strict"))
+    assert outcome.fixed.decode() == expected.replace("\n", ending)

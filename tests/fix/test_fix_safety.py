@@ -131,6 +131,6 @@ def test_sigterm_during_a_fix_leaves_no_temporary_file(tmp_path: Path) -> None:
         process.send_signal(signal.SIGTERM)
         _, err = process.communicate(timeout=120)
         assert b"Traceback" not in err
-        assert process.returncode in (0, 128 + signal.SIGTERM)
+        assert process.returncode in (0, 128 + signal.SIGTERM, -signal.SIGTERM)  # -15: before dralint set its handler
         assert target.read_text() in (docs, docs.replace("v1beta1", "v1"))
         assert _litter(tmp_path) == []
