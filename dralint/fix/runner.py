@@ -25,11 +25,11 @@ from dralint.diagnostics import Diagnostic, Replacement, Severity, Span
 from dralint.fix.document import EditableFile, LineEdit, NotEditable
 from dralint.fix.fixers import FixError, Target, fixers, priority
 from dralint.lint.catalog import load_catalog
-from dralint.lint.engine import RunResult, run
+from dralint.lint.engine import ENGINE_RULES, RunResult, run
 from dralint.lint.options import LintOptions
 from dralint.lint.parallel import available_cpus, ordered_map
 from dralint.yaml.loader import DataPath, Document, SourceText, iter_paths, load
-from dralint.yaml.sources import FileIssue, decode
+from dralint.yaml.sources import FileIssue, SourceFile, decode
 
 MAX_PASSES = 4
 
@@ -330,6 +330,12 @@ def _fix_passes(path: str, raw: bytes, options: LintOptions, wanted: set[str]) -
         candidates = _candidates(before, wanted, tried) if before is not None else []
         if before is None or not candidates:
             break
+        for diag, reason in _beside_duplicate_keys(path, outcome.fixed, before, candidates):
+            tried.add(_key(diag))
+            outcome.rejected.append(_record(diag, "not fixed", reason))
+        candidates = [d for d in candidates if _key(d) not in tried]
+        if not candidates:
+            break
         try:
             batch = apply_fixes(path, outcome.fixed, candidates)
         except NotEditable as error:
@@ -354,6 +360,35 @@ def _fix_passes(path: str, raw: bytes, options: LintOptions, wanted: set[str]) -
             outcome.problem = str(error)
             break
     return outcome
+
+
+def _beside_duplicate_keys(
+    path: str, raw: bytes, linted: RunResult, candidates: list[Diagnostic]
+) -> list[tuple[Diagnostic, str]]:
+    """The findings in a document with a duplicate key, each with why its fix is held back.
+
+    dralint reads the last of two equal keys, as the API server does; ruamel.yaml edits the
+    first. A fix made there edited the copy nobody reads, said it was fixed, and left the
+    finding for a second run (which then could not fix it either).
+    """
+    duplicates = [d for d in linted.diagnostics if d.rule == ENGINE_RULES["duplicate-key"]]
+    source = decode(path, raw) if duplicates else None
+    if not isinstance(source, SourceFile):
+        return []
+    documents = _Documents(load(SourceText(path, source.text)).documents)
+    first: dict[int, Diagnostic] = {}
+    for duplicate in duplicates:
+        document = documents.at(duplicate.span)
+        if document is not None:
+            first.setdefault(id(document), duplicate)
+    held = []
+    for diag in candidates:
+        document = documents.at(diag.span)
+        duplicate = first.get(id(document)) if document is not None else None
+        if duplicate is not None:
+            where = f"line {duplicate.span.line}, column {duplicate.span.column}"
+            held.append((diag, f"its document has a duplicate key ({duplicate.rule} at {where}); remove it first"))
+    return held
 
 
 def _one_by_one(outcome: FileFix, wanted: list[Diagnostic], options: LintOptions, tried: set[tuple]) -> None:

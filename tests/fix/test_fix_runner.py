@@ -349,3 +349,21 @@ def test_every_line_ending_keeps_its_comments_and_its_line_ends(ending) -> None:
     assert expected.count("#") == 5 and "exactly:" in expected and "uid" not in expected
     outcome = fix_bytes("m.yaml", COMMENTED.replace("\n", ending).encode(), LintOptions(profile="strict"))
     assert outcome.fixed.decode() == expected.replace("\n", ending)
+
+
+def test_a_document_with_a_duplicate_key_is_left_to_its_author_in_one_pass() -> None:
+    """dralint reads the last of two equal keys, ruamel.yaml edits the first: the fix of the uid
+    dralint reports (line 8) removed the one on line 5, said so, and left a finding that a
+    second run could not fix either."""
+    text = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  uid: a\nmetadata:\n  name: c\n  uid: b\n"
+    options = LintOptions(profile="strict")
+    outcome = fix_bytes("m.yaml", text.encode(), options)
+    assert not outcome.changed and outcome.applied == []
+    assert [(r.rule, r.line, r.reason) for r in outcome.rejected] == [
+        ("API016", 8, "its document has a duplicate key (YAML002 at line 6, column 1); remove it first")
+    ]
+    assert fix_bytes("m.yaml", outcome.fixed, options).fixed == outcome.fixed
+    # the documents around it are fixed as before
+    other = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: d\n  uid: x\n"
+    mixed = fix_bytes("m.yaml", (other + "---\n" + text).encode(), options)
+    assert [(r.rule, r.line) for r in mixed.applied] == [("API016", 5)] and len(mixed.rejected) == 1
