@@ -176,8 +176,9 @@ def _whole(file: EditableFile, documents: _Documents) -> EditableFile:
     return file
 
 
-def apply_fixes(path: str, raw: bytes, diagnostics: Iterable[Diagnostic]) -> FixPass:
-    """Apply the fixes of ``diagnostics`` (found by linting ``raw``) to one file's bytes.
+def apply_fixes(path: str, raw: bytes, diagnostics: Iterable[Diagnostic], jobs: int = 1) -> FixPass:
+    """Apply the fixes of ``diagnostics`` (found by linting ``raw``) to one file's bytes, the
+    documents of a file of several on up to ``jobs`` processes.
 
     In a file of several documents, each document's fixes are made on the document read as
     a file of its own (``_in_documents``): made on the whole file, the printout of the whole
@@ -186,7 +187,7 @@ def apply_fixes(path: str, raw: bytes, diagnostics: Iterable[Diagnostic]) -> Fix
     """
     diagnostics = list(diagnostics)
     file, documents = _editable(path, raw)
-    done = _in_documents(file, documents, diagnostics)
+    done = _in_documents(file, documents, diagnostics, jobs)
     if done is None:
         done = _fixed(_whole(file, documents), documents, diagnostics)
         done.edits = file.edits()
@@ -211,9 +212,11 @@ class _DocumentLines:
         return self.ranges[bisect.bisect_right(self._starts, document.locate(()).line - 1) - 1]
 
 
-def _in_documents(file: EditableFile, documents: _Documents, diagnostics: list[Diagnostic]) -> FixPass | None:
-    """The fixes made document by document (see ``apply_fixes``), or None when some finding
-    is in no document that reads as a file of its own."""
+def _in_documents(
+    file: EditableFile, documents: _Documents, diagnostics: list[Diagnostic], jobs: int = 1
+) -> FixPass | None:
+    """The fixes made document by document (see ``apply_fixes``), on up to ``jobs`` processes,
+    or None when some finding is in no document that reads as a file of its own."""
     ranges = _DocumentLines(file)
     by_range: dict[tuple[int, int], list[Diagnostic]] = {}
     for diag in diagnostics:
@@ -222,10 +225,42 @@ def _in_documents(file: EditableFile, documents: _Documents, diagnostics: list[D
         if lines is None:
             return None
         by_range.setdefault(lines, []).append(diag)
-    done = FixPass(file.raw)
-    for (start, stop), wanted in sorted(by_range.items()):
-        made = _part_fixed(file, start, stop, 0, wanted)
+    tasks = sorted(by_range.items())
+
+    def send(index: int, made: FixPass | None) -> tuple | None:
+        """A part's fixes as numbers into its findings: the receiver rebuilds them from its own."""
         if made is None:
+            return None
+        number = {id(diag): k for k, diag in enumerate(tasks[index][1])}
+        return (
+            made.edits,
+            [(number[id(d)], text) for d, text in made.applied],
+            [number[id(d)] for d in made.skipped],
+            [(number[id(d)], why) for d, why in made.failed],
+        )
+
+    def receive(index: int, sent: tuple | None) -> FixPass | None:
+        if sent is None:
+            return None
+        wanted = tasks[index][1]
+        made = FixPass(file.raw)
+        made.edits = sent[0]
+        made.applied = [(wanted[k], text) for k, text in sent[1]]
+        made.skipped = [wanted[k] for k in sent[2]]
+        made.failed = [(wanted[k], why) for k, why in sent[3]]
+        return made
+
+    done = FixPass(file.raw)
+    parts = ordered_map(
+        lambda index: _part_fixed(file, *tasks[index][0], 0, tasks[index][1]),
+        len(tasks),
+        min(jobs, max(1, len(tasks) // _FIXES_PER_SHARE)),
+        send=send,
+        receive=receive,
+    )
+    for made in parts:
+        if made is None:
+            parts.close()
             return None
         done.applied.extend(made.applied)
         done.skipped.extend(made.skipped)
@@ -337,7 +372,7 @@ def _fix_passes(path: str, raw: bytes, options: LintOptions, wanted: set[str]) -
         if not candidates:
             break
         try:
-            batch = apply_fixes(path, outcome.fixed, candidates)
+            batch = apply_fixes(path, outcome.fixed, candidates, options.jobs or available_cpus())
         except NotEditable as error:
             outcome.problem = str(error)
             break
@@ -384,10 +419,10 @@ def _beside_duplicate_keys(
     held = []
     for diag in candidates:
         document = documents.at(diag.span)
-        duplicate = first.get(id(document)) if document is not None else None
-        if duplicate is not None:
-            where = f"line {duplicate.span.line}, column {duplicate.span.column}"
-            held.append((diag, f"its document has a duplicate key ({duplicate.rule} at {where}); remove it first"))
+        found = first.get(id(document)) if document is not None else None
+        if found is not None:
+            where = f"line {found.span.line}, column {found.span.column}"
+            held.append((diag, f"its document has a duplicate key ({found.rule} at {where}); remove it first"))
     return held
 
 
