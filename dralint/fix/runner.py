@@ -15,7 +15,6 @@ import contextlib
 import dataclasses
 import errno
 import os
-import re
 import stat
 import tempfile
 from collections import Counter
@@ -515,20 +514,28 @@ def write_atomically(path: str, content: bytes) -> None:
 # --- replacement regions for SARIF ``fixes[]`` ---------------------------------------------
 
 
-def _replacements(path: str, text: str, edits: list[LineEdit]) -> tuple[Replacement, ...]:
-    lines = re.split(r"\r?\n", text)  # CR CR LF, read as CR LF, is one line end, as the edits count
-    partial_last = not text.endswith("\n")
-    count = len(lines) if partial_last else len(lines) - 1
-    out = []
-    for edit in edits:
-        inserted = "".join(line + "\n" for line in edit.lines)
-        if partial_last and edit.end >= count:
-            region = Span(path, edit.start + 1, 1, count, len(lines[count - 1]) + 1)
-            inserted = inserted[:-1]
-        else:
-            region = Span(path, edit.start + 1, 1, edit.end + 1, 1)
-        out.append(Replacement(region, inserted))
-    return tuple(out)
+class _Regions:
+    """Line edits of one text as SARIF replacement regions. The text's line count and last
+    line are found once per file: found for each fix, they cost time in the square of the file."""
+
+    __slots__ = ("count", "partial_last", "last_length")
+
+    def __init__(self, text: str) -> None:
+        self.partial_last = not text.endswith("\n")  # CR CR LF, read as CR LF, ends its line at the LF
+        self.count = text.count("\n") + self.partial_last
+        self.last_length = len(text) - text.rfind("\n") - 1  # of a partial last line
+
+    def of(self, path: str, edits: list[LineEdit]) -> tuple[Replacement, ...]:
+        out = []
+        for edit in edits:
+            inserted = "".join(line + "\n" for line in edit.lines)
+            if self.partial_last and edit.end >= self.count:
+                region = Span(path, edit.start + 1, 1, self.count, self.last_length + 1)
+                inserted = inserted[:-1]
+            else:
+                region = Span(path, edit.start + 1, 1, edit.end + 1, 1)
+            out.append(Replacement(region, inserted))
+        return tuple(out)
 
 
 def fix_replacements(result: RunResult) -> dict[Diagnostic, tuple[Replacement, ...]]:
@@ -585,6 +592,7 @@ def _each_alone(path: str, text: str, diagnostics: list[Diagnostic]) -> Iterator
     except NotEditable:
         return
     ranges = _DocumentLines(read)
+    regions = _Regions(text)
     whole: Iterator[EditableFile] | None = None
     for number, diag in enumerate(diagnostics):
         try:
@@ -598,7 +606,7 @@ def _each_alone(path: str, text: str, diagnostics: list[Diagnostic]) -> Iterator
         except NotEditable:
             continue
         if edits:
-            yield number, _replacements(path, text, edits)
+            yield number, regions.of(path, edits)
 
 
 def _alone_in_part(

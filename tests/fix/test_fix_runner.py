@@ -5,16 +5,16 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from conftest import lint_text
-from dralint.lint.catalog import load_catalog
-from dralint.diagnostics import Diagnostic, ObjectRef, Severity, Span
+
 import dralint.fix.fixers as fix_registry
 import dralint.fix.runner as runner
+from dralint.diagnostics import Diagnostic, ObjectRef, Severity, Span
+from dralint.fix.document import EditableFile
 from dralint.fix.fixers import fixers, known_fields, single_suggestion
 from dralint.fix.runner import (
     FixRecord,
-    _replacements,
+    _Regions,
     apply_fixes,
     fix_bytes,
     fix_replacements,
@@ -22,11 +22,11 @@ from dralint.fix.runner import (
     new_errors,
     path_at,
 )
-from dralint.lint.options import LintOptions
-from dralint.fix.document import EditableFile
-from dralint.yaml.sources import SourceFile
+from dralint.lint.catalog import load_catalog
 from dralint.lint.engine import run
+from dralint.lint.options import LintOptions
 from dralint.yaml.loader import SourceText, load
+from dralint.yaml.sources import SourceFile
 
 MANIFEST = """\
 apiVersion: resource.k8s.io/v1beta1
@@ -145,7 +145,7 @@ def _each_read_afresh(result) -> dict:
         if diag.rule in fixable_rules():
             single = apply_fixes(diag.span.path, result.sources[diag.span.path].text.encode(), [diag])
             if single.applied and single.edits:
-                out[diag] = _replacements(diag.span.path, result.sources[diag.span.path].text, single.edits)
+                out[diag] = _Regions(result.sources[diag.span.path].text).of(diag.span.path, single.edits)
     return out
 
 
