@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import difflib
+import os
 import signal
 import sys
 from collections.abc import Iterator
@@ -100,24 +101,28 @@ def fix_command(
         raise click.BadParameter("fix edits files in place; it cannot read stdin", param_hint="PATHS")
     options = LintOptions(paths=list(paths) or ["."], exclude=list(exclude), profile=profile)
     troubled = changed = 0
+    trees = [path for path in options.paths if os.path.isdir(path)]
     with _interruptions_end_in_python():
         for item in discover(options.paths, options.exclude):
             if isinstance(item, FileIssue):
                 click.echo(printable(item.message), err=True)
                 troubled += 1
                 continue
-            fixed, trouble = _fix_file(item, options, chosen, diff)
+            fixed, trouble = _fix_file(item, options, chosen, diff, trees)
             changed += fixed
             troubled += trouble
     click.echo(f"dralint fix: {changed} file(s) {'would change' if diff else 'changed'}", err=True)
     sys.exit(1 if troubled or (diff and changed) else 0)
 
 
-def _fix_file(path: str, options: LintOptions, rules: set[str] | None, diff: bool) -> tuple[bool, bool]:
+def _fix_file(
+    path: str, options: LintOptions, rules: set[str] | None, diff: bool, trees: list[str]
+) -> tuple[bool, bool]:
     """Fix (or, with ``diff``, show the fixes of) one file: (it changed, something went wrong).
-    A file that must not be rewritten is refused before it is read, and ``fixed`` is printed
-    only once the new content is in place."""
-    refused = None if diff else refusal(path)
+    A file that must not be rewritten is refused before it is read (``trees``: the directories
+    named, which a symbolic link found in them may lead anywhere within), and ``fixed`` is
+    printed only once the new content is in place."""
+    refused = None if diff else refusal(path, trees)
     if refused is not None:
         click.echo(printable(f"{path}: cannot be fixed: {refused}"), err=True)
         return False, True
@@ -132,7 +137,7 @@ def _fix_file(path: str, options: LintOptions, rules: set[str] | None, diff: boo
     outcome = fix_bytes(path, raw, options, rules)
     if outcome.changed and not diff:
         try:
-            write_atomically(path, outcome.fixed)
+            write_atomically(path, outcome.fixed, trees)
         except OSError as error:
             click.echo(printable(f"{path}: cannot write the fixes: {error.strerror or error}"), err=True)
             return False, True

@@ -449,19 +449,18 @@ def _one_by_one(outcome: FileFix, wanted: list[Diagnostic], options: LintOptions
         outcome.applied.append(_record(current, description))
 
 
-def refusal(path: str) -> str | None:
+def refusal(path: str, trees: Iterable[str] = ()) -> str | None:
     """Why ``path`` must not be rewritten by a fix, or None.
 
     A fix replaces a file by a new one (``write_atomically``), which would take it over from
     its owner, break its hard links, turn a FIFO or device into a file, or write through a
     symbolic link to wherever it leads: each of those is refused, and so is a read-only file
     (its owner said it must not change). A symbolic link is followed only to a file under the
-    link's own directory or the current one (the tree being fixed).
+    link's own directory, the current one, or one of ``trees`` (the directories being fixed).
     """
     real = os.path.realpath(path)
-    if os.path.islink(path) and not any(
-        os.path.commonpath([real, tree]) == tree for tree in map(os.path.realpath, (os.path.dirname(path) or ".", "."))
-    ):
+    within = map(os.path.realpath, (os.path.dirname(path) or ".", ".", *trees))
+    if os.path.islink(path) and not any(os.path.commonpath([real, tree]) == tree for tree in within):
         return f"it is a symbolic link to {real}, outside the tree being fixed; name {real} to fix it"
     try:
         info = os.stat(real)
@@ -478,7 +477,7 @@ def refusal(path: str) -> str | None:
     return None
 
 
-def write_atomically(path: str, content: bytes) -> None:
+def write_atomically(path: str, content: bytes, trees: Iterable[str] = ()) -> None:
     """Replace a file's content without a window where it is half written, keeping its mode,
     owner and group (``refusal`` says which files are never replaced).
 
@@ -486,7 +485,7 @@ def write_atomically(path: str, content: bytes) -> None:
     the temporary file is removed on any failure or interruption Python sees (the CLI turns
     SIGTERM and SIGHUP into one); only SIGKILL or a crash of the system can leave it.
     """
-    why = refusal(path)
+    why = refusal(path, trees)
     if why is not None:
         raise PermissionError(errno.EACCES, why, path)
     target = os.path.realpath(path)

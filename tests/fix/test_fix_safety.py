@@ -134,3 +134,17 @@ def test_sigterm_during_a_fix_leaves_no_temporary_file(tmp_path: Path) -> None:
         assert process.returncode in (0, 128 + signal.SIGTERM, -signal.SIGTERM)  # -15: before dralint set its handler
         assert target.read_text() in (docs, docs.replace("v1beta1", "v1"))
         assert _litter(tmp_path) == []
+
+
+def test_a_link_found_in_a_named_directory_may_lead_anywhere_within_it(tmp_path: Path, monkeypatch) -> None:
+    repo, elsewhere = tmp_path / "repo", tmp_path / "elsewhere"
+    (repo / "base").mkdir(parents=True)
+    (repo / "a-overlay").mkdir()
+    elsewhere.mkdir()
+    (repo / "base" / "class.yaml").write_text(OLD)
+    (repo / "a-overlay" / "class.yml").symlink_to(repo / "base" / "class.yaml")  # found first
+    monkeypatch.chdir(elsewhere)
+    result = _fix(str(repo))
+    assert result.exit_code == 0, result.output
+    assert f"{repo / 'a-overlay' / 'class.yml'}:1:13: fixed API012" in result.output
+    assert (repo / "base" / "class.yaml").read_text() == NEW and (repo / "a-overlay" / "class.yml").is_symlink()
