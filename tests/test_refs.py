@@ -313,3 +313,28 @@ def test_the_copy_beside_the_referrer_is_preferred_only_in_the_namespace_it_name
     (pod,) = [o for o in ctx.scanned if o.kind == "Pod"]
     found = resolve(ctx, "ResourceClaimTemplate", "ml", "one-gpu", referrer=pod)
     assert (found.target.namespace, found.target.path) == ("ml", str(tmp_path / "pod.yaml"))
+
+
+def test_a_name_one_word_apart_is_offered_when_nothing_else_explains_the_miss(tmp_path):
+    text = (
+        TEMPLATE.format(name="single-gpu", namespace="ml")
+        + "---\n"
+        + POD.format(field="resourceClaimTemplateName", target="single-gpu-v2")
+    )
+    (diag,) = _ref_diags(lint_text(tmp_path, text), "REF001", "REF002")
+    assert diag.rule == "REF001"  # a hint, not proof of a mistake
+    assert diag.message.endswith("which is not among the scanned files; did you mean 'single-gpu'?")
+    assert [r.span.line for r in diag.related] == [4]
+
+
+def test_other_namespaces_are_listed_from_the_referrers_own_file_first(tmp_path):
+    """The copy beside the reference is the likeliest one meant, whatever its namespace's name."""
+    (tmp_path / "a.yaml").write_text(TEMPLATE.format(name="one-gpu", namespace="alpha"))
+    (tmp_path / "pod.yaml").write_text(
+        TEMPLATE.format(name="one-gpu", namespace="zeta")
+        + "---\n"
+        + POD.format(field="resourceClaimTemplateName", target="one-gpu")
+    )
+    result = lint(LintOptions(paths=[str(tmp_path)], jobs=1))
+    (diag,) = _ref_diags(result, "REF001", "REF002")
+    assert diag.rule == "REF002" and diag.message.endswith("of that name exists in namespaces 'zeta', 'alpha'")
