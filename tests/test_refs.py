@@ -286,3 +286,55 @@ spec:
     (tmp_path / "b.yaml").write_text(template.format(request="exclusive", pod="b"))
     result = lint(LintOptions(paths=[str(tmp_path)], profile="strict"))
     assert not [d for d in result.diagnostics if d.rule == "REF005"]
+
+
+def test_the_copy_beside_the_referrer_is_preferred_only_in_the_namespace_it_names(tmp_path):
+    """Of several objects with the reference's identity, the one in the referrer's own file is
+    the one it was written against; a same-named object of that file in another namespace is
+    no such copy (a resolve() that dropped the namespace comparison survived every test)."""
+    (tmp_path / "pod.yaml").write_text(
+        TEMPLATE.format(name="one-gpu", namespace="research")
+        + "---\n"
+        + POD.format(field="resourceClaimTemplateName", target="one-gpu")
+    )
+    (tmp_path / "templates.yaml").write_text(TEMPLATE.format(name="one-gpu", namespace="ml"))
+    ctx = lint(LintOptions(paths=[str(tmp_path)], jobs=1)).context
+    (pod,) = [o for o in ctx.scanned if o.kind == "Pod"]
+    found = resolve(ctx, "ResourceClaimTemplate", "ml", "one-gpu", referrer=pod)
+    assert found.status is Status.FOUND
+    assert (found.target.namespace, found.target.path) == ("ml", str(tmp_path / "templates.yaml"))
+    # with a copy in its own file and namespace, that copy wins over the other files'
+    (tmp_path / "pod.yaml").write_text(
+        TEMPLATE.format(name="one-gpu", namespace="ml")
+        + "---\n"
+        + POD.format(field="resourceClaimTemplateName", target="one-gpu")
+    )
+    ctx = lint(LintOptions(paths=[str(tmp_path)], jobs=1)).context
+    (pod,) = [o for o in ctx.scanned if o.kind == "Pod"]
+    found = resolve(ctx, "ResourceClaimTemplate", "ml", "one-gpu", referrer=pod)
+    assert (found.target.namespace, found.target.path) == ("ml", str(tmp_path / "pod.yaml"))
+
+
+def test_a_name_one_word_apart_is_offered_when_nothing_else_explains_the_miss(tmp_path):
+    text = (
+        TEMPLATE.format(name="single-gpu", namespace="ml")
+        + "---\n"
+        + POD.format(field="resourceClaimTemplateName", target="single-gpu-v2")
+    )
+    (diag,) = _ref_diags(lint_text(tmp_path, text), "REF001", "REF002")
+    assert diag.rule == "REF001"  # a hint, not proof of a mistake
+    assert diag.message.endswith("which is not among the scanned files; did you mean 'single-gpu'?")
+    assert [r.span.line for r in diag.related] == [4]
+
+
+def test_other_namespaces_are_listed_from_the_referrers_own_file_first(tmp_path):
+    """The copy beside the reference is the likeliest one meant, whatever its namespace's name."""
+    (tmp_path / "a.yaml").write_text(TEMPLATE.format(name="one-gpu", namespace="alpha"))
+    (tmp_path / "pod.yaml").write_text(
+        TEMPLATE.format(name="one-gpu", namespace="zeta")
+        + "---\n"
+        + POD.format(field="resourceClaimTemplateName", target="one-gpu")
+    )
+    result = lint(LintOptions(paths=[str(tmp_path)], jobs=1))
+    (diag,) = _ref_diags(result, "REF001", "REF002")
+    assert diag.rule == "REF002" and diag.message.endswith("of that name exists in namespaces 'zeta', 'alpha'")

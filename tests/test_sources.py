@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import os
+import socket
+import subprocess
+import sys
+import threading
 
 from dralint.yaml.sources import FileIssue, SourceFile, UnreadFile, decode, discover, not_a_manifest, read
 
@@ -94,8 +98,6 @@ def test_files_are_read_when_they_are_parsed_not_when_found(tmp_path):
 
 def test_a_file_whose_size_the_system_does_not_know_is_read_whole_and_bounded(tmp_path):
     # A pipe reports size 0: read() asks for the size it reports and then for the rest, up to the limit.
-    import threading
-
     text = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: piped}\n" * 50
     pipe = tmp_path / "pipe.yaml"
 
@@ -116,3 +118,36 @@ def test_a_file_whose_size_the_system_does_not_know_is_read_whole_and_bounded(tm
             assert isinstance(source, SourceFile) and source.text == text
         else:
             assert isinstance(source, FileIssue) and source.kind == "too-large"
+
+
+def test_a_fifo_or_socket_found_in_a_directory_is_skipped_with_a_finding_at_the_file(tmp_path):
+    """Opening a FIFO waits for a writer: `mkfifo d/p.yaml; dralint lint d` waited forever."""
+    (tmp_path / "m.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n")
+    os.mkfifo(tmp_path / "p.yaml")
+    with socket.socket(socket.AF_UNIX) as sock:
+        sock.bind(str(tmp_path / "s.yaml"))
+        items = list(discover([str(tmp_path)], []))
+        assert _paths(items) == ["m.yaml"]
+        assert [(i.kind, i.message) for i in items if isinstance(i, FileIssue)] == [
+            ("not-a-file", f"{tmp_path / 'p.yaml'} is a named pipe (FIFO), not a regular file; skipped"),
+            ("not-a-file", f"{tmp_path / 's.yaml'} is a socket, not a regular file; skipped"),
+        ]
+        run = subprocess.run(
+            [sys.executable, "-m", "dralint", "lint", "--no-config", str(tmp_path)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert run.returncode == 1
+    assert f"{tmp_path / 'p.yaml'}:1:1: error: " in run.stdout and "[YAML008]" in run.stdout
+
+
+def test_a_fifo_named_on_the_command_line_is_read(tmp_path):
+    fifo = tmp_path / "p.yaml"
+    os.mkfifo(fifo)
+    assert list(discover([str(fifo)], [])) == [str(fifo)]
+    writer = threading.Thread(target=lambda: fifo.write_text("x: 1\n"))
+    writer.start()
+    source = read(str(fifo))
+    writer.join()
+    assert isinstance(source, SourceFile) and source.text == "x: 1\n"

@@ -7,13 +7,17 @@ when a fix was held back because it would introduce an error, a file could not b
 
 from __future__ import annotations
 
+import contextlib
 import difflib
+import os
+import signal
 import sys
+from collections.abc import Iterator
 
 import click
 
+from dralint.fix.runner import FileFix, fix_bytes, fixable_rules, refusal, write_atomically
 from dralint.lint.catalog import load_catalog
-from dralint.fix.runner import FileFix, fix_bytes, fixable_rules, write_atomically
 from dralint.lint.options import PROFILES, LintOptions
 from dralint.lint.selectors import did_you_mean, split_names
 from dralint.reporters.terminal import printable
@@ -57,8 +61,9 @@ def unified_diff(outcome: FileFix) -> str:
 
 
 def _report(outcome: FileFix, diff: bool) -> None:
+    """What was fixed (printed only for a file that changed), held back, or not fixable."""
     verb = "would fix" if diff else "fixed"
-    for record in outcome.applied:
+    for record in outcome.applied if outcome.changed else ():
         click.echo(
             printable(f"{outcome.path}:{record.line}:{record.column}: {verb} {record.rule}: {record.description}"),
             err=diff,
@@ -101,33 +106,63 @@ def fix_command(
         raise click.BadParameter("fix edits files in place; it cannot read stdin", param_hint="PATHS")
     options = LintOptions(paths=list(paths) or ["."], exclude=list(exclude), profile=profile)
     troubled = changed = 0
-    for item in discover(options.paths, options.exclude):
-        if isinstance(item, FileIssue):
-            click.echo(printable(item.message), err=True)
-            troubled += 1
-            continue
-        try:
-            with open(item, "rb") as handle:
-                raw = handle.read(options.max_file_bytes + 1)
-        except OSError as error:
-            click.echo(f"{item}: cannot read: {error.strerror or error}", err=True)
-            troubled += 1
-            continue
-        if len(raw) > options.max_file_bytes:
-            continue
-        outcome = fix_bytes(item, raw, options, chosen)
-        _report(outcome, diff)
-        troubled += bool(outcome.rejected or outcome.problem)
-        if outcome.changed:
-            changed += 1
-            if diff:
-                click.echo(unified_diff(outcome), nl=False)
-                continue
-            try:
-                write_atomically(item, outcome.fixed)
-            except OSError as error:
-                click.echo(f"{item}: cannot write the fixes: {error.strerror or error}", err=True)
+    trees = [path for path in options.paths if os.path.isdir(path)]
+    with _interruptions_end_in_python():
+        for item in discover(options.paths, options.exclude):
+            if isinstance(item, FileIssue):
+                click.echo(printable(item.message), err=True)
                 troubled += 1
-                changed -= 1
+                continue
+            fixed, trouble = _fix_file(item, options, chosen, diff, trees)
+            changed += fixed
+            troubled += trouble
     click.echo(f"dralint fix: {changed} file(s) {'would change' if diff else 'changed'}", err=True)
     sys.exit(1 if troubled or (diff and changed) else 0)
+
+
+def _fix_file(
+    path: str, options: LintOptions, rules: set[str] | None, diff: bool, trees: list[str]
+) -> tuple[bool, bool]:
+    """Fix (or, with ``diff``, show the fixes of) one file: (it changed, something went wrong).
+    A file that must not be rewritten is refused before it is read (``trees``: the directories
+    named, which a symbolic link found in them may lead anywhere within), and ``fixed`` is
+    printed only once the new content is in place."""
+    refused = None if diff else refusal(path, trees)
+    if refused is not None:
+        click.echo(printable(f"{path}: cannot be fixed: {refused}"), err=True)
+        return False, True
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read(options.max_file_bytes + 1)
+    except OSError as error:
+        click.echo(printable(f"{path}: cannot read: {error.strerror or error}"), err=True)
+        return False, True
+    if len(raw) > options.max_file_bytes:
+        return False, False
+    outcome = fix_bytes(path, raw, options, rules)
+    if outcome.changed and not diff:
+        try:
+            write_atomically(path, outcome.fixed, trees)
+        except OSError as error:
+            click.echo(printable(f"{path}: cannot write the fixes: {error.strerror or error}"), err=True)
+            return False, True
+    _report(outcome, diff)
+    if outcome.changed and diff:
+        click.echo(unified_diff(outcome), nl=False)
+    return outcome.changed, bool(outcome.rejected or outcome.problem)
+
+
+@contextlib.contextmanager
+def _interruptions_end_in_python() -> Iterator[None]:
+    """SIGTERM and SIGHUP (a CI job cancelled, a terminal closed) end the run as Ctrl-C does,
+    through Python, so a fix being written removes its temporary file."""
+
+    def interrupted(signum: int, _frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    previous = {signum: signal.signal(signum, interrupted) for signum in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)

@@ -1,36 +1,43 @@
 """Command line: ``dralint lint``, ``dralint rules``, ``dralint explain``.
 
-Exit codes: 0 when every gate passes (``--fail-on``, ``--min-score``), 1 when one fails, 2 for
-usage errors or when nothing could be read.
+Exit codes (docs/cli-robustness.md): 0 when every gate passes (``--fail-on``, ``--min-score``),
+1 when one fails, 2 for usage errors, when nothing could be read, or when the report cannot be
+written; 3 when dralint itself fails (an internal error, a bug to report).
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import importlib
 import os
 import re
 import sys
-from typing import Iterable, NoReturn
+import traceback
+from collections.abc import Iterable
+from typing import Any, NoReturn, TextIO
 
 import click
 
 from dralint import __version__
+from dralint.cli.progress import ProgressLine
+from dralint.cli.progress import wanted as progress_wanted
 from dralint.diagnostics import in_report_order
 from dralint.k8s.allocator.examples import EXAMPLES
+from dralint.k8s.allocator.examples import PREFIX as EXAMPLE_PREFIX
+from dralint.k8s.features import DRA_GATES
 from dralint.lint.baseline import BaselineError, baseline_texts
 from dralint.lint.catalog import load_catalog
 from dralint.lint.config import LoadedConfig, find_config, load_config
 from dralint.lint.context import CLOSABLE_KINDS
-from dralint.k8s.features import DRA_GATES
-from dralint.lint.selectors import did_you_mean, selector_words, split_names, unknown_selectors
-from dralint.cli.progress import ProgressLine, wanted as progress_wanted
 from dralint.lint.gate import lint_with_config
 from dralint.lint.engine import UnknownEnvironment
 from dralint.lint.options import FAIL_ON, PROFILES, PSS_LEVELS, LintOptions
+from dralint.lint.selectors import did_you_mean, selector_words, split_names, unknown_selectors
 from dralint.reporters import FORMATS, chunked_reporter, joined
 from dralint.reporters.terminal import printable
-from dralint.reporters.text import prepare as prepare_text, summary
+from dralint.reporters.text import prepare as prepare_text
+from dralint.reporters.text import summary
 
 
 def use_color(choice: str, stream: object) -> bool:
@@ -149,6 +156,52 @@ def main() -> None:
     """Lint Kubernetes manifests for Dynamic Resource Allocation, GPUs and production readiness."""
 
 
+#: The exit code of an internal error: distinct from a failed gate (1) and a usage error (2), so
+#: that a CI job can tell a crash of dralint from findings.
+INTERNAL_ERROR = 3
+
+
+class OutputError(Exception):
+    """Standard output cannot take the report (closed, full, a reader gone)."""
+
+
+class _Output:
+    """``sys.stdout``, whose failures to write are ``OutputError``s: an ``OSError`` from
+    anywhere else is an internal error."""
+
+    def __init__(self, stream: TextIO | None) -> None:
+        self._stream = stream
+
+    def _failed(self, error: OSError | None) -> OutputError:
+        why = "it is closed" if error is None else (error.strerror or str(error))
+        return OutputError(f"cannot write to standard output: {why}")
+
+    def write(self, text: str) -> int:
+        if self._stream is None:
+            raise self._failed(None)
+        try:
+            return self._stream.write(text)
+        except OSError as error:
+            raise self._failed(error) from error
+
+    def writelines(self, pieces: Iterable[str]) -> None:
+        for piece in pieces:
+            self.write(piece)
+
+    def flush(self) -> None:
+        if self._stream is None:
+            return
+        try:
+            self._stream.flush()
+        except OSError as error:
+            raise self._failed(error) from error
+
+    def __getattr__(self, name: str) -> Any:
+        if self._stream is None:
+            raise AttributeError(name)
+        return getattr(self._stream, name)
+
+
 def command_line() -> NoReturn:
     """The ``dralint`` program: ``main`` run as a command, then the process ended at once.
 
@@ -156,25 +209,52 @@ def command_line() -> NoReturn:
     Python's shutdown would still free, one by one, everything the run made and clear every
     module: some 30 ms after a run of 10,000 documents, 7 ms of the 0.15 s that linting one
     small file takes (pre-commit and editors start dralint once per file), for nothing
-    anyone sees. Only the standard streams are left to flush; an uncaught error still ends
-    the normal way, with its traceback.
+    anyone sees. Only the standard streams are left to flush.
+
+    A report that cannot be written ends with exit code 2 and a line on stderr; any other
+    uncaught error is an internal one: a line naming it on stderr (the traceback with
+    ``DRALINT_TRACEBACK=1``) and exit code 3, never the 1 of a failed gate.
     """
+    sys.stdout = _Output(sys.stdout)
     try:
         main()
     except SystemExit as done:
         # Ended here, while the exception's traceback still holds the command's frames: leaving
         # this block would free the run's data first.
         _end(_exit_status(done.code))
+    except (OutputError, BrokenPipeError) as error:
+        _say(
+            f"dralint: {error}"
+            if isinstance(error, OutputError)
+            else "dralint: cannot write to standard output: the reader has gone"
+        )
+        _end(2)
+    except Exception as error:  # noqa: BLE001 -- the one place every other failure ends
+        if os.environ.get("DRALINT_TRACEBACK"):
+            traceback.print_exc()
+        _say(f"dralint: internal error, please report it: {type(error).__name__}: {error}")
+        _end(INTERNAL_ERROR)
     _end(0)
 
 
+def _say(line: str) -> None:
+    """A last line on stderr, if it can take one."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        print(line, file=sys.stderr, flush=True)
+
+
 def _end(status: int) -> NoReturn:
-    """End the process with ``status`` once the standard streams are flushed."""
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):  # as Python does when its last flush fails
-            status = status or 120
+    """End the process with ``status`` once the standard streams are flushed; a report that
+    cannot be flushed to stdout ends with 2."""
+    try:
+        sys.stdout.flush()
+    except OutputError as error:
+        _say(f"dralint: {error}")
+        status = status or 2
+    except (OSError, ValueError, AttributeError):
+        status = status or 2
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        sys.stderr.flush()
     os._exit(status)
 
 
@@ -261,8 +341,10 @@ def _load_config(config_path: str | None, no_config: bool) -> LoadedConfig | Non
     if no_config:
         return None
     if config_path is not None:
-        if not os.path.isfile(config_path):
+        if not os.path.exists(config_path):
             raise click.BadParameter(f"no such file: {config_path}", param_hint="--config")
+        if not os.path.isfile(config_path):  # /dev/zero would be read for ever
+            raise click.BadParameter(f"{config_path} is not a regular file", param_hint="--config")
         return load_config(config_path)
     found = find_config(".")
     return load_config(found) if found else None
@@ -295,6 +377,20 @@ def _write(text: str | Iterable[str], target: str | None) -> None:
     except OSError as error:
         click.echo(f"dralint: cannot write {target}: {error.strerror or error}", err=True)
         sys.exit(2)
+
+
+def _named_inputs_exist(paths: Iterable[str], param: str) -> None:
+    """A ``--context`` or ``--slices`` path that does not exist is a usage error, as
+    ``simulate --slices`` has it: a run with part of the cluster missing proves nothing."""
+    for path in paths:
+        if path.startswith(EXAMPLE_PREFIX):
+            name = path[len(EXAMPLE_PREFIX) :]
+            if name not in EXAMPLES:
+                raise click.BadParameter(
+                    f"unknown example snapshot {name!r}; known: {', '.join(sorted(EXAMPLES))}", param_hint=param
+                )
+        elif path != "-" and not os.path.lexists(path):
+            raise click.BadParameter(f"{path}: no such file or directory", param_hint=param)
 
 
 @main.command("lint", cls=_LintCommand)
@@ -454,6 +550,8 @@ def lint_command(
     """Lint manifests in PATHS (files, directories, or - for stdin; default: .)."""
     # click has validated FORMATS and OUTPUTS; pairing them needs their order on the command line.
     targets = report_targets(ctx.meta["dralint.raw_args"])
+    _named_inputs_exist(context_paths, "--context")
+    _named_inputs_exist(slices, "--slices")
     config = _load_config(config_path, no_config)
     given: dict[str, object] = {
         "paths": list(paths),

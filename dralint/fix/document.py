@@ -15,8 +15,10 @@ Line endings (LF, CRLF or mixed) and a UTF-8 byte-order mark are kept.
 from __future__ import annotations
 
 import copy
+import functools
 import io
 import json
+import re
 import warnings
 from collections import Counter
 from difflib import SequenceMatcher
@@ -150,15 +152,33 @@ def _split(text: str) -> list[str]:
     return text.split("\n")[:-1] if text.endswith("\n") else text.split("\n")
 
 
+#: Where a line ends in the original bytes, as dralint's positions count lines (``sources.decode``
+#: turns CR LF into LF, so CR CR LF is one line end): LF, CR LF or CR CR LF. Splitting at LF
+#: alone left a CR at the end of each line of a CR CR LF file, so no line matched the printout
+#: and edits took the printout's lines for the whole file. (A lone CR ends no line here, as in
+#: dralint's positions; ``runner.fix_bytes`` fixes a CR-only file as LF.)
+_LINE_END = re.compile(r"\r\r\n|\r\n|\n")
+_ENDING = re.compile(r"(?:\r\r\n|\r\n|\n)\Z")
+#: Breaks libyaml also counts, which no split here models: a file holding one is never cut
+#: into parts by line (``EditableFile.part``).
+_OTHER_BREAKS = ("\r", "\x85", "\u2028", "\u2029")
+
+
 def _keep_ends(text: str) -> list[str]:
-    """Lines with their endings, split at LF only (YAML text may hold other separators)."""
-    parts = text.split("\n")
-    return [part + "\n" for part in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
+    """Lines with their endings (``_LINE_END``)."""
+    out = []
+    start = 0
+    for end in _LINE_END.finditer(text):
+        out.append(text[start : end.end()])
+        start = end.end()
+    if start < len(text):
+        out.append(text[start:])
+    return out
 
 
 def _bare(line: str) -> str:
-    line = line[:-1] if line.endswith("\n") else line
-    return line[:-1] if line.endswith("\r") else line
+    ending = _ENDING.search(line)
+    return line[: ending.start()] if ending else line
 
 
 class EditableFile:
@@ -181,8 +201,12 @@ class EditableFile:
         decoded = decoded[1:] if self.bom else decoded
         # Original lines keep their own endings; matching and printing use LF.
         self.original = _keep_ends(decoded)
-        self.newline = "\r\n" if decoded.count("\r\n") * 2 > decoded.count("\n") else "\n"
-        self.text = decoded.replace("\r\n", "\n")
+        endings = Counter(line[len(_bare(line)) :] for line in self.original)
+        endings.pop("", None)
+        self.newline = endings.most_common(1)[0][0] if endings else "\n"
+        self.text = "".join(_bare(line) + "\n" for line in self.original)
+        if self.original and not _ENDING.search(self.original[-1]):
+            self.text = self.text[:-1]
         self.is_json = self._looks_like_json()
         self.json_indent = self._json_indent() if self.is_json else None
         self.indent, self.dash_offset, self.dash_gap = (
@@ -190,37 +214,78 @@ class EditableFile:
         )
         self.margin = 0 if self.is_json else _margin(_split(self.text))
         self._yaml = self._yaml_printer()
-        self.documents = self._load()
-        self._before = self.render_text()
+
+    @functools.cached_property
+    def documents(self) -> list[Any]:
+        """The documents, read when first asked: when a fix is made on a part of the file
+        (``part``), ruamel.yaml never reads the whole of it (4 ms a document). Their printout
+        as read (``_before``) is made at once, before anything can edit them."""
+        loaded = self._load()
+        self._before = self._printout(loaded)
+        return loaded
+
+    @functools.cached_property
+    def lines(self) -> list[str]:
+        """The text's lines, without their LF."""
+        return self.text.split("\n")
 
     def copy(self) -> EditableFile:
         """A twin to edit apart from this file: the documents copied, everything read from the
         bytes shared (fixing a finding alone, for each finding of a file read once). Check
         ``copies_faithfully`` first."""
+        documents = self.documents
         twin = copy.copy(self)
-        twin.documents = copy.deepcopy(self.documents)
+        twin.documents = copy.deepcopy(documents)
         return twin
 
-    def item(self, start: int, stop: int, column: int) -> EditableFile | None:
-        """Lines ``start`` to ``stop`` (0-based, ``stop`` excluded) of this YAML file, one item
-        of a block sequence whose content starts at ``column`` (0-based) after its '-', as a
-        file of their own: the '-' blanked, a mapping indented as a block, printed with this
-        file's indentation. None when the lines do not read so."""
-        lines = self.text.split("\n")[start:stop]
-        first = lines[0] if lines else ""
-        marker = first[:column]
-        if self.is_json or marker.strip() != "-" or not first[column:].strip():
+    def document_lines(self) -> list[tuple[int, int]] | None:
+        """The lines between this YAML file's '---' lines (0-based, stop excluded), the lines of
+        one document each (or of none: comments before the first '---'). None for JSON, and
+        where a line at column 0 could make the split wrong: a directive ('%'), a '...', or a
+        '---' followed by content.
+
+        A '---' at column 0 always starts a document (YAML forbids it inside any scalar), so
+        the split needs no parse."""
+        if self.is_json:
             return None
-        lines[0] = " " * column + first[column:]
-        if _margin(lines) != column:
+        ranges = []
+        start = 0
+        for number, line in enumerate(self.lines):
+            if line.startswith(("%", "...")):
+                return None
+            if line.startswith("---") and (len(line) == 3 or line[3] in " \t\r"):
+                rest = line[3:].strip()
+                if rest and not rest.startswith("#"):
+                    return None
+                ranges.append((start, number))
+                start = number + 1
+        ranges.append((start, len(_split(self.text))))
+        return ranges
+
+    def part(self, start: int, stop: int, column: int = 0) -> EditableFile | None:
+        """Lines ``start`` to ``stop`` (0-based, ``stop`` excluded) of this YAML file as a file
+        of their own, printed with this file's indentation: one of its ``document_lines``
+        (``column`` 0), or one item of a block sequence whose content starts at ``column``
+        (0-based) after its '-' (the '-' blanked, a mapping indented as a block). None when
+        the lines do not read as one document so."""
+        if any(other in self.text for other in _OTHER_BREAKS):
             return None
+        lines = self.lines[start:stop]
+        if column:
+            first = lines[0] if lines else ""
+            marker = first[:column]
+            if self.is_json or marker.strip() != "-" or not first[column:].strip():
+                return None
+            lines[0] = " " * column + first[column:]
+            if _margin(lines) != column:
+                return None
         try:
             part = EditableFile(
                 self.path, "\n".join(lines).encode("utf-8") + b"\n", (self.indent, self.dash_offset, self.dash_gap)
             )
+            return part if not part.is_json and len(part.documents) == 1 else None
         except NotEditable:
             return None
-        return part if len(part.documents) == 1 else None
 
     def copies_faithfully(self) -> bool:
         """Whether a ``copy`` prints as this file does: ruamel.yaml's copies lose some comments
@@ -264,10 +329,13 @@ class EditableFile:
 
     def render_text(self) -> str:
         """The serializer's printout of the current documents (LF line endings)."""
+        return self._printout(self.documents)
+
+    def _printout(self, documents: list[Any]) -> str:
         if self.is_json:
             compact = self.json_indent is None and '": ' not in self.text and ", " not in self.text
             text = json.dumps(
-                self.documents[0],
+                documents[0],
                 indent=self.json_indent,
                 ensure_ascii=False,
                 separators=(",", ":") if compact else None,
@@ -275,7 +343,7 @@ class EditableFile:
             return text + "\n"
         out = io.StringIO()
         try:
-            self._yaml.dump_all(self.documents, out)
+            self._yaml.dump_all(documents, out)
         except Exception as error:  # e.g. comments ruamel cannot place again
             raise NotEditable(f"ruamel.yaml cannot print it back: {_first_line(error)}") from error
         return out.getvalue()

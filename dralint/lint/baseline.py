@@ -77,6 +77,8 @@ def read_baseline(path: str) -> Counter[str]:
         raise BaselineError(f"cannot read baseline {path}: {error.strerror or error}") from error
     except json.JSONDecodeError as error:
         raise BaselineError(f"{path}:{error.lineno}:{error.colno}: not a dralint baseline: {error.msg}") from error
+    except UnicodeDecodeError as error:
+        raise BaselineError(f"{path}: not a dralint baseline: not UTF-8 text ({error.reason})") from error
     if (
         not isinstance(data, dict)
         or data.get("version") != BASELINE_VERSION

@@ -134,7 +134,8 @@ def load_config(path: str) -> LoadedConfig:
     shown = display_path(os.path.abspath(path), os.path.dirname(os.path.abspath(path)))
     config = LoadedConfig(path=shown)
     try:
-        raw = Path(path).read_bytes()[: _MAX_CONFIG_BYTES + 1]
+        with open(path, "rb") as handle:  # bounded: a config named /dev/zero never ends
+            raw = handle.read(_MAX_CONFIG_BYTES + 1)
         text = raw.decode("utf-8")
     except OSError as error:
         config.findings.append(

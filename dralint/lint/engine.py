@@ -83,6 +83,7 @@ ENGINE_RULES = {
     "too-large": "YAML008",
     "symlink-loop": "YAML008",
     "symlink-outside": "YAML008",
+    "not-a-file": "YAML008",
     "binary": "YAML009",
     "encoding": "YAML009",
     "not-a-manifest": "YAML010",

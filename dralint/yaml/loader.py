@@ -13,6 +13,7 @@ strings.
 from __future__ import annotations
 
 import bisect
+import json
 import marshal
 import operator
 import pickle
@@ -896,9 +897,96 @@ def _list_layout(text: str, start: int, stop: int) -> blockfast.ListLayout | Non
     """The layout of the document from ``start`` to ``stop`` if its text reads as a List whose
     part outside the items is within the limit."""
     layout = blockfast.list_layout(text, start, stop)
-    if layout is None or (layout.key_end - start) + (stop - layout.stop) > MAX_DOCUMENT_CHARS:
+    if layout is None:
+        return _json_list_layout(text, start, stop)
+    if (layout.key_end - start) + (stop - layout.stop) > MAX_DOCUMENT_CHARS:
         return None
     return layout if _LIST_KIND.search(text[start : layout.key_end] + "\n" + text[layout.stop : stop]) else None
+
+
+_JSON_SPACE = re.compile(r"[ \t\r\n]*")
+_JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
+_JSON_SCALAR = re.compile(r"[^,\]}\s]+")
+_JSON_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
+
+
+def _after_space(text: str, at: int) -> int:
+    found = _JSON_SPACE.match(text, at)
+    return found.end() if found is not None else at
+
+
+def _json_value_end(text: str, at: int) -> int:
+    """Where the JSON value at ``at`` ends, found without building it (memory stays flat
+    whatever its size); ValueError when it does not end."""
+    if text.startswith(("{", "["), at):
+        depth = 0
+        for token in _JSON_TOKEN.finditer(text, at):
+            mark = token.group()
+            if mark in ("{", "["):
+                depth += 1
+            elif mark in ("}", "]"):
+                depth -= 1
+                if depth == 0:
+                    return token.end()
+        raise ValueError("unterminated JSON value")
+    found = (_JSON_STRING if text.startswith('"', at) else _JSON_SCALAR).match(text, at)
+    if found is None:
+        raise ValueError("no JSON value")
+    return found.end()
+
+
+def _json_list_layout(text: str, start: int, stop: int) -> blockfast.ListLayout | None:
+    """The layout of a `kubectl get -o json` List from ``start`` to ``stop``: a JSON object
+    with a root ``"kind"`` ending in List and an ``"items"`` array, whose part outside the
+    items is within the limit; None for anything else (libyaml then says what it is).
+
+    Values are skipped by their brackets and strings, never built, so a 31 MiB dump costs
+    about a second here whatever its items hold; libyaml then reads it item by item like the
+    YAML form (``_Spill``). ``column`` is unused for JSON.
+    """
+    at = _after_space(text, start)
+    if not text.startswith("{", at):
+        return None
+    items: list[int] = []
+    key_end = items_stop = -1
+    kind = None
+    at += 1
+    try:
+        while at < stop:
+            at = _after_space(text, at)
+            if text.startswith("}", at):
+                break
+            key_stop = _json_value_end(text, at)
+            key = json.loads(text[at:key_stop])
+            at = _after_space(text, key_stop)
+            if not text.startswith(":", at):
+                return None
+            at = _after_space(text, at + 1)
+            if key == "items" and text.startswith("[", at) and key_end < 0:
+                key_end = at + 1
+                at = _after_space(text, key_end)
+                while not text.startswith("]", at) and at < stop:
+                    items.append(at)
+                    at = _after_space(text, _json_value_end(text, at))
+                    if text.startswith(",", at):
+                        at = _after_space(text, at + 1)
+                items_stop = at
+                at += 1
+            else:
+                value_stop = _json_value_end(text, at)
+                if key == "kind" and text.startswith('"', at):
+                    kind = json.loads(text[at:value_stop])
+                at = value_stop
+            at = _after_space(text, at)
+            if text.startswith(",", at):
+                at += 1
+    except ValueError:
+        return None
+    if key_end < 0 or items_stop > stop or not isinstance(kind, str) or not kind.endswith("List"):
+        return None
+    if (key_end - start) + (stop - items_stop) > MAX_DOCUMENT_CHARS:
+        return None
+    return blockfast.ListLayout(key_end, items, items_stop, 0)
 
 
 def _too_large_problem(source: SourceText, start: int, stop: int, is_list: bool) -> YamlProblem:

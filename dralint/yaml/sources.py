@@ -10,6 +10,7 @@ from __future__ import annotations
 import fnmatch
 import os
 import re
+import stat
 import sys
 from pathlib import Path
 from typing import BinaryIO, Iterator
@@ -26,8 +27,8 @@ _HELM_RE = re.compile(r"\{\{-?\s")
 class FileIssue:
     """Why a file was not linted, or what it is instead of a manifest.
 
-    ``kind`` is one of: unreadable, too-large, symlink-loop, symlink-outside, binary, encoding,
-    helm, kustomization, chart, values.
+    ``kind`` is one of: unreadable, too-large, symlink-loop, symlink-outside, not-a-file,
+    binary, encoding, helm, kustomization, chart, values.
     """
 
     __slots__ = ("path", "kind", "message", "line", "column")
@@ -116,6 +117,23 @@ def _outside(path: str, real: str, root: str, root_real: str) -> FileIssue | Non
     return FileIssue(path, "symlink-outside", f"{path} is a symbolic link to {real}, outside {root}; not followed")
 
 
+def _is_regular(entry: os.DirEntry) -> bool:
+    try:
+        return entry.is_file(follow_symlinks=True)
+    except OSError:  # reading it says why
+        return True
+
+
+def _file_type(path: str) -> str:
+    """What a file that is not a regular file is, in words."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return "special file"
+    kinds = ((stat.S_ISFIFO, "named pipe (FIFO)"), (stat.S_ISSOCK, "socket"), (stat.S_ISCHR, "character device"))
+    return next((name for test, name in kinds if test(mode)), "block device" if stat.S_ISBLK(mode) else "special file")
+
+
 def _walk(root: str, exclude: list[str], seen_files: set[str]) -> Iterator[str | FileIssue]:
     root_real = os.path.realpath(root)
     stack: list[tuple[str, tuple[str, ...]]] = [(root, (root_real,))]
@@ -155,6 +173,10 @@ def _walk(root: str, exclude: list[str], seen_files: set[str]) -> Iterator[str |
                 leaves = _outside(path, real, root, root_real) if entry.is_symlink() else None
                 if leaves is not None:
                     yield leaves
+                elif not _is_regular(entry):
+                    # opening a FIFO waits for a writer, a device may never end: only a file
+                    # named on the command line is read whatever it is
+                    yield FileIssue(path, "not-a-file", f"{path} is a {_file_type(path)}, not a regular file; skipped")
                 elif real not in seen_files:
                     seen_files.add(real)
                     yield path
@@ -168,7 +190,10 @@ def read(
     display = stdin_name if path == "-" else path
     try:
         if path == "-":
-            raw = (stdin or sys.stdin.buffer).read(max_bytes + 1)
+            stream = stdin or getattr(sys.stdin, "buffer", None)  # None: dralint started with stdin closed
+            if stream is None:
+                return FileIssue(display, "unreadable", f"cannot read {display}: standard input is closed")
+            raw = stream.read(max_bytes + 1)
         else:
             with open(path, "rb") as handle:
                 # A regular file's size is known up front: refuse it before reading it whole.

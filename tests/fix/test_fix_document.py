@@ -86,10 +86,20 @@ def test_a_copy_edits_apart_and_says_when_it_would_lose_a_comment() -> None:
 
 def test_an_item_of_a_list_reads_as_a_file_of_its_own_or_not_at_all() -> None:
     file = EditableFile("x.yaml", b"items:\n- a: 1\n  b: [2]\n# between\n- c: 3\n  d: 4\nkind: List\n")
-    part = file.item(4, 6, 2)
+    part = file.part(4, 6, 2)
     assert part is not None and part.text == "  c: 3\n  d: 4\n" and part.documents == [{"c": 3, "d": 4}]
     delete_key(part.documents[0], "d")
     assert part.edits() == [LineEdit(1, 2, ())]
-    assert file.item(1, 4, 2) is None  # the comment at column 0 is outside the item's block
-    assert file.item(2, 3, 2) is None  # not where an item starts
-    assert EditableFile("x.json", b'{"items": [{"a": 1}]}').item(0, 1, 2) is None
+    assert file.part(1, 4, 2) is None  # the comment at column 0 is outside the item's block
+    assert file.part(2, 3, 2) is None  # not where an item starts
+    assert EditableFile("x.json", b'{"items": [{"a": 1}]}').part(0, 1, 2) is None
+
+
+def test_a_file_splits_into_its_documents_at_the_marker_lines_or_not_at_all() -> None:
+    file = EditableFile("x.yaml", b"# head\n---\na: 1\n--- # two\nb: |\n  ---x\n---\n")
+    assert file.document_lines() == [(0, 1), (2, 3), (4, 6), (7, 7)]
+    part = file.part(4, 6)
+    assert part is not None and part.documents == [{"b": "---x\n"}]
+    for unsafe in (b"%YAML 1.2\n---\na: 1\n", b"a: 1\n...\n---\nb: 2\n", b"a: 1\n--- {b: 2}\n"):
+        assert EditableFile("x.yaml", unsafe).document_lines() is None
+    assert EditableFile("x.json", b'{"a": 1}').document_lines() is None

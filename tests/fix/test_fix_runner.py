@@ -5,16 +5,16 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from conftest import lint_text
-from dralint.lint.catalog import load_catalog
-from dralint.diagnostics import Diagnostic, ObjectRef, Severity, Span
+
 import dralint.fix.fixers as fix_registry
 import dralint.fix.runner as runner
+from dralint.diagnostics import Diagnostic, ObjectRef, Severity, Span
+from dralint.fix.document import EditableFile
 from dralint.fix.fixers import fixers, known_fields, single_suggestion
 from dralint.fix.runner import (
     FixRecord,
-    _replacements,
+    _Regions,
     apply_fixes,
     fix_bytes,
     fix_replacements,
@@ -22,10 +22,11 @@ from dralint.fix.runner import (
     new_errors,
     path_at,
 )
-from dralint.lint.options import LintOptions
-from dralint.yaml.sources import SourceFile
+from dralint.lint.catalog import load_catalog
 from dralint.lint.engine import run
+from dralint.lint.options import LintOptions
 from dralint.yaml.loader import SourceText, load
+from dralint.yaml.sources import SourceFile
 
 MANIFEST = """\
 apiVersion: resource.k8s.io/v1beta1
@@ -144,7 +145,7 @@ def _each_read_afresh(result) -> dict:
         if diag.rule in fixable_rules():
             single = apply_fixes(diag.span.path, result.sources[diag.span.path].text.encode(), [diag])
             if single.applied and single.edits:
-                out[diag] = _replacements(diag.span.path, result.sources[diag.span.path].text, single.edits)
+                out[diag] = _Regions(result.sources[diag.span.path].text).of(diag.span.path, single.edits)
     return out
 
 
@@ -176,16 +177,17 @@ def _written(form: str, comment: str, prefix: str) -> str:
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_each_fix_is_made_alone_on_one_read_of_the_file(form, comment, jobs, monkeypatch) -> None:
     """A fix inside a List item is made on the item alone, unless it edits the item's first
-    line; any other on a copy of one read of the file, or on a fresh read when a copy would
-    lose a comment; fixes are shared among the workers. Each gives what it gives on the file
+    line; a fix in a file of several documents on its document alone; any other on a copy of
+    one read of the file, or on a fresh read when a copy would lose a comment; fixes are
+    shared among the workers. Each gives what it gives on the file
     read for it alone."""
-    made: set[tuple[str, bool]] = set()  # (rule, made on its item alone)
-    item_edits = runner._item_edits
+    made: set[tuple[str, int]] = set()  # (rule, column of the part it was made on: 0 for a document)
+    part_fixed = runner._part_fixed
     monkeypatch.setattr(
         runner,
-        "_item_edits",
-        lambda read, document, diag: (
-            made.add((diag.rule, item_edits(read, document, diag) is not None)) or item_edits(read, document, diag)
+        "_part_fixed",
+        lambda file, start, stop, column, diagnostics: (
+            made.update((d.rule, column) for d in diagnostics) or part_fixed(file, start, stop, column, diagnostics)
         ),
     )
     sources = [
@@ -196,13 +198,13 @@ def test_each_fix_is_made_alone_on_one_read_of_the_file(form, comment, jobs, mon
     regions = fix_replacements(result)
     assert regions == _each_read_afresh(result)
     assert len({d.rule for d in regions}) == (2 if form == "list of old versions" else 1) and len(regions) >= 18
-    if jobs == 1:  # API012 rewrites apiVersion, on the item's first line
+    if jobs == 1:  # API012 rewrites apiVersion, on the item's first line: it is made on the whole file
         assert (
             made
             == {
-                "list": {("API016", True)},
-                "list of old versions": {("API016", True), ("API012", False)},
-                "documents": {("API016", False)},
+                "list": {("API016", 2)},
+                "list of old versions": {("API016", 2), ("API012", 2)},
+                "documents": {("API016", 0)},
             }[form]
         )
 
@@ -302,3 +304,66 @@ spec:
             ("API001", 10, "`basic` is not a mapping, so there are no device fields to lift out of it; fix it by hand")
         ]
         assert f"    basic: {value}\n" in outcome.fixed.decode()
+
+
+@pytest.mark.parametrize("sarif", [False, True])
+def test_fixes_in_a_file_of_many_documents_print_one_document_at_a_time(sarif, monkeypatch) -> None:
+    """The cost of `fix` and of SARIF fixes grows with the file, not with its findings squared:
+    no printout (ruamel.yaml's, and the line matching over it) is ever of more than one
+    document (200 v1beta1 templates took 40 s in SARIF, 1,500 over ten minutes in `fix`)."""
+    template = "apiVersion: resource.k8s.io/v1beta1\nkind: DeviceClass\nmetadata:\n  name: gpu-{i}\n"
+    text = "---\n".join(template.format(i=i) for i in range(30))
+    printed: list[int] = []
+    printout = EditableFile._printout
+    monkeypatch.setattr(
+        EditableFile, "_printout", lambda self, documents: printed.append(len(documents)) or printout(self, documents)
+    )
+    if sarif:
+        result = run([SourceFile("m.yaml", text)], LintOptions(profile="strict", jobs=1))
+        assert len(fix_replacements(result)) == 30
+    else:
+        outcome = fix_bytes("m.yaml", text.encode(), LintOptions(profile="strict"))
+        assert outcome.fixed.decode() == text.replace("v1beta1", "v1") and len(outcome.applied) == 30
+    assert printed and set(printed) == {1}
+
+
+COMMENTED = """# header comment
+apiVersion: resource.k8s.io/v1beta1   # old version
+kind: ResourceClaim
+metadata:
+  name: c   # the name
+  uid: abc
+spec:
+  # devices below
+  devices:
+    requests:
+    - name: gpu
+      deviceClassName: gpu.example.com  # class
+"""
+
+
+@pytest.mark.parametrize("ending", ["\n", "\r\n", "\r", "\r\r\n"])
+def test_every_line_ending_keeps_its_comments_and_its_line_ends(ending) -> None:
+    """A lone CR and CR CR LF files lost their comments: their lines matched no printout line."""
+    expected = fix_bytes("m.yaml", COMMENTED.encode(), LintOptions(profile="strict")).fixed.decode()
+    assert expected.count("#") == 5 and "exactly:" in expected and "uid" not in expected
+    outcome = fix_bytes("m.yaml", COMMENTED.replace("\n", ending).encode(), LintOptions(profile="strict"))
+    assert outcome.fixed.decode() == expected.replace("\n", ending)
+
+
+def test_a_document_with_a_duplicate_key_is_left_to_its_author_in_one_pass() -> None:
+    """dralint reads the last of two equal keys, ruamel.yaml edits the first: the fix of the uid
+    dralint reports (line 8) removed the one on line 5, said so, and left a finding that a
+    second run could not fix either."""
+    text = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  uid: a\nmetadata:\n  name: c\n  uid: b\n"
+    options = LintOptions(profile="strict")
+    outcome = fix_bytes("m.yaml", text.encode(), options)
+    assert not outcome.changed and outcome.applied == []
+    assert [(r.rule, r.line, r.reason) for r in outcome.rejected] == [
+        ("API016", 8, "its document has a duplicate key (YAML002 at line 6, column 1); remove it first")
+    ]
+    assert fix_bytes("m.yaml", outcome.fixed, options).fixed == outcome.fixed
+    # the documents around it are fixed as before
+    other = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: d\n  uid: x\n"
+    mixed = fix_bytes("m.yaml", (other + "---\n" + text).encode(), options)
+    assert [(r.rule, r.line) for r in mixed.applied] == [("API016", 5)] and len(mixed.rejected) == 1

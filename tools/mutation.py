@@ -1,0 +1,134 @@
+"""Mutation testing of dralint's core packages with mutmut: which deliberate bugs the tests miss.
+
+    python tools/mutation.py references            # one package (minutes to an hour)
+    python tools/mutation.py checks allocator cel apivalidation references --jobs 2
+
+Each package is mutated in a scratch copy of the tracked files (``--workdir``, default a
+directory under the system's temporary one), so the checkout is never touched; mutmut
+(``pip install mutmut``, 3.x) runs the package's own tests against each mutant. The score is
+printed per package: killed / (killed + survived), with the surviving mutants listed for
+``mutmut show NAME`` in the work directory. It is not part of the test command: a run takes
+from minutes (references) to hours (checks). docs/testing.md holds the last scores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+#: package -> (what is mutated, the tests that judge it)
+PACKAGES = {
+    "references": (
+        ["dralint/lint/refs.py"],
+        [
+            "tests/test_refs.py",
+            "tests/test_core_references.py",
+            "tests/test_claim_references.py",
+            "tests/test_pod_references.py",
+            "tests/test_refs_robustness.py",
+        ],
+    ),
+    "allocator": (
+        ["dralint/k8s/allocator/"],
+        [
+            "tests/test_allocator.py",
+            "tests/test_allocator_properties.py",
+            "tests/test_allocator_robustness.py",
+            "tests/test_simulate.py",
+        ],
+    ),
+    "cel": (
+        ["dralint/k8s/cel/"],
+        [
+            "tests/test_cel_check.py",
+            "tests/test_cel_evaluate.py",
+            "tests/test_cel_cost.py",
+            "tests/test_cel_lints.py",
+            "tests/test_cel_checks.py",
+        ],
+    ),
+    "apivalidation": (
+        ["dralint/k8s/apivalidation/"],
+        [
+            "tests/test_apivalidation.py",
+            "tests/test_api_fidelity.py",
+            "tests/test_api_positions.py",
+            "tests/test_api_robustness.py",
+        ],
+    ),
+    "checks": (["dralint/checks/"], ["tests/"]),
+}
+
+
+def _config(mutate: list[str], tests: list[str]) -> str:
+    listed = ", ".join(json.dumps(p) for p in mutate)
+    judged = ", ".join(json.dumps(t) for t in tests)
+    return (
+        "\n[tool.mutmut]\n"
+        f"paths_to_mutate = [{listed}]\n"
+        'also_copy = ["dralint/", "rules/", "schemas/", "examples/", "conformance/"]\n'
+        f"tests_dir = [{judged}]\n"
+        f"pytest_add_cli_args_test_selection = [{judged}]\n"
+        'pytest_add_cli_args = ["-x", "-q", "-p", "no:cacheprovider"]\n'
+    )
+
+
+def _copy_tracked(into: Path) -> None:
+    files = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
+    for name in files:
+        source = ROOT / name
+        if source.is_file():
+            (into / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, into / name)
+
+
+def score(workdir: Path) -> dict[str, object]:
+    """The counts of ``mutmut results`` in ``workdir``, and the mutants that survived."""
+    out = subprocess.run(
+        [sys.executable, "-m", "mutmut", "results", "--all", "true"], cwd=workdir, capture_output=True, text=True
+    ).stdout
+    counts: dict[str, int] = {}
+    survived = []
+    for line in out.splitlines():
+        name, _, status = line.strip().rpartition(": ")
+        if name:
+            counts[status] = counts.get(status, 0) + 1
+            if status == "survived":
+                survived.append(name)
+    killed = counts.get("killed", 0)
+    judged = killed + counts.get("survived", 0)
+    return {"counts": counts, "score": round(killed / judged, 3) if judged else None, "survived": survived}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("packages", nargs="+", choices=sorted(PACKAGES))
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="mutants tested at once")
+    parser.add_argument("--workdir", type=Path, help="scratch directory (kept, for `mutmut show`)")
+    args = parser.parse_args()
+    for package in args.packages:
+        workdir = (
+            args.workdir / package if args.workdir else Path(tempfile.mkdtemp(prefix=f"dralint-mutation-{package}-"))
+        )
+        workdir.mkdir(parents=True, exist_ok=True)
+        _copy_tracked(workdir)
+        mutate, tests = PACKAGES[package]
+        with open(workdir / "pyproject.toml", "a", encoding="utf-8") as config:
+            config.write(_config(mutate, tests))
+        subprocess.run([sys.executable, "-m", "mutmut", "run", "--max-children", str(args.jobs)], cwd=workdir)
+        result = score(workdir)
+        print(f"{package}: score {result['score']} {result['counts']} (work directory {workdir})")
+        for name in result["survived"]:
+            print(f"  survived: {name}")
+
+
+if __name__ == "__main__":
+    main()
