@@ -322,7 +322,7 @@ def test_bundled_example_has_three_stuck_pods():
 
 def test_text_output_shows_commands_and_reads_stdin():
     text = (ROOT / "examples" / "doctor" / "dump.yaml").read_text()
-    result = _cli([], stdin=text)
+    result = _cli(["-"], stdin=text)
     assert result.exit_code == 1
     assert "Pod ml/notebook: Pending\n  STUCK: claim gpu: ResourceClaim shared-gpu does not exist" in result.output
     assert "$ kubectl get resourceclaim -n ml shared-gpu" in result.output

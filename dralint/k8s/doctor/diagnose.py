@@ -66,9 +66,9 @@ class Diagnosis:
         return next((s for s in self.steps if s.status == PROBLEM), None)
 
 
-def _waiting(pod: KubeObject) -> list[tuple[str, str, str]]:
+def _waiting(pod: Mapping[str, Any]) -> list[tuple[str, str, str]]:
     """(container, reason, message) of every container whose state is waiting."""
-    status = as_mapping(pod.data.get("status"))
+    status = as_mapping(pod.get("status"))
     out = []
     for key in ("initContainerStatuses", "containerStatuses"):
         for entry in as_list(status.get(key)):
@@ -80,9 +80,9 @@ def _waiting(pod: KubeObject) -> list[tuple[str, str, str]]:
     return out
 
 
-def in_trouble(pod: KubeObject) -> bool:
+def examined(pod: Mapping[str, Any]) -> bool:
     """Pending, Failed, or with a container waiting for a reason other than normal start-up."""
-    phase = as_mapping(pod.data.get("status")).get("phase") or "Pending"
+    phase = as_mapping(pod.get("status")).get("phase") or "Pending"
     return phase in ("Pending", "Failed") or any(reason not in TRANSIENT_WAITING for _, reason, _ in _waiting(pod))
 
 
@@ -199,7 +199,7 @@ class PodDoctor:
         return [
             self.diagnose(pod)
             for pod in self.dump.of_kind("Pod")
-            if uses_devices(pod, self.ext, self.unprovided) and in_trouble(pod)
+            if uses_devices(pod, self.ext, self.unprovided) and examined(pod.data)
         ]
 
     def diagnose(self, pod: KubeObject) -> Diagnosis:
@@ -210,6 +210,7 @@ class PodDoctor:
         result = Diagnosis(pod.namespace or "default", pod.name, str(status.get("phase") or "Pending"), node_name)
         claims = ClaimFinder(self, pod)
         result.steps.extend(self._scheduler(pod, node_name))
+        result.steps.extend(self._events(pod))
         result.steps.extend(self._unprovided(pod))
         result.steps.extend(self._drivers(pod, claims))
         result.steps.extend(claims.steps())
@@ -241,6 +242,32 @@ class PodDoctor:
             "it yet (it holds back pods whose claims do not exist) or no scheduler serves schedulerName "
             f"{as_mapping(pod.data.get('spec')).get('schedulerName') or 'default-scheduler'}",
             f"kubectl get pod {ref} -o yaml",
+        )
+
+    def _events(self, pod: KubeObject) -> Iterator[Step]:
+        """The pod's latest Warning events (a cluster read lists them; a dump may hold them)."""
+        uid = as_mapping(pod.data.get("metadata")).get("uid")
+        mine = []
+        for event in self.dump.of_kind("Event"):
+            involved = as_mapping(event.data.get("involvedObject"))
+            same = involved.get("uid") == uid if uid else involved.get("name") == pod.name
+            if event.namespace == pod.namespace and involved.get("kind") == "Pod" and same:
+                if event.data.get("type") == "Warning":
+                    mine.append(event.data)
+        if not mine:
+            return
+        mine.sort(key=lambda e: str(e.get("lastTimestamp") or e.get("eventTime") or ""))
+        shown = "; ".join(
+            f"{e.get('reason')}"
+            + (f" (x{e['count']})" if isinstance(e.get("count"), int) and e["count"] > 1 else "")
+            + f": {str(e.get('message') or '').strip()}"
+            for e in mine[-3:]
+        )
+        yield Step(
+            "events",
+            NOTE,
+            f"latest warning event{'s' if len(mine) > 1 else ''}: {shown}",
+            f"kubectl get events -n {pod.namespace} --field-selector involvedObject.name={pod.name}",
         )
 
     def _unprovided(self, pod: KubeObject) -> Iterator[Step]:
@@ -692,7 +719,7 @@ def _containers(pod: KubeObject) -> Iterator[Step]:
         for key in ("initContainers", "containers")
         for c in as_list(spec.get(key))
     }
-    for name, reason, message in _waiting(pod):
+    for name, reason, message in _waiting(pod.data):
         logs = f"kubectl logs -n {pod.namespace} {pod.name} -c {name} --previous"
         describe_cmd = f"kubectl describe pod -n {pod.namespace} {pod.name}"
         image = images.get(name)
