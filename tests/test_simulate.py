@@ -211,7 +211,11 @@ def test_lazy_walk_agrees_with_the_full_one(replicas):
 def test_unmapped_extended_resource_cannot_fit():
     pod = {"containers": [{"name": "c", "resources": {"limits": {"example.com/gpu": "1", "vendor.io/fpga": "1"}}}]}
     out = simulate(fleet({"a": 2}), pod, classes=EXT_CLASSES)
-    assert out.reasons == {"cannot fit resource": ["a"]}
+    unserved = "Insufficient vendor.io/fpga (no DeviceClass maps it and the node does not advertise it)"
+    assert out.reasons == {unserved: ["a"]}
+    # With no mapped resource at all, too: the scheduler's NodeResourcesFit rules the node out.
+    alone = {"containers": [{"name": "c", "resources": {"limits": {"vendor.io/fpga": "1"}}}]}
+    assert simulate(fleet({"a": 2}), alone, classes=EXT_CLASSES).reasons == {unserved: ["a"]}
     node = {"kind": "Node", "metadata": {"name": "a"}, "status": {"allocatable": {"vendor.io/fpga": "2"}}}
     assert simulate(fleet({"a": 2}) + [node], pod, classes=EXT_CLASSES).feasible == ["a"]
 

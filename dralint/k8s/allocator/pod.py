@@ -9,16 +9,28 @@ otherwise a mapped DeviceClass turns it into requests of the special claim, allo
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 from dralint.k8s.allocator.model import Claim, extended_claim, parse_claim
 from dralint.k8s.inventory import AllocatedClaim, Inventory, Node, amount, object_data
 from dralint.yaml.plain import as_list, as_mapping
 
 IMPLICIT_PREFIX = "deviceclass.resource.kubernetes.io/"
-#: The scheduler's reason for an extended resource neither DRA nor a device plugin serves.
-CANNOT_FIT = "cannot fit resource"
+#: Ends the reason for an extended resource neither DRA nor a device plugin serves on a node.
+UNSERVED = " (no DeviceClass maps it and the node does not advertise it)"
+
+
+def unserved_reason(resource: str) -> str:
+    """NodeResourcesFit's words for it (that filter runs before the DRA plugin's "cannot fit
+    resource"), with who could serve it."""
+    return f"Insufficient {resource}{UNSERVED}"
+
+
+def is_unserved_reason(reason: str) -> bool:
+    return reason.endswith(UNSERVED)
+
 
 #: ``lookup(kind, namespace, name)`` returns the object (a dict, or anything with ``data``) or None.
 Lookup = Callable[[str, str, str], Any]
@@ -133,7 +145,7 @@ def pod_demand(
     shared: set[int] = set()
     allocated: list[AllocatedClaim] = []
     unresolved: list[str] = []
-    for i, entry in enumerate(as_list(spec.get("resourceClaims"))):
+    for _i, entry in enumerate(as_list(spec.get("resourceClaims"))):
         if not isinstance(entry, Mapping):
             continue
         tmpl = entry.get("resourceClaimTemplateName")
@@ -221,14 +233,14 @@ def extended_requests(
     A resource the node advertises goes to the device plugin; the reason then says when the
     node's allocatable is smaller than the pod's effective request (NodeResourcesFit's check,
     without other pods' usage). An extended resource no class maps and the node does not
-    advertise makes the node unusable ("cannot fit resource") once the pod uses DRA for any.
+    advertise makes the node unusable, whether or not the pod uses DRA for another.
     """
     requests: list[tuple[str, str, int]] = []
     short: dict[str, tuple[str, int]] = {}
-    if any(c.wanted for c in containers):
-        for c in containers:
-            if any(_allocatable(node, r) <= 0 for r in c.unmapped):
-                return None, CANNOT_FIT
+    for c in containers:
+        for resource in c.unmapped:
+            if _allocatable(node, resource) <= 0:
+                return None, unserved_reason(resource)
     for resource in sorted({r for c in containers for r in c.wanted}):
         have = _allocatable(node, resource)
         if have > 0 and _pod_total(containers, resource) > have:
