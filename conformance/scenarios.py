@@ -106,6 +106,7 @@ class _Builder:
                 "capacity": allocatable,
                 "allocatable": allocatable,
                 "nodeInfo": {"kubeletVersion": kubelet},
+                "conditions": [{"type": "Ready", "status": "True"}],
             },
         }
 
@@ -164,7 +165,8 @@ class _Builder:
         if not count:
             return None
         devices = [
-            {"name": f"nic-{i}", "attributes": {"type": _attr("nic"), PCIE_ROOT: _attr(f"pci{i}")}} for i in range(count)
+            {"name": f"nic-{i}", "attributes": {"type": _attr("nic"), PCIE_ROOT: _attr(f"pci{i}")}}
+            for i in range(count)
         ]
         self.devices.setdefault(node, []).extend((d["name"], "nic") for d in devices)
         pool = {"name": f"{node}-nic", "generation": 1, "resourceSliceCount": 1}
@@ -182,7 +184,11 @@ class _Builder:
     def device_class(self, kind: str, driver: str, extended: bool) -> Obj:
         spec: Obj = {
             "selectors": [
-                {"cel": {"expression": f'device.driver == "{driver}" && device.attributes["{driver}"].type == "{kind}"'}}
+                {
+                    "cel": {
+                        "expression": f'device.driver == "{driver}" && device.attributes["{driver}"].type == "{kind}"'
+                    }
+                }
             ]
         }
         if extended:
@@ -339,7 +345,11 @@ class _Builder:
                 "nodeAffinity": {
                     "requiredDuringSchedulingIgnoredDuringExecution": {
                         "nodeSelectorTerms": [
-                            {"matchExpressions": [{"key": "example.com/gpu-model", "operator": "In", "values": [model]}]}
+                            {
+                                "matchExpressions": [
+                                    {"key": "example.com/gpu-model", "operator": "In", "values": [model]}
+                                ]
+                            }
                         ]
                     }
                 }

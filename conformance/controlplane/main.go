@@ -84,9 +84,11 @@ func run(t *testing.T) {
 		&apiservertesting.TestServerInstanceOptions{DisableInvariantChecks: true},
 		[]string{
 			// As test/integration/framework.DefaultTestServerFlags: no Endpoints reconciler on
-			// loopback, no ServiceAccount admission without its controller.
+			// loopback, no ServiceAccount admission without its controller. Without a node
+			// lifecycle controller, TaintNodesByCondition's not-ready taint would stay on every
+			// Node the tests create.
 			"--endpoint-reconciler-type=none",
-			"--disable-admission-plugins=ServiceAccount",
+			"--disable-admission-plugins=ServiceAccount,TaintNodesByCondition",
 			"--authorization-mode=RBAC",
 			"--token-auth-file=" + tokenFile,
 		},
