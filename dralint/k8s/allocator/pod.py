@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from dralint.k8s.allocator.model import Claim, extended_claim, parse_claim
+from dralint.k8s.allocator.model import Claim, Toleration, extended_claim, parse_claim, parse_tolerations
 from dralint.k8s.inventory import AllocatedClaim, Inventory, Node, amount, object_data
 from dralint.yaml.plain import as_list, as_mapping
 
@@ -45,7 +45,8 @@ class ContainerDemand:
     long_lived: bool
     names: tuple[str, ...]
     wanted: Mapping[str, int]
-    unmapped: tuple[str, ...] = ()
+    #: Extended resources no class maps, with their quantities: only a device plugin serves them.
+    unmapped: Mapping[str, int] = field(default_factory=dict)
     #: The container's own name, for messages (the scheduler's request names use the index).
     name: str = ""
 
@@ -62,6 +63,7 @@ class PodDemand:
     node_selector: Mapping[str, str] = field(default_factory=dict)
     affinity: Mapping[str, Any] | None = None
     unresolved: tuple[str, ...] = ()
+    tolerations: tuple[Toleration, ...] = ()
 
 
 def extended_resource_classes(classes: Mapping[str, Mapping[str, Any]]) -> dict[str, str]:
@@ -103,7 +105,7 @@ def _containers(spec: Mapping[str, Any], ext: Mapping[str, str]) -> tuple[Contai
         requests = as_mapping(resources.get("requests"))
         merged = {**limits, **requests}  # the API server defaults requests from limits
         wanted = {}
-        unmapped = []
+        unmapped = {}
         for name, raw in merged.items():
             value = amount(raw)
             if value is None or value <= 0:
@@ -111,11 +113,11 @@ def _containers(spec: Mapping[str, Any], ext: Mapping[str, str]) -> tuple[Contai
             if name in ext:
                 wanted[str(name)] = int(value)
             elif _extended_name(str(name)):
-                unmapped.append(str(name))
+                unmapped[str(name)] = int(value)
         if wanted or unmapped:
             names = tuple(sorted(str(n) for n in merged))
             label = str(container.get("name") or f"#{index}")
-            out.append(ContainerDemand(index, path, long_lived, names, wanted, tuple(unmapped), label))
+            out.append(ContainerDemand(index, path, long_lived, names, wanted, unmapped, label))
     return tuple(out)
 
 
@@ -191,6 +193,7 @@ def pod_demand(
         node_selector={str(k): str(v) for k, v in selector.items()},
         affinity=affinity,
         unresolved=tuple(unresolved),
+        tolerations=parse_tolerations(spec.get("tolerations")),
     )
 
 
@@ -201,8 +204,12 @@ def _allocatable(node: Node, resource: str) -> int:
 
 def _pod_total(containers: Sequence[ContainerDemand], resource: str) -> int:
     """Effective pod request: long-lived containers add up, an init container needs its own peak."""
-    running = sum(c.wanted.get(resource, 0) for c in containers if c.long_lived)
-    peaks = [c.wanted.get(resource, 0) for c in containers if not c.long_lived]
+
+    def asked(c: ContainerDemand) -> int:
+        return c.wanted.get(resource, 0) + c.unmapped.get(resource, 0)
+
+    running = sum(asked(c) for c in containers if c.long_lived)
+    peaks = [asked(c) for c in containers if not c.long_lived]
     return max([running, *peaks])
 
 
@@ -241,7 +248,7 @@ def extended_requests(
         for resource in c.unmapped:
             if _allocatable(node, resource) <= 0:
                 return None, unserved_reason(resource)
-    for resource in sorted({r for c in containers for r in c.wanted}):
+    for resource in sorted({r for c in containers for r in (*c.wanted, *c.unmapped)}):
         have = _allocatable(node, resource)
         if have > 0 and _pod_total(containers, resource) > have:
             return None, f"Insufficient {resource}"

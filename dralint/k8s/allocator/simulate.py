@@ -28,6 +28,8 @@ from dralint.k8s.kubelet import describe, too_old
 MAX_PACKED_REPLICAS = 5_000
 
 AFFINITY_REASON = "node(s) didn't match Pod's node affinity/selector"
+#: The scheduler's TaintToleration filter, which runs before node affinity.
+TAINT_REASON = "node(s) had untolerated taint(s)"
 
 
 @dataclass(slots=True)
@@ -104,11 +106,13 @@ _RULED_OUT: tuple[bool, Any] = (False, None)
 _FAILED = _RULED_OUT
 
 
-def _has_node_constraints(demand: PodDemand) -> bool:
+def _has_node_constraints(demand: PodDemand, tainted: bool) -> bool:
     """The pod restricts its nodes (node selector, required affinity, claims allocated with a
-    node selector): otherwise ``Simulator._node_filter`` passes every node."""
+    node selector) or some node of the snapshot has taints: otherwise
+    ``Simulator._node_filter`` passes every node."""
     return (
-        bool(demand.node_selector)
+        tainted
+        or bool(demand.node_selector)
         or demand.affinity is not None
         or any(done.node_selector is not None for done in demand.allocated)
     )
@@ -136,6 +140,7 @@ class Simulator:
         self.base = State.from_inventory(inv)
         self._views: dict[str, NodeView] = {}
         self._names = inv.node_names()
+        self._tainted = any(node.taints for node in inv.nodes.values())
         #: Without ``same_shapes`` every node is a class of its own and packing states are always
         #: searched: the plain walk, the tests' reference.
         self._same_shapes = same_shapes
@@ -231,7 +236,9 @@ class Simulator:
     # ------------------------------------------------------------------ one node
 
     def _node_filter(self, demand: PodDemand, node: Node) -> str | None:
-        """Pod-level node constraints: nodeSelector, required node affinity, allocated claims."""
+        """Pod-level node constraints: taints, nodeSelector, required node affinity, allocated claims."""
+        if any(not any(t.tolerates(*taint) for t in demand.tolerations) for taint in node.taints):
+            return TAINT_REASON
         if node.source is not None:
             try:
                 if not labels_match(demand.node_selector, node.labels) or (
@@ -391,7 +398,7 @@ class Simulator:
         node = self.inv.nodes[self._names[i]]
         if not self._same_shapes or (touched and not self._pools_of(node).isdisjoint(touched)):
             return self.try_node(demand, claims, node, state, explain_failure=explain_failure)
-        reason = self._node_filter(demand, node) if _has_node_constraints(demand) else None
+        reason = self._node_filter(demand, node) if _has_node_constraints(demand, self._tainted) else None
         if reason:
             return None, reason
         if explain_failure:
@@ -435,7 +442,7 @@ class Simulator:
         """The first node one pod fits on under the snapshot's occupancy; the reasons of the
         nodes before it (explained for every node when none fits)."""
         names, nodes, claims = self._names, self.inv.nodes, demand.claims
-        screened = _has_node_constraints(demand)
+        screened = _has_node_constraints(demand, self._tainted)
         failed: list[int] = []
         for i, (fits, reason) in self._walk(demand, claims, 0, len(names)):
             if fits:
@@ -466,7 +473,7 @@ class Simulator:
         the pod's node selector or affinity rules out answers (False, None) and the caller asks
         ``_node_filter`` why. Answers are kept per class and claim list for the place() call."""
         nodes, names, class_of = self.inv.nodes, self._names, self._group.class_of
-        screened = _has_node_constraints(demand)
+        screened = _has_node_constraints(demand, self._tainted)
         seen = self._seen.setdefault(tuple(map(id, claims)), {})
         for i in range(start, stop):
             if screened and self._node_filter(demand, nodes[names[i]]) is not None:
@@ -526,7 +533,7 @@ class Simulator:
         in the order of their first node in the range (as a walk node by node would meet them)
         and the nodes then picked by class."""
         names = self._names
-        if _has_node_constraints(demand) or stop - start < 2:
+        if _has_node_constraints(demand, self._tainted) or stop - start < 2:
             out.feasible.extend(names[i] for i, (fits, _) in self._walk(demand, demand.claims, start, stop) if fits)
             return
         members = self._members()
