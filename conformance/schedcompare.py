@@ -10,7 +10,9 @@ Measures, per scenario (a measure that does not apply to a scenario is not count
 - ``replicas``: as many replicas are bound as dralint places;
 - ``reason``: when the first replica fits nowhere, the scheduler's per-node reasons
   ("2 node(s) had untolerated taint(s), 1 cannot allocate all claims") and dralint's agree in
-  kind and count (node selection, taints, extended resources, devices).
+  kind and count (node selection, taints, extended resources, devices); when the scheduler
+  fails with an error (a ``SchedulerError`` that stops the whole pod, such as a constraint
+  that ``allocationMode: All`` cannot meet), dralint reports the same error.
 """
 
 from __future__ import annotations
@@ -87,8 +89,10 @@ def dralint_reasons(row: dict[str, Any]) -> Counter[str]:
     return counts
 
 
-def _device_count(row: dict[str, Any]) -> int:
-    return sum(len(claim["devices"]) for claim in row["claims"])
+def _after_request(error: str) -> str:
+    """An allocation error without the claim's name (the scheduler names the generated claim,
+    dralint the template): ``request nic: cannot add device ...``."""
+    return error[error.find(", request ") + 2 :] if ", request " in error else error
 
 
 def compare(scenario: Scenario, recorded: dict[str, Any], row: dict[str, Any]) -> dict[str, str]:
@@ -118,7 +122,10 @@ def compare(scenario: Scenario, recorded: dict[str, Any], row: dict[str, Any]) -
             )
     placed = sum(1 for r in recorded["replicas"] if r["node"])
     judge("replicas", placed == row["placed"], f"scheduler binds {placed} replica(s); dralint places {row['placed']}")
-    if not bound and not feasible:
+    if not bound and not feasible and first.get("error"):
+        same = bool(row["error"]) and _after_request(first["message"]) == _after_request(row["error"])
+        judge("reason", same, f"scheduler error {first['message']!r}; dralint error {row['error']!r}")
+    elif not bound and not feasible:
         theirs, mine = scheduler_reasons(first["message"]), dralint_reasons(row)
         judge("reason", theirs == mine, f"scheduler {dict(theirs)} ({first['message']}); dralint {dict(mine)}")
     return out

@@ -18,19 +18,19 @@ ORDER = ("Namespace", "Node", "DeviceClass", "ResourceSlice", "ResourceClaimTemp
 
 
 def outcome(api: Api, namespace: str, name: str, timeout: float = POD_TIMEOUT) -> dict[str, Any]:
-    """Wait until the pod is bound or unschedulable; its node or the scheduler's message."""
+    """Wait until the pod is bound, unschedulable or failed with a scheduler error (which the
+    scheduler retries for ever); its node, or the scheduler's message and whether it is an error."""
     deadline = time.monotonic() + timeout
     while True:
         pod = api.get(f"{kind_path('Pod', namespace)}/{name}")
         if pod["spec"].get("nodeName"):
             return {"node": pod["spec"]["nodeName"], "pod": pod}
         for condition in pod.get("status", {}).get("conditions") or ():
-            if (condition.get("type"), condition.get("status"), condition.get("reason")) == (
-                "PodScheduled",
-                "False",
-                "Unschedulable",
-            ):
-                return {"node": None, "message": condition.get("message", ""), "pod": pod}
+            if (condition.get("type"), condition.get("status")) == ("PodScheduled", "False") and condition.get(
+                "reason"
+            ) in ("Unschedulable", "SchedulerError"):
+                error = condition["reason"] == "SchedulerError"
+                return {"node": None, "message": condition.get("message", ""), "error": error, "pod": pod}
         if time.monotonic() > deadline:
             return {"node": None, "message": "timeout: neither bound nor unschedulable", "pod": pod}
         time.sleep(0.1)
@@ -97,6 +97,7 @@ def run(api: Api, scenario: Scenario) -> dict[str, Any]:
                 found["devices"] = pod_devices(api, seen["pod"])
             else:
                 found["message"] = seen["message"]
+                found["error"] = seen.get("error", False)
             replicas.append(found)
     finally:
         remove(api, scenario)
