@@ -15,6 +15,7 @@ import os
 import re
 import shutil
 import subprocess
+import warnings
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -201,6 +202,7 @@ class ClientReader:
         from urllib.parse import quote
 
         from kubernetes.client.exceptions import ApiException
+        from urllib3.exceptions import InsecureRequestWarning
 
         root = "/api/v1" if resource.group_version == "v1" else f"/apis/{resource.group_version}"
         path = f"{root}/namespaces/{namespace}/{resource.plural}" if namespace else f"{root}/{resource.plural}"
@@ -210,7 +212,11 @@ class ClientReader:
             for setting in self.api.configuration.auth_settings().values():
                 if setting.get("in") == "header" and setting.get("value"):
                     headers[setting["key"]] = setting["value"]
-            response = self.api.rest_client.request("GET", url, headers=headers, _request_timeout=REQUEST_TIMEOUT)
+            with warnings.catch_warnings():
+                # A kubeconfig with insecure-skip-tls-verify: kubectl is silent about it, and
+                # urllib3 would print a warning per request.
+                warnings.simplefilter("ignore", InsecureRequestWarning)
+                response = self.api.rest_client.request("GET", url, headers=headers, _request_timeout=REQUEST_TIMEOUT)
             body = response.read() if callable(getattr(response, "read", None)) else response.data
             if response.status >= 400:
                 raise ClusterError(f"{self.host}: {_api_message(response.status, response.reason, body)}")
