@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from gobuild import go_build
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCE = ROOT / "conformance" / "controlplane"
@@ -30,12 +31,8 @@ STOP_TIMEOUT = 60.0
 
 
 def build() -> Path:
-    """`go build` the control plane (a no-op rebuild takes seconds with Go's cache)."""
-    if shutil.which("go") is None:
-        raise RuntimeError("go is not on PATH; the control plane cannot be built")
-    BINARY.parent.mkdir(exist_ok=True)
-    subprocess.run(["go", "build", "-o", str(BINARY), "."], cwd=SOURCE, check=True)
-    return BINARY
+    """`go build` the control plane."""
+    return go_build(SOURCE)
 
 
 class ApiError(RuntimeError):
