@@ -131,6 +131,29 @@ def compare(scenario: Scenario, recorded: dict[str, Any], row: dict[str, Any]) -
     return out
 
 
+def ruled_out_on_purpose(scenario: Scenario, recorded: dict[str, Any], row: dict[str, Any]) -> bool:
+    """Every node the scheduler bound a replica to that dralint does not use is one dralint rules
+    out on purpose: its kubelet predates what a DRA allocation needs, or its device plugin
+    advertises an extended resource a DeviceClass maps. Which of several equal nodes the
+    scheduler picks varies between runs, so a live run may meet these where the recording did not."""
+    from dralint.k8s.kubelet import too_old
+
+    mapped = {
+        o["spec"]["extendedResourceName"]
+        for o in scenario.snapshot
+        if o["kind"] == "DeviceClass" and o["spec"].get("extendedResourceName")
+    }
+    nodes = {o["metadata"]["name"]: o["status"] for o in scenario.snapshot if o["kind"] == "Node"}
+
+    def on_purpose(name: str) -> bool:
+        status = nodes.get(name, {})
+        old = too_old(status.get("nodeInfo", {}).get("kubeletVersion", ""), ("dra", "extended-resource"))
+        return old is not None or bool(mapped & set(status.get("allocatable", {})))
+
+    used = {r["node"] for r in recorded["replicas"] if r["node"]} - set(row["replicaNodes"])
+    return bool(used) and all(map(on_purpose, used))
+
+
 def load_verdicts() -> dict[str, dict[str, Any]]:
     return json.loads(VERDICTS.read_text()) if VERDICTS.exists() else {}
 
