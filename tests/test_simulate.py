@@ -293,3 +293,14 @@ def test_unmapped_extended_resource_needs_enough_of_the_device_plugin():
         fleet({"a": 1, "b": 1}) + [_node("a", **{"vendor.io/fpga": "1"}), _node("b", **{"vendor.io/fpga": "2"})], pod
     )
     assert out.feasible == ["b"] and out.reasons == {"Insufficient vendor.io/fpga": ["a"]}
+
+
+def test_replicas_share_what_the_device_plugin_advertises():
+    """NodeResourcesFit counts the replicas already on a node (found against the scheduler)."""
+    pod = {"containers": [{"name": "c", "resources": {"limits": {"vendor.io/fpga": "1"}}}]}
+    out = simulate(fleet({"a": 1, "b": 1}) + [_node("a", **{"vendor.io/fpga": "2"}), _node("b")], pod, replicas=3)
+    assert (out.placed, out.packing) == (2, ["a", "a"])
+    assert out.unplaced == {
+        "Insufficient vendor.io/fpga": ["a"],
+        "Insufficient vendor.io/fpga (no DeviceClass maps it and the node does not advertise it)": ["b"],
+    }

@@ -202,7 +202,7 @@ def _allocatable(node: Node, resource: str) -> int:
     return int(value) if value is not None else 0
 
 
-def _pod_total(containers: Sequence[ContainerDemand], resource: str) -> int:
+def pod_total(containers: Sequence[ContainerDemand], resource: str) -> int:
     """Effective pod request: long-lived containers add up, an init container needs its own peak."""
 
     def asked(c: ContainerDemand) -> int:
@@ -250,7 +250,7 @@ def extended_requests(
                 return None, unserved_reason(resource)
     for resource in sorted({r for c in containers for r in (*c.wanted, *c.unmapped)}):
         have = _allocatable(node, resource)
-        if have > 0 and _pod_total(containers, resource) > have:
+        if have > 0 and pod_total(containers, resource) > have:
             return None, f"Insufficient {resource}"
     for c in containers:
         for resource, qty in sorted(c.wanted.items()):

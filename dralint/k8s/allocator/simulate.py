@@ -9,7 +9,7 @@ once". Because removing devices never makes a node feasible again, packing walks
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from itertools import compress
 from typing import Any, Hashable, Iterator, Mapping, Sequence
@@ -18,7 +18,7 @@ from dralint.k8s.allocator.equivalence import NodeShapes, claim_key, reads_key
 from dralint.k8s.allocator.explain import explain
 from dralint.k8s.allocator.model import Claim, Features, Matcher
 from dralint.k8s.allocator.nodeselector import SelectorError, labels_match, node_matches
-from dralint.k8s.allocator.pod import PodDemand, extended_requests
+from dralint.k8s.allocator.pod import PodDemand, extended_requests, pod_total
 from dralint.k8s.allocator.search import DEFAULT_BUDGET, BudgetExceeded, ClaimResult, Fatal, Search, Selection
 from dralint.k8s.allocator.view import NodeView, State, node_view
 from dralint.k8s.inventory import Inventory, Node, amount
@@ -498,11 +498,14 @@ class Simulator:
         touched: set[tuple[str, str]] = set()
         claims = list(demand.claims)
         pinned: list[set[str]] = []  # nodes allowed by shared claims allocated by earlier replicas
+        here: Counter[str] = Counter()  # replicas per node, for its device plugins' resources
         i = start
         while i < len(self._names) and out.placed < target:
             name = self._names[i]
             placed_here = False
             while out.placed < target and all(name in allowed for allowed in pinned):
+                if self._plugin_short(demand, name, here[name]):
+                    break
                 results, _ = self._try(demand, claims, i, state, touched, False)
                 if results is None:
                     break
@@ -514,6 +517,7 @@ class Simulator:
                 state.take(picks)
                 touched.update((dev.id.driver, dev.id.pool) for dev, _, _ in picks)
                 out.placed += 1
+                here[name] += 1
                 out.packing.append(name)
                 if demand.shared and not pinned:
                     pinned = [self._nodes_for(results[k]) for k in sorted(demand.shared)]
@@ -524,7 +528,7 @@ class Simulator:
         if every_node:
             self._add_feasible(demand, out, i, len(self._names))
             if out.placed < target:
-                self._explain_unplaced(out, demand, claims, pinned, state, touched)
+                self._explain_unplaced(out, demand, claims, pinned, state, touched, here)
 
     def _add_feasible(self, demand: PodDemand, out: Outcome, start: int, stop: int) -> None:
         """Append the nodes ``start``..``stop`` (exclusive) one pod fits on under the snapshot's state.
@@ -568,15 +572,30 @@ class Simulator:
         pinned: list[set[str]],
         state: State,
         touched: set[tuple[str, str]],
+        here: Counter[str],
     ) -> None:
         """Why replica ``placed + 1`` fits nowhere, per node, in the state the placed ones left."""
         for i, name in enumerate(self._names):
             if not all(name in allowed for allowed in pinned):
                 out.unplaced["a claim every replica shares is allocated on devices this node cannot use"].append(name)
                 continue
+            short = self._plugin_short(demand, name, here[name])
+            if short:
+                out.unplaced[short].append(name)
+                continue
             results, reason = self._try(demand, claims, i, state, touched, True)
             if results is None:
                 out.unplaced[reason or "cannot allocate all claims"].append(name)
+
+    def _plugin_short(self, demand: PodDemand, name: str, placed: int) -> str | None:
+        """NodeResourcesFit's reason when one more replica exceeds what the node's device plugins
+        advertise, the ``placed`` replicas already there holding theirs (None when it fits)."""
+        node = self.inv.nodes[name]
+        for resource in sorted({r for c in demand.containers for r in (*c.wanted, *c.unmapped)}):
+            have = amount(node.allocatable.get(resource)) or 0
+            if placed and have > 0 and (placed + 1) * pod_total(demand.containers, resource) > have:
+                return f"Insufficient {resource}"
+        return None
 
     def _nodes_for(self, result: ClaimResult) -> set[str]:
         """Nodes on which an allocated shared claim stays usable (its result node selector)."""
