@@ -106,16 +106,20 @@ _RULED_OUT: tuple[bool, Any] = (False, None)
 _FAILED = _RULED_OUT
 
 
-def _has_node_constraints(demand: PodDemand, tainted: bool) -> bool:
+def _has_node_constraints(demand: PodDemand) -> bool:
     """The pod restricts its nodes (node selector, required affinity, claims allocated with a
-    node selector) or some node of the snapshot has taints: otherwise
-    ``Simulator._node_filter`` passes every node."""
+    node selector): otherwise ``Simulator._node_filter`` passes every node but a tainted one,
+    which the node's class answers for (taints are part of it)."""
     return (
-        tainted
-        or bool(demand.node_selector)
+        bool(demand.node_selector)
         or demand.affinity is not None
         or any(done.node_selector is not None for done in demand.allocated)
     )
+
+
+def _untolerated(demand: PodDemand, node: Node) -> bool:
+    """A NoSchedule or NoExecute taint of the node that no toleration of the pod matches."""
+    return any(not any(t.tolerates(*taint) for t in demand.tolerations) for taint in node.taints)
 
 
 class Simulator:
@@ -140,7 +144,6 @@ class Simulator:
         self.base = State.from_inventory(inv)
         self._views: dict[str, NodeView] = {}
         self._names = inv.node_names()
-        self._tainted = any(node.taints for node in inv.nodes.values())
         #: Without ``same_shapes`` every node is a class of its own and packing states are always
         #: searched: the plain walk, the tests' reference.
         self._same_shapes = same_shapes
@@ -237,7 +240,7 @@ class Simulator:
 
     def _node_filter(self, demand: PodDemand, node: Node) -> str | None:
         """Pod-level node constraints: taints, nodeSelector, required node affinity, allocated claims."""
-        if any(not any(t.tolerates(*taint) for t in demand.tolerations) for taint in node.taints):
+        if _untolerated(demand, node):
             return TAINT_REASON
         if node.source is not None:
             try:
@@ -276,7 +279,10 @@ class Simulator:
         """``try_node`` once the pod's node selector and affinity allow the node: what depends on
         the node's class only. A node whose kubelet predates a feature the allocation uses, or
         whose device plugin serves an extended resource of the pod while a DRA driver publishes
-        the same devices there, is no place for it."""
+        the same devices there, is no place for it; nor is a node with a taint the pod does not
+        tolerate (checked here too, for the pods ``_node_filter`` does not screen)."""
+        if _untolerated(demand, node):
+            return None, TAINT_REASON
         results, reason = self._allocate_on(demand, claims, node, state, explain_failure)
         if results is not None:
             reason = self._double_managed(demand, node)
@@ -398,7 +404,7 @@ class Simulator:
         node = self.inv.nodes[self._names[i]]
         if not self._same_shapes or (touched and not self._pools_of(node).isdisjoint(touched)):
             return self.try_node(demand, claims, node, state, explain_failure=explain_failure)
-        reason = self._node_filter(demand, node) if _has_node_constraints(demand, self._tainted) else None
+        reason = self._node_filter(demand, node) if _has_node_constraints(demand) else None
         if reason:
             return None, reason
         if explain_failure:
@@ -442,7 +448,7 @@ class Simulator:
         """The first node one pod fits on under the snapshot's occupancy; the reasons of the
         nodes before it (explained for every node when none fits)."""
         names, nodes, claims = self._names, self.inv.nodes, demand.claims
-        screened = _has_node_constraints(demand, self._tainted)
+        screened = _has_node_constraints(demand)
         failed: list[int] = []
         for i, (fits, reason) in self._walk(demand, claims, 0, len(names)):
             if fits:
@@ -473,7 +479,7 @@ class Simulator:
         the pod's node selector or affinity rules out answers (False, None) and the caller asks
         ``_node_filter`` why. Answers are kept per class and claim list for the place() call."""
         nodes, names, class_of = self.inv.nodes, self._names, self._group.class_of
-        screened = _has_node_constraints(demand, self._tainted)
+        screened = _has_node_constraints(demand)
         seen = self._seen.setdefault(tuple(map(id, claims)), {})
         for i in range(start, stop):
             if screened and self._node_filter(demand, nodes[names[i]]) is not None:
@@ -537,7 +543,7 @@ class Simulator:
         in the order of their first node in the range (as a walk node by node would meet them)
         and the nodes then picked by class."""
         names = self._names
-        if _has_node_constraints(demand, self._tainted) or stop - start < 2:
+        if _has_node_constraints(demand) or stop - start < 2:
             out.feasible.extend(names[i] for i, (fits, _) in self._walk(demand, demand.claims, start, stop) if fits)
             return
         members = self._members()
