@@ -7,7 +7,7 @@
 // The servers are started with the upstream test-server helpers
 // (k8s.io/kubernetes/cmd/kube-apiserver/app/testing and cmd/kube-scheduler/app/testing), which
 // take a *testing.T; testing.Main gives this command one. It writes a kubeconfig when every part
-// is ready and stops cleanly on SIGTERM or SIGINT.
+// is ready and stops cleanly on SIGTERM or SIGINT, or when its parent process is gone.
 package main
 
 import (
@@ -62,6 +62,9 @@ func run(t *testing.T) {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	ctx, orphaned := context.WithCancel(ctx)
+	defer orphaned()
+	go stopWhenOrphaned(orphaned)
 	dir := *dataDir
 	if dir == "" {
 		dir = t.TempDir()
@@ -127,6 +130,17 @@ func run(t *testing.T) {
 	fmt.Println("controlplane: ready, kubeconfig", *kubeconfigPath)
 	<-ctx.Done()
 	fmt.Println("controlplane: stopping")
+}
+
+// stopWhenOrphaned stops the control plane when the process that started it is gone (a test
+// runner killed before it could send SIGTERM), so that no server outlives its tests.
+func stopWhenOrphaned(stop context.CancelFunc) {
+	parent := os.Getppid()
+	for os.Getppid() == parent {
+		time.Sleep(time.Second)
+	}
+	fmt.Fprintln(os.Stderr, "controlplane: the parent process is gone, stopping")
+	stop()
 }
 
 // startEtcd runs an embedded single-member etcd on a free loopback port; fsync is off, as a
