@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -21,19 +20,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from gobuild import go_build  # noqa: E402
 from inputs import GOLDEN, ROOT, Input, all_inputs  # noqa: E402
 
 ORACLE_DIR = ROOT / "conformance" / "oracle"
-BINARY = ORACLE_DIR / ".build" / "oracle"
 
 
 def build_oracle() -> Path:
-    """`go build` the oracle (Go's own cache makes a rebuild with no change take seconds)."""
-    if shutil.which("go") is None:
-        raise SystemExit("record.py: go is not on PATH; the oracle cannot be built")
-    BINARY.parent.mkdir(exist_ok=True)
-    subprocess.run(["go", "build", "-o", str(BINARY), "."], cwd=ORACLE_DIR, check=True)
-    return BINARY
+    """`go build` the oracle."""
+    return go_build(ORACLE_DIR)
 
 
 def run_oracle(binary: Path, inputs: list[Input]) -> dict[str, dict]:

@@ -322,7 +322,7 @@ def test_bundled_example_has_three_stuck_pods():
 
 def test_text_output_shows_commands_and_reads_stdin():
     text = (ROOT / "examples" / "doctor" / "dump.yaml").read_text()
-    result = _cli([], stdin=text)
+    result = _cli(["-"], stdin=text)
     assert result.exit_code == 1
     assert "Pod ml/notebook: Pending\n  STUCK: claim gpu: ResourceClaim shared-gpu does not exist" in result.output
     assert "$ kubectl get resourceclaim -n ml shared-gpu" in result.output
@@ -420,3 +420,42 @@ def test_unscheduled_extended_resource_pod_runs_through_the_allocator():
     )
     fits = doctor(device_class("example.com/gpu"), node("n0"), slice_("n0", 2), pod("p", gpus=1))
     assert fits["p"][0] is None
+
+
+def test_extended_resource_without_a_mapping_class_is_the_cause():
+    """The migration guide's first cause: the class lacks extendedResourceName, no device plugin."""
+    unscheduled = {
+        "conditions": [
+            {
+                "type": "PodScheduled",
+                "status": "False",
+                "reason": "Unschedulable",
+                "message": "0/2 nodes are available: 2 Insufficient example.com/gpu.",
+            }
+        ]
+    }
+    found = doctor(device_class(), node("n0"), node("n1"), slice_("n0", 2), pod("p", gpus=1, status=unscheduled))
+    stuck, steps = found["p"]
+    assert stuck == (
+        "example.com/gpu: no DeviceClass maps it (spec.extendedResourceName) and no node advertises it in "
+        "status.allocatable (no device plugin), so the scheduler reports Insufficient example.com/gpu; "
+        "DeviceClass gpu selects that vendor's devices: set its spec.extendedResourceName: example.com/gpu "
+        "to serve the pod through DRA"
+    )
+    assert steps[0][0] == "scheduler"
+    # A device plugin advertising the name provides it: not this cause.
+    assert "p" not in doctor(device_class(), node("n0", **{"example.com/gpu": "1"}), pod("p", gpus=1))
+
+
+def test_class_selector_naming_the_wrong_driver_points_at_the_expression():
+    wrong = device_class()
+    wrong["spec"]["selectors"] = [{"cel": {"expression": 'device.driver == "example.com"'}}]
+    found = doctor(
+        wrong, node("n0"), slice_("n0", 2), claim("c"), pod("p", claims=[{"name": "gpu", "resourceClaimName": "c"}])
+    )
+    stuck, _ = found["p"]
+    assert stuck == (
+        "DeviceClass gpu matches none of the 2 published devices (2 of gpu.example.com): "
+        '`device.driver == "example.com"` in spec.selectors[0] is false for all of them; '
+        "compare the selector with what the driver publishes"
+    )

@@ -211,7 +211,11 @@ def test_lazy_walk_agrees_with_the_full_one(replicas):
 def test_unmapped_extended_resource_cannot_fit():
     pod = {"containers": [{"name": "c", "resources": {"limits": {"example.com/gpu": "1", "vendor.io/fpga": "1"}}}]}
     out = simulate(fleet({"a": 2}), pod, classes=EXT_CLASSES)
-    assert out.reasons == {"cannot fit resource": ["a"]}
+    unserved = "Insufficient vendor.io/fpga (no DeviceClass maps it and the node does not advertise it)"
+    assert out.reasons == {unserved: ["a"]}
+    # With no mapped resource at all, too: the scheduler's NodeResourcesFit rules the node out.
+    alone = {"containers": [{"name": "c", "resources": {"limits": {"vendor.io/fpga": "1"}}}]}
+    assert simulate(fleet({"a": 2}), alone, classes=EXT_CLASSES).reasons == {unserved: ["a"]}
     node = {"kind": "Node", "metadata": {"name": "a"}, "status": {"allocatable": {"vendor.io/fpga": "2"}}}
     assert simulate(fleet({"a": 2}) + [node], pod, classes=EXT_CLASSES).feasible == ["a"]
 
@@ -259,3 +263,44 @@ def test_step_budget_is_reported_per_node():
     demand = pod_demand("pod", pod, "default", lambda *_: tmpl, inv, {})
     out = Simulator(inv, inv.device_classes, fake_matcher, budget=100).place(demand)
     assert out.reasons == {"timed out trying to allocate devices (search budget of 100 steps)": ["n1"]}
+
+
+def _node(name: str, taints: list[dict[str, Any]] | None = None, **allocatable: str) -> dict[str, Any]:
+    return {
+        "kind": "Node",
+        "metadata": {"name": name},
+        "spec": {"taints": taints or []},
+        "status": {"allocatable": allocatable},
+    }
+
+
+def test_node_taints_keep_a_pod_off_unless_it_tolerates_them():
+    """TaintToleration, which the scheduler runs before node affinity (found against it)."""
+    reserved = {"key": "example.com/reserved", "value": "true", "effect": "NoSchedule"}
+    preferred = {"key": "example.com/cheap", "effect": "PreferNoSchedule"}
+    nodes = [_node("a", [reserved]), _node("b", [preferred])]
+    out = simulate(fleet({"a": 4, "b": 4}) + nodes, POD, [FOUR])
+    assert out.feasible == ["b"] and out.reasons == {"node(s) had untolerated taint(s)": ["a"]}
+    tolerant = {**POD, "tolerations": [{"key": "example.com/reserved", "operator": "Exists"}]}
+    assert simulate(fleet({"a": 4, "b": 4}) + nodes, tolerant, [FOUR]).feasible == ["a", "b"]
+    wrong_value = {**POD, "tolerations": [{"key": "example.com/reserved", "value": "false", "effect": "NoSchedule"}]}
+    assert simulate(fleet({"a": 4, "b": 4}) + nodes, wrong_value, [FOUR]).feasible == ["b"]
+
+
+def test_unmapped_extended_resource_needs_enough_of_the_device_plugin():
+    pod = {"containers": [{"name": "c", "resources": {"limits": {"vendor.io/fpga": "2"}}}]}
+    out = simulate(
+        fleet({"a": 1, "b": 1}) + [_node("a", **{"vendor.io/fpga": "1"}), _node("b", **{"vendor.io/fpga": "2"})], pod
+    )
+    assert out.feasible == ["b"] and out.reasons == {"Insufficient vendor.io/fpga": ["a"]}
+
+
+def test_replicas_share_what_the_device_plugin_advertises():
+    """NodeResourcesFit counts the replicas already on a node (found against the scheduler)."""
+    pod = {"containers": [{"name": "c", "resources": {"limits": {"vendor.io/fpga": "1"}}}]}
+    out = simulate(fleet({"a": 1, "b": 1}) + [_node("a", **{"vendor.io/fpga": "2"}), _node("b")], pod, replicas=3)
+    assert (out.placed, out.packing) == (2, ["a", "a"])
+    assert out.unplaced == {
+        "Insufficient vendor.io/fpga": ["a"],
+        "Insufficient vendor.io/fpga (no DeviceClass maps it and the node does not advertise it)": ["b"],
+    }

@@ -193,6 +193,16 @@ class Node:
     allocatable: Mapping[str, str]
     source: Any = None
     kubelet: str = ""
+    #: (key, value, effect) of the taints that keep pods off (NoSchedule, NoExecute).
+    taints: tuple[tuple[str, str, str], ...] = ()
+
+
+def _node_taints(raw: Any) -> tuple[tuple[str, str, str], ...]:
+    return tuple(
+        (str(t.get("key") or ""), str(t.get("value") or ""), str(t["effect"]))
+        for t in as_list(raw)
+        if isinstance(t, Mapping) and t.get("effect") in ("NoSchedule", "NoExecute")
+    )
 
 
 @dataclass(eq=False, slots=True)
@@ -435,6 +445,7 @@ class Inventory:
                     {str(k): str(v) for k, v in as_mapping(status.get("allocatable")).items()},
                     source,
                     str(as_mapping(status.get("nodeInfo")).get("kubeletVersion") or ""),
+                    _node_taints(as_mapping(data.get("spec")).get("taints")),
                 )
             elif kind == "ResourceClaim":
                 claims.append((data, source, base))

@@ -159,11 +159,11 @@ def _unplaceable(
             related=related,
             key=True,
         )
-    from dralint.k8s.allocator.pod import CANNOT_FIT
+    from dralint.k8s.allocator.pod import is_unserved_reason
 
     if (
         not outcome.schedulable
-        and set(outcome.reasons) != {CANNOT_FIT}
+        and not all(map(is_unserved_reason, outcome.reasons))
         and not any(map(is_version_reason, outcome.reasons))
     ):
         # (an extended resource nothing serves anywhere is EXT001's finding; nodes ruled out

@@ -103,8 +103,8 @@ class NodeShapes:
         return found
 
     def node_class(self, node: Node, view: NodeView) -> int:
-        """A small number per equivalence class: same shape, allocatable and kubelet version."""
-        key = (self.key(view), tuple(sorted(node.allocatable.items())), node.kubelet)
+        """A small number per equivalence class: same shape, allocatable, kubelet version and taints."""
+        key = (self.key(view), tuple(sorted(node.allocatable.items())), node.kubelet, node.taints)
         return self._classes.setdefault(key, len(self._classes))
 
     def portable(self, view: NodeView, results: list[ClaimResult]) -> list[tuple[Any, list[tuple]]]:

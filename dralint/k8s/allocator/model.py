@@ -62,7 +62,7 @@ Matcher = Callable[[Sequence[str], Device], "bool | EvalError"]
 
 @dataclass(frozen=True, slots=True)
 class Toleration:
-    """DeviceToleration; matching follows dra-scheduling.md §1.7."""
+    """DeviceToleration, or a pod's Toleration; matching follows dra-scheduling.md §1.7."""
 
     key: str
     operator: str
@@ -136,7 +136,8 @@ class Claim:
     base: Path = ()
 
 
-def _tolerations(raw: object) -> tuple[Toleration, ...]:
+def parse_tolerations(raw: object) -> tuple[Toleration, ...]:
+    """Device tolerations, and a pod's: the two APIs match taints by the same rules."""
     out = []
     for t in raw if isinstance(raw, list) else ():
         if isinstance(t, Mapping):
@@ -174,7 +175,7 @@ def _alternative(request: str, sub: str | None, body: Mapping[str, Any], path: P
         all_mode=mode == "All",
         count=count if isinstance(count, int) and not isinstance(count, bool) and count > 0 else 1,
         admin=body.get("adminAccess") is True,
-        tolerations=_tolerations(body.get("tolerations")),
+        tolerations=parse_tolerations(body.get("tolerations")),
         capacity={str(k): v for k, v in ((k, amount(v)) for k, v in raw_requests.items()) if v is not None},
         path=path,
     )

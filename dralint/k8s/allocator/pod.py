@@ -10,17 +10,28 @@ otherwise a mapped DeviceClass turns it into requests of the special claim, allo
 from __future__ import annotations
 
 import re
-
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
-from dralint.k8s.allocator.model import Claim, extended_claim, parse_claim
+from dralint.k8s.allocator.model import Claim, Toleration, extended_claim, parse_claim, parse_tolerations
 from dralint.k8s.inventory import AllocatedClaim, Inventory, Node, amount, object_data
 from dralint.yaml.plain import as_list, as_mapping
 
 IMPLICIT_PREFIX = "deviceclass.resource.kubernetes.io/"
-#: The scheduler's reason for an extended resource neither DRA nor a device plugin serves.
-CANNOT_FIT = "cannot fit resource"
+#: Ends the reason for an extended resource neither DRA nor a device plugin serves on a node.
+UNSERVED = " (no DeviceClass maps it and the node does not advertise it)"
+
+
+def unserved_reason(resource: str) -> str:
+    """NodeResourcesFit's words for it (that filter runs before the DRA plugin's "cannot fit
+    resource"), with who could serve it."""
+    return f"Insufficient {resource}{UNSERVED}"
+
+
+def is_unserved_reason(reason: str) -> bool:
+    return reason.endswith(UNSERVED)
+
 
 #: ``lookup(kind, namespace, name)`` returns the object (a dict, or anything with ``data``) or None.
 Lookup = Callable[[str, str, str], Any]
@@ -35,7 +46,8 @@ class ContainerDemand:
     long_lived: bool
     names: tuple[str, ...]
     wanted: Mapping[str, int]
-    unmapped: tuple[str, ...] = ()
+    #: Extended resources no class maps, with their quantities: only a device plugin serves them.
+    unmapped: Mapping[str, int] = field(default_factory=dict)
     #: The container's own name, for messages (the scheduler's request names use the index).
     name: str = ""
 
@@ -52,6 +64,7 @@ class PodDemand:
     node_selector: Mapping[str, str] = field(default_factory=dict)
     affinity: Mapping[str, Any] | None = None
     unresolved: tuple[str, ...] = ()
+    tolerations: tuple[Toleration, ...] = ()
 
 
 def extended_resource_classes(classes: Mapping[str, Mapping[str, Any]]) -> dict[str, str]:
@@ -93,7 +106,7 @@ def _containers(spec: Mapping[str, Any], ext: Mapping[str, str]) -> tuple[Contai
         requests = as_mapping(resources.get("requests"))
         merged = {**limits, **requests}  # the API server defaults requests from limits
         wanted = {}
-        unmapped = []
+        unmapped = {}
         for name, raw in merged.items():
             value = amount(raw)
             if value is None or value <= 0:
@@ -101,11 +114,11 @@ def _containers(spec: Mapping[str, Any], ext: Mapping[str, str]) -> tuple[Contai
             if name in ext:
                 wanted[str(name)] = int(value)
             elif _extended_name(str(name)):
-                unmapped.append(str(name))
+                unmapped[str(name)] = int(value)
         if wanted or unmapped:
             names = tuple(sorted(str(n) for n in merged))
             label = str(container.get("name") or f"#{index}")
-            out.append(ContainerDemand(index, path, long_lived, names, wanted, tuple(unmapped), label))
+            out.append(ContainerDemand(index, path, long_lived, names, wanted, unmapped, label))
     return tuple(out)
 
 
@@ -135,7 +148,7 @@ def pod_demand(
     shared: set[int] = set()
     allocated: list[AllocatedClaim] = []
     unresolved: list[str] = []
-    for i, entry in enumerate(as_list(spec.get("resourceClaims"))):
+    for _i, entry in enumerate(as_list(spec.get("resourceClaims"))):
         if not isinstance(entry, Mapping):
             continue
         tmpl = entry.get("resourceClaimTemplateName")
@@ -181,6 +194,7 @@ def pod_demand(
         node_selector={str(k): str(v) for k, v in selector.items()},
         affinity=affinity,
         unresolved=tuple(unresolved),
+        tolerations=parse_tolerations(spec.get("tolerations")),
     )
 
 
@@ -189,10 +203,14 @@ def _allocatable(node: Node, resource: str) -> int:
     return int(value) if value is not None else 0
 
 
-def _pod_total(containers: Sequence[ContainerDemand], resource: str) -> int:
+def pod_total(containers: Sequence[ContainerDemand], resource: str) -> int:
     """Effective pod request: long-lived containers add up, an init container needs its own peak."""
-    running = sum(c.wanted.get(resource, 0) for c in containers if c.long_lived)
-    peaks = [c.wanted.get(resource, 0) for c in containers if not c.long_lived]
+
+    def asked(c: ContainerDemand) -> int:
+        return c.wanted.get(resource, 0) + c.unmapped.get(resource, 0)
+
+    running = sum(asked(c) for c in containers if c.long_lived)
+    peaks = [asked(c) for c in containers if not c.long_lived]
     return max([running, *peaks])
 
 
@@ -232,17 +250,17 @@ def extended_requests(
     A resource the node advertises goes to the device plugin; the reason then says when the
     node's allocatable is smaller than the pod's effective request (NodeResourcesFit's check,
     without other pods' usage). An extended resource no class maps and the node does not
-    advertise makes the node unusable ("cannot fit resource") once the pod uses DRA for any.
+    advertise makes the node unusable, whether or not the pod uses DRA for another.
     """
     requests: list[tuple[str, str, int]] = []
     short: dict[str, tuple[str, int]] = {}
-    if any(c.wanted for c in containers):
-        for c in containers:
-            if any(_allocatable(node, r) <= 0 for r in c.unmapped):
-                return None, CANNOT_FIT
-    for resource in sorted({r for c in containers for r in c.wanted}):
+    for c in containers:
+        for resource in c.unmapped:
+            if _allocatable(node, resource) <= 0:
+                return None, unserved_reason(resource)
+    for resource in sorted({r for c in containers for r in (*c.wanted, *c.unmapped)}):
         have = _allocatable(node, resource)
-        if have > 0 and _pod_total(containers, resource) > have:
+        if have > 0 and pod_total(containers, resource) > have:
             return None, f"Insufficient {resource}"
     for c in containers:
         for resource, qty in sorted(c.wanted.items()):

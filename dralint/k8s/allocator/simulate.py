@@ -9,7 +9,7 @@ once". Because removing devices never makes a node feasible again, packing walks
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from itertools import compress
 from typing import Any, Hashable, Iterator, Mapping, Sequence
@@ -18,7 +18,7 @@ from dralint.k8s.allocator.equivalence import NodeShapes, claim_key, reads_key
 from dralint.k8s.allocator.explain import explain
 from dralint.k8s.allocator.model import Claim, Features, Matcher
 from dralint.k8s.allocator.nodeselector import SelectorError, labels_match, node_matches
-from dralint.k8s.allocator.pod import PodDemand, extended_requests, in_user_terms
+from dralint.k8s.allocator.pod import PodDemand, extended_requests, in_user_terms, pod_total
 from dralint.k8s.allocator.search import DEFAULT_BUDGET, BudgetExceeded, ClaimResult, Fatal, Search, Selection
 from dralint.k8s.allocator.view import NodeView, State, node_view
 from dralint.k8s.inventory import Inventory, Node, amount
@@ -28,6 +28,8 @@ from dralint.k8s.kubelet import describe, too_old
 MAX_PACKED_REPLICAS = 5_000
 
 AFFINITY_REASON = "node(s) didn't match Pod's node affinity/selector"
+#: The scheduler's TaintToleration filter, which runs before node affinity.
+TAINT_REASON = "node(s) had untolerated taint(s)"
 
 
 @dataclass(slots=True)
@@ -106,12 +108,18 @@ _FAILED = _RULED_OUT
 
 def _has_node_constraints(demand: PodDemand) -> bool:
     """The pod restricts its nodes (node selector, required affinity, claims allocated with a
-    node selector): otherwise ``Simulator._node_filter`` passes every node."""
+    node selector): otherwise ``Simulator._node_filter`` passes every node but a tainted one,
+    which the node's class answers for (taints are part of it)."""
     return (
         bool(demand.node_selector)
         or demand.affinity is not None
         or any(done.node_selector is not None for done in demand.allocated)
     )
+
+
+def _untolerated(demand: PodDemand, node: Node) -> bool:
+    """A NoSchedule or NoExecute taint of the node that no toleration of the pod matches."""
+    return any(not any(t.tolerates(*taint) for t in demand.tolerations) for taint in node.taints)
 
 
 class Simulator:
@@ -231,7 +239,9 @@ class Simulator:
     # ------------------------------------------------------------------ one node
 
     def _node_filter(self, demand: PodDemand, node: Node) -> str | None:
-        """Pod-level node constraints: nodeSelector, required node affinity, allocated claims."""
+        """Pod-level node constraints: taints, nodeSelector, required node affinity, allocated claims."""
+        if _untolerated(demand, node):
+            return TAINT_REASON
         if node.source is not None:
             try:
                 if not labels_match(demand.node_selector, node.labels) or (
@@ -269,7 +279,10 @@ class Simulator:
         """``try_node`` once the pod's node selector and affinity allow the node: what depends on
         the node's class only. A node whose kubelet predates a feature the allocation uses, or
         whose device plugin serves an extended resource of the pod while a DRA driver publishes
-        the same devices there, is no place for it."""
+        the same devices there, is no place for it; nor is a node with a taint the pod does not
+        tolerate (checked here too, for the pods ``_node_filter`` does not screen)."""
+        if _untolerated(demand, node):
+            return None, TAINT_REASON
         results, reason = self._allocate_on(demand, claims, node, state, explain_failure)
         if reason and demand.containers:
             reason = in_user_terms(reason, demand)
@@ -494,11 +507,14 @@ class Simulator:
         touched: set[tuple[str, str]] = set()
         claims = list(demand.claims)
         pinned: list[set[str]] = []  # nodes allowed by shared claims allocated by earlier replicas
+        here: Counter[str] = Counter()  # replicas per node, for its device plugins' resources
         i = start
         while i < len(self._names) and out.placed < target:
             name = self._names[i]
             placed_here = False
             while out.placed < target and all(name in allowed for allowed in pinned):
+                if self._plugin_short(demand, name, here[name]):
+                    break
                 results, _ = self._try(demand, claims, i, state, touched, False)
                 if results is None:
                     break
@@ -510,6 +526,7 @@ class Simulator:
                 state.take(picks)
                 touched.update((dev.id.driver, dev.id.pool) for dev, _, _ in picks)
                 out.placed += 1
+                here[name] += 1
                 out.packing.append(name)
                 if demand.shared and not pinned:
                     pinned = [self._nodes_for(results[k]) for k in sorted(demand.shared)]
@@ -520,7 +537,7 @@ class Simulator:
         if every_node:
             self._add_feasible(demand, out, i, len(self._names))
             if out.placed < target:
-                self._explain_unplaced(out, demand, claims, pinned, state, touched)
+                self._explain_unplaced(out, demand, claims, pinned, state, touched, here)
 
     def _add_feasible(self, demand: PodDemand, out: Outcome, start: int, stop: int) -> None:
         """Append the nodes ``start``..``stop`` (exclusive) one pod fits on under the snapshot's state.
@@ -564,15 +581,30 @@ class Simulator:
         pinned: list[set[str]],
         state: State,
         touched: set[tuple[str, str]],
+        here: Counter[str],
     ) -> None:
         """Why replica ``placed + 1`` fits nowhere, per node, in the state the placed ones left."""
         for i, name in enumerate(self._names):
             if not all(name in allowed for allowed in pinned):
                 out.unplaced["a claim every replica shares is allocated on devices this node cannot use"].append(name)
                 continue
+            short = self._plugin_short(demand, name, here[name])
+            if short:
+                out.unplaced[short].append(name)
+                continue
             results, reason = self._try(demand, claims, i, state, touched, True)
             if results is None:
                 out.unplaced[reason or "cannot allocate all claims"].append(name)
+
+    def _plugin_short(self, demand: PodDemand, name: str, placed: int) -> str | None:
+        """NodeResourcesFit's reason when one more replica exceeds what the node's device plugins
+        advertise, the ``placed`` replicas already there holding theirs (None when it fits)."""
+        node = self.inv.nodes[name]
+        for resource in sorted({r for c in demand.containers for r in (*c.wanted, *c.unmapped)}):
+            have = amount(node.allocatable.get(resource)) or 0
+            if placed and have > 0 and (placed + 1) * pod_total(demand.containers, resource) > have:
+                return f"Insufficient {resource}"
+        return None
 
     def _nodes_for(self, result: ClaimResult) -> set[str]:
         """Nodes on which an allocated shared claim stays usable (its result node selector)."""

@@ -15,16 +15,19 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Iterator, Mapping
 
 from dralint.k8s.allocator import Outcome, Simulator, extended_resource_classes, pod_demand
-from dralint.k8s.allocator.nodeselector import SelectorError, labels_match, node_matches
-from dralint.k8s.allocator.simulate import kubelet_features
-from dralint.k8s.allocator.search import ClaimResult, Pick
 from dralint.k8s.allocator.model import parse_claim
-from dralint.k8s.celmatch import cel_matcher
+from dralint.k8s.allocator.nodeselector import SelectorError, labels_match, node_matches
+from dralint.k8s.allocator.search import ClaimResult, Pick
+from dralint.k8s.allocator.simulate import kubelet_features
+from dralint.k8s.cel import Device as CelDevice
+from dralint.k8s.cel import matching_devices
+from dralint.k8s.celmatch import cel_matcher, cel_view
 from dralint.k8s.devicekinds import device_kind
 from dralint.k8s.doctor.dump import Dump
 from dralint.k8s.images import KUBELET_REASON, image_problem
 from dralint.k8s.inventory import Device, DeviceId, Inventory, Node
 from dralint.k8s.kubelet import describe, too_old
+from dralint.k8s.migration import is_extended_resource_name, same_vendor
 from dralint.k8s.objects import KubeObject
 from dralint.yaml.plain import as_list, as_mapping
 
@@ -63,9 +66,9 @@ class Diagnosis:
         return next((s for s in self.steps if s.status == PROBLEM), None)
 
 
-def _waiting(pod: KubeObject) -> list[tuple[str, str, str]]:
+def _waiting(pod: Mapping[str, Any]) -> list[tuple[str, str, str]]:
     """(container, reason, message) of every container whose state is waiting."""
-    status = as_mapping(pod.data.get("status"))
+    status = as_mapping(pod.get("status"))
     out = []
     for key in ("initContainerStatuses", "containerStatuses"):
         for entry in as_list(status.get(key)):
@@ -77,18 +80,20 @@ def _waiting(pod: KubeObject) -> list[tuple[str, str, str]]:
     return out
 
 
-def in_trouble(pod: KubeObject) -> bool:
+def examined(pod: Mapping[str, Any]) -> bool:
     """Pending, Failed, or with a container waiting for a reason other than normal start-up."""
-    phase = as_mapping(pod.data.get("status")).get("phase") or "Pending"
+    phase = as_mapping(pod.get("status")).get("phase") or "Pending"
     return phase in ("Pending", "Failed") or any(reason not in TRANSIENT_WAITING for _, reason, _ in _waiting(pod))
 
 
-def uses_devices(pod: KubeObject, ext: Mapping[str, str]) -> bool:
-    """The pod has claims, an extended-resource claim, or asks for a resource a class maps."""
+def uses_devices(pod: KubeObject, ext: Mapping[str, str], unprovided: set[str]) -> bool:
+    """The pod has claims, an extended-resource claim, or asks for a resource a class maps or
+    nothing provides (``unprovided``: the migration's first pitfall, a class without
+    ``extendedResourceName`` after the device plugin is gone)."""
     spec = as_mapping(pod.data.get("spec"))
     if as_list(spec.get("resourceClaims")) or as_mapping(pod.data.get("status")).get("extendedResourceClaimStatus"):
         return True
-    return bool(set(_extended_wanted(spec)) & set(ext))
+    return bool(_extended_wanted(spec) & (set(ext) | unprovided))
 
 
 def _extended_wanted(spec: Mapping[str, Any]) -> set[str]:
@@ -118,8 +123,16 @@ class PodDoctor:
         self.inv = Inventory.build(dump.objects)
         classes = dump.classes()
         self.ext = extended_resource_classes(classes)
-        self.sim = Simulator(self.inv, classes, cel_matcher(), self.ext)
+        self._views: dict[DeviceId, CelDevice] = {}
+        self.sim = Simulator(self.inv, classes, cel_matcher(self._views), self.ext)
         self._matched: dict[str, list[Device]] = {}
+        advertised = {str(r) for node in self.inv.nodes.values() for r, q in node.allocatable.items() if _positive(q)}
+        self.unprovided = {
+            name
+            for pod in dump.of_kind("Pod")
+            for name in _extended_wanted(as_mapping(pod.data.get("spec")))
+            if is_extended_resource_name(name) and name not in self.ext and name not in advertised
+        }
 
     # ------------------------------------------------------------------ helpers
 
@@ -184,7 +197,9 @@ class PodDoctor:
     def run(self) -> list[Diagnosis]:
         """A diagnosis for every pod of the dump that uses devices and is Pending or failing."""
         return [
-            self.diagnose(pod) for pod in self.dump.of_kind("Pod") if uses_devices(pod, self.ext) and in_trouble(pod)
+            self.diagnose(pod)
+            for pod in self.dump.of_kind("Pod")
+            if uses_devices(pod, self.ext, self.unprovided) and examined(pod.data)
         ]
 
     def diagnose(self, pod: KubeObject) -> Diagnosis:
@@ -195,6 +210,8 @@ class PodDoctor:
         result = Diagnosis(pod.namespace or "default", pod.name, str(status.get("phase") or "Pending"), node_name)
         claims = ClaimFinder(self, pod)
         result.steps.extend(self._scheduler(pod, node_name))
+        result.steps.extend(self._events(pod))
+        result.steps.extend(self._unprovided(pod))
         result.steps.extend(self._drivers(pod, claims))
         result.steps.extend(claims.steps())
         result.steps.extend(claims.status_steps())
@@ -227,6 +244,85 @@ class PodDoctor:
             f"kubectl get pod {ref} -o yaml",
         )
 
+    def _events(self, pod: KubeObject) -> Iterator[Step]:
+        """The pod's latest Warning events (a cluster read lists them; a dump may hold them)."""
+        uid = as_mapping(pod.data.get("metadata")).get("uid")
+        mine = []
+        for event in self.dump.of_kind("Event"):
+            involved = as_mapping(event.data.get("involvedObject"))
+            same = involved.get("uid") == uid if uid else involved.get("name") == pod.name
+            if event.namespace == pod.namespace and involved.get("kind") == "Pod" and same:
+                if event.data.get("type") == "Warning":
+                    mine.append(event.data)
+        if not mine:
+            return
+        mine.sort(key=lambda e: str(e.get("lastTimestamp") or e.get("eventTime") or ""))
+        shown = "; ".join(
+            f"{e.get('reason')}"
+            + (f" (x{e['count']})" if isinstance(e.get("count"), int) and e["count"] > 1 else "")
+            + f": {str(e.get('message') or '').strip()}"
+            for e in mine[-3:]
+        )
+        yield Step(
+            "events",
+            NOTE,
+            f"latest warning event{'s' if len(mine) > 1 else ''}: {shown}",
+            f"kubectl get events -n {pod.namespace} --field-selector involvedObject.name={pod.name}",
+        )
+
+    def _unprovided(self, pod: KubeObject) -> Iterator[Step]:
+        """Extended resources that no DeviceClass maps and no node advertises (lint's EXT001),
+        with the class that selects the same vendor's devices and could map the name."""
+        for resource in sorted(_extended_wanted(as_mapping(pod.data.get("spec"))) & self.unprovided):
+            candidates = sorted(
+                name
+                for name in self.inv.device_classes
+                if any(same_vendor(resource, d.driver) for d in self._class_devices(name))
+            )
+            if candidates:
+                advice = (
+                    f"DeviceClass {candidates[0]} selects that vendor's devices: set its "
+                    f"spec.extendedResourceName: {resource} to serve the pod through DRA"
+                )
+            else:
+                advice = "map it with spec.extendedResourceName on the DeviceClass of these devices"
+            yield Step(
+                "extended resources",
+                PROBLEM,
+                f"{resource}: no DeviceClass maps it (spec.extendedResourceName) and no node advertises it "
+                f"in status.allocatable (no device plugin), so the scheduler reports Insufficient {resource}; "
+                + advice,
+                "kubectl get deviceclasses -o custom-columns=NAME:.metadata.name,RESOURCE:.spec.extendedResourceName",
+            )
+
+    def _no_device_step(self, class_name: str, command: str) -> Step:
+        """Why a class matches nothing: no device at all (the driver), or its selector (lint's CEL015)."""
+        devices = list(self.inv.all_devices())
+        selectors = self.sim.selection.class_selectors(class_name)
+        if devices and selectors:
+            selection = matching_devices(selectors, [cel_view(self._views, d) for d in devices])
+            if not selection.unsupported and not selection.errors:
+                drivers = ", ".join(f"{count} of {driver}" for driver, count in selection.drivers.most_common(4))
+                culprit = (
+                    f"`{selection.excluded_by[1].text}` in spec.selectors[{selection.excluded_by[0]}] is false"
+                    if selection.excluded_by is not None
+                    else "its selectors are false together"
+                )
+                return Step(
+                    "drivers",
+                    PROBLEM,
+                    f"DeviceClass {class_name} matches none of the {selection.considered} published devices "
+                    f"({drivers}): {culprit} for all of them; compare the selector with what the driver publishes",
+                    f"kubectl get deviceclass {class_name} -o yaml",
+                )
+        return Step(
+            "drivers",
+            PROBLEM,
+            f"no ResourceSlice publishes a device that DeviceClass {class_name} "
+            "matches: is its driver installed and running?",
+            command,
+        )
+
     def _drivers(self, pod: KubeObject, claims: "ClaimFinder") -> Iterator[Step]:
         """(a) devices of the classes the pod needs, on the nodes it may use."""
         command = (
@@ -249,13 +345,7 @@ class PodDoctor:
                 continue
             devices = self._class_devices(class_name)
             if not devices:
-                yield Step(
-                    "drivers",
-                    PROBLEM,
-                    f"no ResourceSlice publishes a device that DeviceClass {class_name} "
-                    "matches: is its driver installed and running?",
-                    command,
-                )
+                yield self._no_device_step(class_name, command)
                 continue
             drivers = sorted({d.driver for d in devices})
             wanted = {d.id for d in devices}
@@ -594,6 +684,10 @@ class ClaimFinder:
             yield Step("pod status", OK, "the pod status records its generated claims", command)
 
 
+def _positive(quantity: Any) -> bool:
+    return str(quantity).strip() not in ("", "0", "None")
+
+
 def _results(claim: KubeObject) -> list[Mapping[str, Any]]:
     allocation = as_mapping(as_mapping(claim.data.get("status")).get("allocation"))
     return [as_mapping(r) for r in as_list(as_mapping(allocation.get("devices")).get("results"))]
@@ -625,7 +719,7 @@ def _containers(pod: KubeObject) -> Iterator[Step]:
         for key in ("initContainers", "containers")
         for c in as_list(spec.get(key))
     }
-    for name, reason, message in _waiting(pod):
+    for name, reason, message in _waiting(pod.data):
         logs = f"kubectl logs -n {pod.namespace} {pod.name} -c {name} --previous"
         describe_cmd = f"kubectl describe pod -n {pod.namespace} {pod.name}"
         image = images.get(name)

@@ -29,15 +29,15 @@ def as_data(diagnoses: list[Diagnosis]) -> dict[str, Any]:
     }
 
 
-def as_text(diagnoses: list[Diagnosis]) -> str:
+def as_text(diagnoses: list[Diagnosis], source: str = "the dump") -> str:
     """One block per pod: header, the verdict, then each step with its evidence command."""
     if not diagnoses:
-        return "no Pending or failing pod that uses devices in the dump\n"
+        return f"no Pending or failing pod that uses devices in {source}\n"
     lines: list[str] = []
     for d in diagnoses:
         where = f" on {d.node}" if d.node else ""
         lines.append(f"Pod {d.namespace}/{d.name}: {d.phase}{where}")
-        lines.append(f"  STUCK: {d.stuck.message}" if d.stuck else "  no cause found in the dump")
+        lines.append(f"  STUCK: {d.stuck.message}" if d.stuck else f"  no cause found in {source}")
         for step in d.steps:
             lines.append(f"  {_MARK.get(step.status, '    ')} {step.check}: {step.message}")
             lines.append(f"         $ {step.command}")
