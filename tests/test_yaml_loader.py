@@ -335,8 +335,22 @@ def test_only_nodes_that_aliases_add_count_toward_the_alias_bomb_limit(monkeypat
     assert not result.problems and len(result.documents[0].data["items"]) == 10
     aliased = "a: &a [x, x]\nb: [*a, *a]\n"  # *a adds three nodes each time: six pass five
     (problem,) = parse(aliased).problems
-    assert problem.kind == "alias-bomb" and "through aliases" in problem.message
+    assert problem.kind == "alias-bomb" and "6 nodes (the limit is 5)" in problem.message
     assert (problem.line + 1, problem.column + 1) == at(aliased, "*a", 1)
+
+
+def test_characters_aliases_add_have_a_budget_of_their_own(monkeypatch):
+    """One long string aliased a few times is a handful of nodes but a lot of text for anything
+    that copies the data; the document is refused at the first alias past the budget, the
+    ratio of what it expands to over what is written in the message."""
+    monkeypatch.setattr(loader, "MAX_EXPANDED_CHARS", 25)
+    text = "a: &s {k: " + "x" * 9 + "}\nb: [*s, *s, *s]\n"  # each *s adds 10 characters
+    (problem,) = parse(text).problems
+    assert problem.kind == "alias-bomb"
+    assert (problem.line + 1, problem.column + 1) == at(text, "*s", 2)
+    assert "30 characters of text (the limit is 25)" in problem.message
+    assert f"2 times the {text.rindex('*s')} characters written up to here" in problem.message
+    assert not parse("a: &s {k: " + "x" * 9 + "}\nb: [*s, *s]\n").problems
 
 
 def test_recursive_alias_is_reported():

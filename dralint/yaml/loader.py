@@ -48,6 +48,12 @@ from dralint.yaml.strict import may_need_check, strict_problems
 #: cluster is one document of millions), the ones aliases repeat are not. Kubernetes' YAML
 #: decoder (go-yaml) likewise limits only the share of nodes decoded through aliases.
 MAX_EXPANDED_NODES = 1_000_000
+#: Characters of scalars (keys and values) aliases may add to a document. Counting nodes alone
+#: lets one long string anchored once and aliased a few thousand times through: a handful of
+#: nodes, gigabytes of text for anything that copies the data (the schema validator, JSON).
+#: Real manifests alias labels and small blocks: the corpus's largest is far below (see
+#: docs/robustness.md), and 4 Mi characters is a quarter of ``MAX_DOCUMENT_CHARS``.
+MAX_EXPANDED_CHARS = 4 * 1024 * 1024
 #: Nesting levels a document may have; Kubernetes objects rarely pass 30.
 MAX_DEPTH = 256
 #: Pickler calls per nesting level of a document frozen with its positions: the value's
@@ -392,7 +398,7 @@ class _Abort(Exception):
 
 
 class _Frame:
-    __slots__ = ("container", "positions", "key", "key_pos", "anchor", "size", "merges", "start", "flow")
+    __slots__ = ("container", "positions", "key", "key_pos", "anchor", "size", "chars", "merges", "start", "flow")
 
     def __init__(self, container: Any, positions: Any, anchor: str | None, start: Any, flow: bool):
         self.container = container
@@ -402,6 +408,7 @@ class _Frame:
         self.key_pos: Pos | None = None
         self.anchor = anchor
         self.size = 1
+        self.chars = 0  # of the scalars below, keys included: what an alias of it repeats
         self.merges: list[tuple[Any, Pos]] = []
         self.start = start
 
@@ -440,17 +447,21 @@ class _Spill:
 class _Builder:
     """Turns one document's events into data plus a position table."""
 
-    def __init__(self, problems: list[YamlProblem], spill: _Spill | None = None):
+    def __init__(self, problems: list[YamlProblem], spill: _Spill | None = None, start: int = 0):
         self.problems = problems
         self.spill = spill
-        self.anchors: dict[str, tuple[Any, int, Pos | None]] = {}
+        self.start = start  # offset of the document's first event, for the written size
+        #: Anchored nodes: (value, nodes, characters, position).
+        self.anchors: dict[str, tuple[Any, int, int, Pos | None]] = {}
         self.incomplete: set[str] = set()
         self.stack: list[_Frame] = []
         self.root: Any = None
         self.root_pos: Pos = (0, 0, 0, 1, None)
         self.done = False
-        #: Nodes the document's aliases added so far, each counted with everything under it.
+        #: Nodes and scalar characters the document's aliases added so far, each alias counted
+        #: with everything under its anchor.
         self.aliased = 0
+        self.aliased_chars = 0
         #: Set when the document has a shape whose YAML 1.2 rules libyaml does not check: a
         #: multi-line quoted scalar or flow collection inside a block collection, or a block
         #: scalar that starts with an empty line (see dralint.yaml.strict).
@@ -465,13 +476,14 @@ class _Builder:
     def _problem(self, kind: str, message: str, pos: Pos, related: tuple = ()) -> None:
         self.problems.append(YamlProblem(kind, message, pos[0], pos[1], pos[2], pos[3], related))
 
-    def _add(self, value: Any, pos: Pos, size: int, node_is_key_ok: bool) -> None:
+    def _add(self, value: Any, pos: Pos, size: int, chars: int, node_is_key_ok: bool) -> None:
         """Attach a finished node to its parent (or make it the root)."""
         if not self.stack:
             self.root, self.root_pos, self.done = value, pos, True
             return
         frame = self.stack[-1]
         frame.size += size
+        frame.chars += chars
         container = frame.container
         if isinstance(container, list):
             if self.spill is not None and frame is self.spill.frame:
@@ -512,11 +524,17 @@ class _Builder:
         container[key] = value
         frame.positions[key] = mapping_entry(key, key_pos, pos)  # type: ignore[arg-type]
 
-    def _bomb(self, pos: Pos) -> None:
+    def _bomb(self, pos: Pos, written: int) -> None:
+        """Refuse the document at the alias that took its expansion past the budget."""
+        if self.aliased > MAX_EXPANDED_NODES:
+            added = f"{self.aliased:,} nodes (the limit is {MAX_EXPANDED_NODES:,})"
+        else:
+            added = f"{self.aliased_chars:,} characters of text (the limit is {MAX_EXPANDED_CHARS:,})"
+        ratio = (written + self.aliased_chars) / max(written, 1)
         self._problem(
             "alias-bomb",
-            f"this document expands to more than {MAX_EXPANDED_NODES:,} nodes through aliases "
-            "(a 'billion laughs' pattern); it was skipped",
+            f"aliases make this document expand by {added}, {ratio:,.0f} times the {written:,} "
+            "characters written up to here (a 'billion laughs' pattern); it was skipped",
             pos,
         )
         raise _Abort()
@@ -539,9 +557,10 @@ class _Builder:
                     self.needs_strict = True
                 elif style in ("|", ">") and ev.value[:1] in ("", "\n"):
                     self.needs_strict = True
+            chars = len(ev.value)
             if ev.anchor:
-                self.anchors[ev.anchor] = (value, 1, pos)
-            self._add(value, pos, 1, True)
+                self.anchors[ev.anchor] = (value, 1, chars, pos)
+            self._add(value, pos, 1, chars, True)
         elif cls is MappingStartEvent or cls is SequenceStartEvent:
             if len(self.stack) >= MAX_DEPTH:
                 pos = self._pos(ev)
@@ -555,7 +574,7 @@ class _Builder:
             positions: Any = {} if cls is MappingStartEvent else []
             if ev.anchor:
                 self.incomplete.add(ev.anchor)
-                self.anchors[ev.anchor] = (container, 0, None)
+                self.anchors[ev.anchor] = (container, 0, 0, None)
             frame = _Frame(container, positions, ev.anchor, ev.start_mark, bool(ev.flow_style))
             if (
                 self.spill is not None
@@ -577,8 +596,8 @@ class _Builder:
                 self.needs_strict = True
             if frame.anchor:
                 self.incomplete.discard(frame.anchor)
-                self.anchors[frame.anchor] = (frame.container, frame.size, pos)
-            self._add(frame.container, pos, frame.size, False)
+                self.anchors[frame.anchor] = (frame.container, frame.size, frame.chars, pos)
+            self._add(frame.container, pos, frame.size, frame.chars, False)
         elif cls is AliasEvent:
             pos = self._pos(ev)
             if ev.anchor in self.incomplete:
@@ -592,13 +611,14 @@ class _Builder:
             if ev.anchor not in self.anchors:
                 self._problem("syntax", f"found undefined alias *{ev.anchor}", pos)
                 raise _Abort()
-            value, size, anchored = self.anchors[ev.anchor]
+            value, size, chars, anchored = self.anchors[ev.anchor]
             self.aliased += max(size, 1)
-            if self.aliased > MAX_EXPANDED_NODES:
-                self._bomb(pos)
+            self.aliased_chars += chars
+            if self.aliased > MAX_EXPANDED_NODES or self.aliased_chars > MAX_EXPANDED_CHARS:
+                self._bomb(pos, ev.start_mark.index - self.start)
             if anchored is not None and len(anchored) > 5:
                 pos = pos[:5] + anchored[5:]
-            self._add(value, pos, max(size, 1), not isinstance(value, (dict, list)))
+            self._add(value, pos, max(size, 1), chars, not isinstance(value, (dict, list)))
 
     def _merge(self, frame: _Frame) -> None:
         """Apply ``<<`` merge keys: explicit keys win, earlier sources win over later ones."""
@@ -1009,7 +1029,8 @@ def _parse_segment(
         while (ev := next_event()) is not None:
             cls = type(ev)
             if cls is DocumentStartEvent:
-                builder, skipping = _Builder(builder_problems, _Spill(where) if documents.lists else None), False
+                spill = _Spill(where) if documents.lists else None
+                builder, skipping = _Builder(builder_problems, spill, ev.start_mark.index), False
             elif cls is DocumentEndEvent:
                 if builder is not None:
                     needs_strict = needs_strict or builder.needs_strict
