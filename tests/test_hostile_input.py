@@ -61,3 +61,142 @@ def test_the_same_text_aliased_within_the_budget_is_linted(tmp_path):
     result = CliRunner().invoke(main, ["lint", "--no-config", "--format", "json", str(path)])
     report = json.loads(result.output)
     assert report["summary"]["objects"] == 1 and "YAML006" not in result.output
+
+
+ROOT = Path(__file__).resolve().parent.parent
+DIGITS = "9" * 5000
+SLICE = """\
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata:
+  name: s
+spec:
+  driver: gpu.example.com
+  nodeName: n1
+  pool: {name: p, generation: 1, resourceSliceCount: 1}
+  devices:
+  - name: d0
+    attributes:
+      big: {int: NUMBER}
+"""
+
+
+def invoke(*args: str):
+    """Run the command line in-process (``stdout`` and ``stderr`` apart)."""
+    result = CliRunner().invoke(main, list(args))
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    return result
+
+
+def slice_file(tmp_path: Path, number: str) -> Path:
+    path = tmp_path / "slice.yaml"
+    path.write_text(SLICE.replace("NUMBER", number))
+    return path
+
+
+def test_an_integer_of_five_thousand_digits_is_a_finding_at_its_place_in_lint(tmp_path):
+    path = slice_file(tmp_path, DIGITS)
+    (diag,) = json.loads(invoke("lint", "--no-config", "--format", "json", str(path)).stdout)["diagnostics"]
+    assert (diag["rule"], diag["line"], diag["column"]) == ("API002", 12, 18)
+    assert "must be a finite number" in diag["message"] and "4300" not in diag["message"]
+
+
+def test_an_integer_past_int64_is_a_finding_and_one_within_it_is_not(tmp_path):
+    too_big = slice_file(tmp_path, str(2**63))
+    (diag,) = json.loads(invoke("lint", "--no-config", "--format", "json", str(too_big)).stdout)["diagnostics"]
+    assert (diag["rule"], diag["line"], diag["column"]) == ("API002", 12, 18)
+    assert "must fit in a 64-bit integer" in diag["message"]
+    fits = slice_file(tmp_path, str(2**63 - 1))
+    assert json.loads(invoke("lint", "--no-config", "--format", "json", str(fits)).stdout)["diagnostics"] == []
+
+
+def test_the_five_thousand_digit_integer_in_a_snapshot_is_a_finding_in_lint_slices_and_simulate(tmp_path):
+    path = slice_file(tmp_path, DIGITS)
+    manifests = str(ROOT / "examples" / "scheduling")
+    report = json.loads(invoke("lint", "--no-config", "--format", "json", "--slices", str(path), manifests).stdout)
+    (diag,) = [d for d in report["diagnostics"] if d["path"] == str(path)]
+    assert (diag["rule"], diag["line"], diag["column"]) == ("SCH005", 12, 18)
+    assert "ResourceSlice 's'" in diag["message"] and "refuses such a slice" in diag["message"]
+    simulated = invoke("simulate", "--slices", str(path), manifests)
+    assert f"{path}:12:18: ResourceSlice 's'" in simulated.stderr and "Traceback" not in simulated.output
+
+
+def test_the_five_thousand_digit_integer_is_a_finding_in_doctor(tmp_path):
+    path = slice_file(tmp_path, DIGITS)
+    alone = invoke("doctor", str(path))
+    assert alone.exit_code == 2 and f"{path}:12:18: ResourceSlice s: spec.devices[0]" in alone.stderr
+    pod = (ROOT / "examples" / "doctor").glob("*.yaml")
+    dump = tmp_path / "dump.yaml"
+    dump.write_text("---\n".join([path.read_text(), *(p.read_text() for p in sorted(pod))]))
+    report = json.loads(invoke("doctor", "--format", "json", str(dump)).stdout)
+    (skipped,) = report["skipped"]
+    assert skipped.startswith(f"{dump}:12:18: ResourceSlice s:") and skipped.endswith("it was left out")
+
+
+def test_a_resource_claim_whose_namespace_is_a_list_is_a_finding_in_doctor(tmp_path):
+    dump = tmp_path / "dump.yaml"
+    dump.write_text(
+        "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata:\n  name: c\n  namespace: [a, b]\n"
+        "spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu.example.com}}]}}\n"
+        "status: {allocation: {devices: {results: [{request: gpu, driver: d, pool: p, device: x}]}}}\n"
+        "---\napiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default}\n"
+        "spec:\n  resourceClaims: [{name: gpu, resourceClaimName: c}]\n"
+        "  containers: [{name: c, image: i, resources: {claims: [{name: gpu}]}}]\nstatus: {phase: Pending}\n"
+    )
+    result = invoke("doctor", str(dump))
+    assert result.exit_code == 1, result.output
+    assert result.stdout.startswith(
+        f"skipped: {dump}:5:14: ResourceClaim default/c: metadata.namespace must be a string, not a list"
+    )
+    assert "Pod default/p: Pending" in result.stdout
+
+
+def test_a_value_of_a_megabyte_is_shortened_in_messages(tmp_path):
+    path = tmp_path / "label.yaml"
+    path.write_text(f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  labels: {{k: {'a' * 1_000_000}}}\n")
+    report = json.loads(invoke("lint", "--no-config", "--format", "json", str(path)).stdout)
+    (diag,) = [d for d in report["diagnostics"] if d["rule"] == "API007"]
+    assert len(diag["message"]) < 400 and "(1,000,002 characters)" in diag["message"]
+
+
+def test_one_pod_whose_diagnosis_fails_leaves_the_others_diagnosed(monkeypatch):
+    from dralint.k8s.doctor.diagnose import PodDoctor
+
+    real = PodDoctor.diagnose
+    calls = []
+
+    def flaky(self, pod):
+        calls.append(pod.name)
+        if len(calls) == 1:
+            raise TypeError("unhashable type: 'list'")
+        return real(self, pod)
+
+    monkeypatch.setattr(PodDoctor, "diagnose", flaky)
+    dumps = sorted((ROOT / "examples" / "doctor").glob("*.yaml"))
+    report = json.loads(invoke("doctor", "--format", "json", str(dumps[0])).stdout)
+    assert len(calls) > 1 and len(report["pods"]) == len(calls)
+    first = report["pods"][0]["steps"]
+    assert [s["check"] for s in first] == ["dralint"] and "internal error in the diagnosis" in first[0]["message"]
+    assert all(p["steps"][0]["check"] != "dralint" for p in report["pods"][1:])
+
+
+def test_one_template_whose_simulation_fails_leaves_the_others_simulated(monkeypatch):
+    from dralint.checks.scheduling.simulation import Simulation
+
+    real = Simulation.run
+    calls = []
+
+    def flaky(self, *args, **kwargs):
+        calls.append(args)
+        if len(calls) == 1:
+            raise KeyError("boom")
+        return real(self, *args, **kwargs)
+
+    args = ("simulate", "--format", "json", "--slices", "example:mixed", str(ROOT / "examples" / "scheduling"))
+    monkeypatch.setattr(Simulation, "run", flaky)
+    broken = invoke(*args)
+    monkeypatch.setattr(Simulation, "run", real)
+    whole = json.loads(invoke(*args).stdout)["templates"]
+    assert "internal error in the simulation of" in broken.stderr and "KeyError" in broken.stderr
+    rows = json.loads(broken.stdout)["templates"]
+    assert len(calls) > 1 and rows and all(row in whole for row in rows) and len(rows) >= len(whole) - 1

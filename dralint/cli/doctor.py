@@ -30,12 +30,13 @@ def doctor_command(dump: str, fmt: str) -> None:
         click.echo(f"dralint: {source.message}", err=True)
         sys.exit(2)
     try:
-        diagnoses = diagnose(load_dump(source.text, source.path))
+        loaded = load_dump(source.text, source.path)
+        diagnoses = diagnose(loaded)
     except DumpError as error:
         click.echo(f"dralint: {error}", err=True)
         sys.exit(2)
     if fmt == "json":
-        click.echo(json.dumps(as_data(diagnoses), indent=2))
+        click.echo(json.dumps(as_data(diagnoses, loaded.skipped), indent=2))
     else:
-        click.echo(as_text(diagnoses), nl=False)
+        click.echo(as_text(diagnoses, loaded.skipped), nl=False)
     sys.exit(1 if any(d.stuck for d in diagnoses) else 0)

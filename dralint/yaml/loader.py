@@ -40,7 +40,7 @@ from dralint.diagnostics import Span
 from dralint.yaml import blockfast
 from dralint.yaml.libyaml import LOADER
 from dralint.yaml.positions import Pos, entry_key_pos, mapping_entry
-from dralint.yaml.scalars import key_text, non_finite, resolve_plain, resolve_tagged
+from dralint.yaml.scalars import key_text, out_of_range, resolve_plain, resolve_tagged
 from dralint.yaml.strict import may_need_check, strict_problems
 
 #: Nodes aliases may add to a document before it counts as an alias bomb. Only those count: the
@@ -178,8 +178,9 @@ class Document:
     documents of a large snapshot are never pointed at, and their frozen blobs shrink fourfold.
 
     ``finite`` is True when the reader resolved no scalar to NaN or an infinity, which JSON
-    cannot carry: the API validation searches every object for one unless it is known to hold
-    none.
+    cannot carry, nor to an integer past int64, which no Kubernetes field holds
+    (``scalars.out_of_range``): the API validation searches every object for one unless it is
+    known to hold none.
 
     ``item`` is set when the document is one item of a ``kind: List`` read as a document of its
     own (``load``'s ``lists``): its number in ``items``. Data and positions are then the item's,
@@ -466,8 +467,8 @@ class _Builder:
         #: multi-line quoted scalar or flow collection inside a block collection, or a block
         #: scalar that starts with an empty line (see dralint.yaml.strict).
         self.needs_strict = False
-        #: Set when a scalar resolves to NaN or an infinity (see ``Document.finite``).
-        self.non_finite = False
+        #: Set when a scalar resolves to NaN, an infinity or an integer past int64 (see ``Document.finite``).
+        self.out_of_range = False
 
     def _pos(self, event: Any) -> Pos:
         start, end = event.start_mark, event.end_mark
@@ -548,8 +549,8 @@ class _Builder:
                 value = resolve_tagged(value, tag)
             elif not ev.style and ev.implicit[0]:
                 value = resolve_plain(value)
-            if non_finite(value):
-                self.non_finite = True
+            if out_of_range(value):
+                self.out_of_range = True
             pos = self._pos(ev)
             if pos[0] != pos[2]:
                 style = ev.style
@@ -1030,7 +1031,8 @@ def _parse_segment(
             cls = type(ev)
             if cls is DocumentStartEvent:
                 spill = _Spill(where) if documents.lists else None
-                builder, skipping = _Builder(builder_problems, spill, ev.start_mark.index), False
+                start = ev.start_mark.index if ev.start_mark is not None else 0
+                builder, skipping = _Builder(builder_problems, spill, start), False
             elif cls is DocumentEndEvent:
                 if builder is not None:
                     needs_strict = needs_strict or builder.needs_strict
@@ -1072,7 +1074,7 @@ def _finish(source: SourceText, builder: _Builder, where: _Relocate, index: int)
         if where.identity
         else where.tree(builder.root_pos, set() if builder.spill is None else builder.spill.moved)
     )
-    return Document(source, index, builder.root, root, not builder.non_finite)
+    return Document(source, index, builder.root, root, not builder.out_of_range)
 
 
 def iter_paths(data: Any, prefix: DataPath = ()) -> Iterator[tuple[DataPath, Any]]:
