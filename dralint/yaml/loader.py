@@ -152,6 +152,30 @@ class SourceText:
         line = bisect.bisect_right(self.line_starts, offset) - 1
         return line, offset - self.line_starts[line]
 
+    def inside(self, span: Span) -> Span:
+        """``span`` with both ends inside the text: a line past the last (libyaml ends a block
+        collection at the start of the line after it, which at the end of the file is no line)
+        is the last line, after its last character; a column past its line's end is after the
+        line's last character; an end before the start is the start. A report's reader (an
+        editor, a SARIF consumer) rejects or misplaces anything else."""
+        starts = self.line_starts
+        lines = len(starts) - (1 if self.text.endswith("\n") else 0)
+        if not lines:
+            return span
+        start = self._inside(span.line, span.column, lines)
+        end = self._inside(span.end_line, span.end_column, lines)
+        end = max(start, end)
+        if (*start, *end) == span[1:]:
+            return span
+        return Span(span.path, *start, *end)
+
+    def _inside(self, line: int, column: int, lines: int) -> tuple[int, int]:
+        if line > lines:
+            return lines, len(self.line_text(lines)) + 1
+        if line < 1:
+            return 1, 1
+        return line, min(max(column, 1), len(self.line_text(line)) + 1)
+
     def line_text(self, line: int) -> str:
         """The text of a 1-based line, without its line break."""
         starts = self.line_starts
@@ -432,10 +456,19 @@ class _Spill:
         self.moved: set[int] = set()
         self.frame: _Frame | None = None  # the sequence whose items spill
         self.items: list[bytes] = []
+        self.anchors: dict[str, tuple[Any, int, int, Pos | None]] = {}  # the builder's (see ``take``)
 
     def take(self, value: Any, pos: Pos) -> None:
         where = self.where
-        self.items.append(_freeze_tree(value, pos if where.identity else where.tree(pos, self.moved)))
+        if where.identity:
+            self.items.append(_freeze_tree(value, pos))
+            return
+        self.items.append(_freeze_tree(value, where.tree(pos, self.moved)))
+        # The item's tables are freed once it is frozen, and a later item's may then get their
+        # ids: ``moved`` would take them for moved already, and that item's positions would stay
+        # where libyaml put them (a line early after a syntax error). Only a table an anchor
+        # holds (alive, and shared by the aliases of later items) stays moved.
+        self.moved &= {id(anchored[5]) for *_, anchored in self.anchors.values() if anchored and len(anchored) > 5}
 
     def restore(self) -> None:
         assert self.frame is not None
@@ -454,6 +487,8 @@ class _Builder:
         self.start = start  # offset of the document's first event, for the written size
         #: Anchored nodes: (value, nodes, characters, position).
         self.anchors: dict[str, tuple[Any, int, int, Pos | None]] = {}
+        if spill is not None:
+            spill.anchors = self.anchors
         self.incomplete: set[str] = set()
         self.stack: list[_Frame] = []
         self.root: Any = None
