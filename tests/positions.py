@@ -8,8 +8,12 @@ comes before the start. Lines are split at LF, as editors and the reporters spli
 
 from __future__ import annotations
 
+import html
+import json
+import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
+from urllib.parse import unquote
 
 
 def line_lengths(text: str) -> list[int]:
@@ -17,7 +21,7 @@ def line_lengths(text: str) -> list[int]:
     lines = text.split("\n")
     if len(lines) > 1 and lines[-1] == "":
         lines.pop()
-    return [len(line.removesuffix("\r")) + (1 if line.endswith("\r") else 0) for line in lines]
+    return [len(line.removesuffix("\r")) for line in lines]
 
 
 def outside(lengths: list[int], line: int, column: int, end_line: int, end_column: int) -> str | None:
@@ -32,19 +36,62 @@ def outside(lengths: list[int], line: int, column: int, end_line: int, end_colum
     return None
 
 
-def json_violations(report: Mapping, texts: Mapping[str, str]) -> Iterator[str]:
-    """Every diagnostic (and related place) of a JSON report outside its file."""
+def _places_json(output: str) -> Iterator[tuple[str, str, int, int, int, int]]:
+    for diag in json.loads(output)["diagnostics"]:
+        yield diag["rule"], diag["path"], diag["line"], diag["column"], diag["endLine"], diag["endColumn"]
+        for related in diag.get("related", []):
+            yield diag["rule"], related["path"], related["line"], related["column"], related["line"], related["column"]
+
+
+def _places_sarif(output: str) -> Iterator[tuple[str, str, int, int, int, int]]:
+    for run in json.loads(output)["runs"]:
+        for result in run["results"]:
+            for location in [*result["locations"], *result.get("relatedLocations", [])]:
+                physical = location["physicalLocation"]
+                region = physical["region"]
+                start = (region["startLine"], region.get("startColumn", 1))
+                end = (region.get("endLine", start[0]), region.get("endColumn", start[1]))
+                yield result["ruleId"], unquote(physical["artifactLocation"]["uri"]), *start, *end
+
+
+_GITHUB = re.compile(r"^::\w+ file=(.*?),line=(\d+),col=(\d+),endLine=(\d+),endColumn=(\d+),title=(\S+)", re.M)
+#: ``path:line:column: severity: ...`` as the text report and JUnit's failure bodies start a finding.
+_LOCATED = re.compile(r"^(?:\s*<failure [^>]*>)?(\S[^\n]*?):(\d+):(\d+): (?:error|warning|info):", re.M)
+
+
+def _places_github(output: str) -> Iterator[tuple[str, str, int, int, int, int]]:
+    for path, line, column, end_line, end_column, title in _GITHUB.findall(output):
+        # GitHub's endColumn is inclusive: the last character, or the start for a point.
+        yield title, path, int(line), int(column), int(end_line), int(end_column)
+
+
+def _places_located(output: str) -> Iterator[tuple[str, str, int, int, int, int]]:
+    for path, line, column in _LOCATED.findall(output):
+        yield "", html.unescape(path), int(line), int(column), int(line), int(column)
+
+
+PLACES = {
+    "json": _places_json,
+    "sarif": _places_sarif,
+    "github": _places_github,
+    "text": _places_located,
+    "junit": _places_located,
+}
+
+
+def violations(fmt: str, output: str, texts: Mapping[str, str]) -> Iterator[str]:
+    """Every place a ``fmt`` report names that is outside its file (``texts`` by path as the
+    report spells it; a path missing there is read from disk)."""
     cache: dict[str, list[int]] = {}
-    for diag in report["diagnostics"]:
-        places = [(diag["path"], diag["line"], diag["column"], diag["endLine"], diag["endColumn"])]
-        places += [(r["path"], r["line"], r["column"], r["line"], r["column"]) for r in diag.get("related", [])]
-        for path, *span in places:
+    for rule, path, *span in PLACES[fmt](output):
+        lengths = cache.get(path)
+        if lengths is None:
             text = texts.get(path)
             if text is None:
-                text = texts[path] = Path(path).read_text(encoding="utf-8", errors="replace") if Path(path).is_file() else ""
-            if not text:
-                continue  # stdin, a render, a file gone: nothing to measure against
-            lengths = cache.setdefault(path, line_lengths(text))
-            why = outside(lengths, *span)
-            if why:
-                yield f"{diag['rule']} {path}:{span[0]}:{span[1]}-{span[2]}:{span[3]}: {why}"
+                text = Path(path).read_text(encoding="utf-8", errors="replace") if Path(path).is_file() else ""
+            lengths = cache[path] = line_lengths(text)
+        if not lengths:
+            continue  # stdin, a render, a file gone: nothing to measure against
+        why = outside(lengths, *span)
+        if why:
+            yield f"{fmt} {rule} {path}:{span[0]}:{span[1]}-{span[2]}:{span[3]}: {why}"

@@ -873,12 +873,13 @@ def _run(
     for check in checks:
         if not check.per_object:
             _run_wide_check(check, ctx, wide)
+    sources = {**scanned.sources, **snapshot.sources}
     assembly = Assembly(
         scanned.objects,
         scanned.renders,
         collect.diagnostics,
         wide.diagnostics,
-        scanned.sources,
+        sources,
         prepare if _prepares(scanned, jobs) else None,
     )
     _run_object_checks([c for c in checks if c.per_object], scanned.objects, ctx, collect, jobs, progress, assembly)
@@ -891,7 +892,6 @@ def _run(
     diagnostics = assembly.diagnostics(rest, reported)  # findings in --context files are not reported
     files = scanned.files + [f for f in snapshot.files if any(d.span.path == f.path for d in diagnostics)]
     count_per_file(files, diagnostics)
-    sources = {**scanned.sources, **snapshot.sources}
     return RunResult(
         diagnostics, files, sources, ctx, renders=scanned.renders, skipped=scanned.skipped, prepared=assembly.prepared
     )
