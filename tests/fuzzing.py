@@ -202,7 +202,9 @@ def cel_mutations(rng: random.Random, text: str) -> str:
 
 def directives(rng: random.Random, text: str) -> str:
     lines = text.split("\n")
-    lines.insert(rng.randrange(len(lines) + 1), rng.choice(("%FOO bar", "%YAML 1.1", "---", "...", "--- !!map", "a: [")))
+    lines.insert(
+        rng.randrange(len(lines) + 1), rng.choice(("%FOO bar", "%YAML 1.1", "---", "...", "--- !!map", "a: ["))
+    )
     return "\n".join(lines)
 
 
@@ -260,7 +262,9 @@ def runs(path: Path) -> dict[str, list[str]]:
     }
 
 
-def failures(path: Path, text: str, commands: tuple[str, ...] = ("lint", "lint --slices", "simulate", "doctor")) -> list[str]:
+def failures(
+    path: Path, text: str, commands: tuple[str, ...] = ("lint", "lint --slices", "simulate", "doctor")
+) -> list[str]:
     """What went wrong running the file at ``path`` (holding ``text``) through ``commands``."""
     path.write_bytes(text.encode("utf-8", "surrogatepass"))
     found: list[str] = []

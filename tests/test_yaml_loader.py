@@ -456,7 +456,8 @@ def assert_maps_every_character(text: str, path: tuple, escapes: bool = False) -
     """Each offset of the value maps to the file character it came from.
 
     Allowed differences: a space that folding made from a line break maps to that break, a
-    character made by an escape maps to its backslash. Offsets never go backwards.
+    character made by an escape maps to its backslash. Offsets never go backwards. A
+    character's span is one column wide, a line break's a point at its line's end.
     """
     d = doc(text)
     value = d.data
@@ -472,7 +473,8 @@ def assert_maps_every_character(text: str, path: tuple, escapes: bool = False) -
         escaped = escapes and found == "\\"
         assert found == char or folded_break or escaped, (i, char, found, span)
         assert (span.line, span.column) > previous, (i, span)
-        assert end(span) == (span.line, span.column + 1)
+        # A line break ends its line: a point after the line's last character, inside the line.
+        assert end(span) == (span.line, span.column + (found != "\n"))
         previous = (span.line, span.column)
     return value
 

@@ -290,8 +290,9 @@ def _point(path: str, line: int, column: int, end_line: int | None = None, end_c
 
 
 def _yaml_problem(problem: YamlProblem, source: SourceText, collect: _Collector) -> None:
-    span = _point(source.path, problem.line, problem.column, problem.end_line, problem.end_column)
-    related = tuple(Related(_point(source.path, line, col), msg) for line, col, msg in problem.related)
+    # libyaml reports the end of the stream (a file cut short) on the line after the last one.
+    span = source.inside(_point(source.path, problem.line, problem.column, problem.end_line, problem.end_column))
+    related = tuple(Related(source.inside(_point(source.path, line, col)), msg) for line, col, msg in problem.related)
     collect.engine(problem.kind, problem.message, span, _YAML_HINTS.get(problem.kind), related)
 
 

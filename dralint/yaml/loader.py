@@ -337,10 +337,17 @@ class Document:
     def _span(self, pos: Pos) -> Span:
         line, col, end_line, end_col = pos[0], pos[1], pos[2], pos[3]
         if end_line < line or (end_line == line and end_col <= col):
-            end_line, end_col = line, col + 1
+            # One character wide, unless nothing follows on the line (an empty value after
+            # ``key:``): then a point, after the line's last character.
+            end_line, end_col = line, col + 1 if col < len(self.source.line_text(line + 1)) else col
         first = line + 1
         # One int object for both ends of a one-line span (numbers past 256 are not shared).
-        return Span(self.source.path, first, col + 1, first if end_line == line else end_line + 1, end_col + 1)
+        span = Span(self.source.path, first, col + 1, first if end_line == line else end_line + 1, end_col + 1)
+        if end_line + 1 >= len(self.source.line_starts) - 1:
+            # At the last line: libyaml ends a block collection or scalar at the start of the
+            # line after it, which at the end of the file is no line.
+            return self.source.inside(span)
+        return span
 
     def scalar_offset_span(self, path: DataPath, start: int, end: int | None = None) -> Span:
         """Map 0-based offsets inside a string scalar's value to the file.
@@ -366,9 +373,10 @@ class Document:
         src_last = table[min(max(end - 1, start, 0), last)]
         line, col = self.source.line_col(src_start)
         end_line, end_col = self.source.line_col(src_last)
-        # The end is the column after the last character, on that character's line (also when
-        # the last character is a line break), so a reporter underlines a single line.
-        return Span(self.source.path, line + 1, col + 1, end_line + 1, end_col + 2)
+        # The end is the column after the last character, on that character's line, so a
+        # reporter underlines a single line; a line break ends its line, so nothing comes after it.
+        after = 1 if self.source.text[src_last : src_last + 1] in ("\n", "\r") else 2
+        return Span(self.source.path, line + 1, col + 1, end_line + 1, end_col + after)
 
 
 def _frozen_document(path: str, index: int, frozen: bytes, finite: bool, item: int | None) -> Document:
