@@ -28,8 +28,7 @@ from click.testing import CliRunner
 
 from dralint.cli.main import main
 from dralint.k8s.allocator.examples import EXAMPLES, load_example
-from dralint.yaml.sources import SourceFile, decode
-from positions import violations
+from positions import as_read, violations
 
 ROOT = Path(__file__).resolve().parent.parent
 #: Wall time one run of one case may take; a hang or a blow-up is far beyond it.
@@ -236,13 +235,6 @@ def case(seed: int, number: int) -> Case:
     family = list(FAMILIES)[number % len(FAMILIES)]
     name, text = rng.choice(seeds())
     return Case(number, family, name, FAMILIES[family](rng, text))
-
-
-def as_read(path: Path) -> str:
-    """The text dralint reads from ``path`` (BOM dropped, CRLF as LF), which positions count in."""
-    raw = path.read_bytes()
-    read = decode(str(path), raw)
-    return read.text if isinstance(read, SourceFile) else raw.decode("utf-8", "replace")
 
 
 # --- running a case --------------------------------------------------------------------

@@ -15,6 +15,15 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from urllib.parse import unquote
 
+from dralint.yaml.sources import SourceFile, decode
+
+
+def as_read(path: Path) -> str:
+    """The text dralint reads from ``path`` (BOM dropped, CRLF as LF), which positions count in."""
+    raw = path.read_bytes()
+    read = decode(str(path), raw)
+    return read.text if isinstance(read, SourceFile) else raw.decode("utf-8", "replace")
+
 
 def line_lengths(text: str) -> list[int]:
     """The length of each line of ``text``; a final line break ends the last line, it starts none."""
@@ -88,7 +97,7 @@ def violations(fmt: str, output: str, texts: Mapping[str, str]) -> Iterator[str]
         if lengths is None:
             text = texts.get(path)
             if text is None:
-                text = Path(path).read_text(encoding="utf-8", errors="replace") if Path(path).is_file() else ""
+                text = as_read(Path(path)) if Path(path).is_file() else ""
             lengths = cache[path] = line_lengths(text)
         if not lengths:
             continue  # stdin, a render, a file gone: nothing to measure against

@@ -21,7 +21,7 @@ from itertools import groupby
 from operator import attrgetter
 from typing import Callable, Collection, Iterable, Mapping, Sequence
 
-from dralint.diagnostics import Diagnostic, by_file
+from dralint.diagnostics import Diagnostic, Span, by_file
 from dralint.k8s.objects import KubeObject
 from dralint.lint.dedup import one_file
 from dralint.yaml.loader import SourceText
@@ -104,18 +104,19 @@ class Assembly:
     def _inside(self, diagnostics: list[Diagnostic]) -> list[Diagnostic]:
         """One file's diagnostics with every span inside the file (``SourceText.inside``): the
         places that make spans keep them inside, and this is the guarantee behind them."""
-        source = self._sources.get(diagnostics[0].span.path) if diagnostics else None
-        if source is None:
-            return diagnostics
-        inside = source.inside
         out = []
         for diag in diagnostics:
-            span = inside(diag.span)
-            related = tuple(r if inside(r.span) == r.span else r._replace(span=inside(r.span)) for r in diag.related)
-            if span is not diag.span or related != diag.related:
+            span = self._span_inside(diag.span)
+            related = tuple(r._replace(span=self._span_inside(r.span)) for r in diag.related)
+            if span != diag.span or related != diag.related:
                 diag = replace(diag, span=span, related=related)
             out.append(diag)
         return out
+
+    def _span_inside(self, span: Span) -> Span:
+        """``span`` inside its own file (a related place may be in another file than its finding)."""
+        source = self._sources.get(span.path)
+        return span if source is None else source.inside(span)
 
     def unfinished(self) -> list[Diagnostic]:
         """After the last check: finish what is left of the files finished early, and return the
