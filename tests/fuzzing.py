@@ -25,10 +25,10 @@ from typing import Any
 
 import yaml
 from click.testing import CliRunner
+from positions import as_read, violations
 
 from dralint.cli.main import main
 from dralint.k8s.allocator.examples import EXAMPLES, load_example
-from positions import as_read, violations
 
 ROOT = Path(__file__).resolve().parent.parent
 #: Wall time one run of one case may take; a hang or a blow-up is far beyond it.

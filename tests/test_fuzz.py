@@ -8,7 +8,6 @@ from __future__ import annotations
 import time
 
 import pytest
-
 from fuzzing import FAMILIES, case, failures, seeds
 
 #: Cases of the fixed-seed run: every family about 20 times, some 15 s on a quiet machine.
