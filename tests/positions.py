@@ -60,7 +60,8 @@ def _places_sarif(output: str) -> Iterator[tuple[str, str, int, int, int, int]]:
                 region = physical["region"]
                 start = (region["startLine"], region.get("startColumn", 1))
                 end = (region.get("endLine", start[0]), region.get("endColumn", start[1]))
-                yield result["ruleId"], unquote(physical["artifactLocation"]["uri"]), *start, *end
+                uri = physical["artifactLocation"]["uri"]
+                yield result["ruleId"], unquote(uri.removeprefix("file://")), *start, *end
 
 
 _GITHUB = re.compile(r"^::\w+ file=(.*?),line=(\d+),col=(\d+),endLine=(\d+),endColumn=(\d+),title=(\S+)", re.M)
