@@ -740,3 +740,18 @@ def test_a_document_over_the_size_limit_is_skipped_unread_and_the_rest_is_read(m
             "objects of up to 3 MiB), so it was skipped unread"
         )
         assert ("a List with an item over the limit" in result.problems[0].message) == (large == LARGE_ITEM)
+
+
+def test_aliases_past_the_share_the_api_servers_decoder_accepts_are_refused_where_it_would_refuse():
+    """go-yaml's "excessive aliasing" rule: past 1,000 nodes, 100 of them through aliases, at
+    most 99% may come from aliases (up to 400,000 nodes). Aliases of a list of ten never pass
+    10/11 of the nodes; aliases of a list of a thousand pass 99% at the 111th: 111,000 of the
+    1,004 + 111 + 111,000 nodes decoded then."""
+    small = "a: &a [" + ", ".join(["x"] * 9) + "]\nb: [" + ", ".join(["*a"] * 3000) + "]\n"
+    assert not parse(small).problems
+    large = "a: &a [" + ", ".join(["x"] * 999) + "]\nb: [" + ", ".join(["*a"] * 200) + "]\n"
+    (problem,) = parse(large).problems
+    assert problem.kind == "alias-bomb" and "('document contains excessive aliasing')" in problem.message
+    assert (problem.line + 1, problem.column + 1) == at(large, "*a", 110)
+    assert "aliases make 111,000 of the 112,115 nodes this document expands to" in problem.message
+    assert "past the 99% the API server's YAML decoder accepts" in problem.message

@@ -54,6 +54,24 @@ MAX_EXPANDED_NODES = 1_000_000
 #: Real manifests alias labels and small blocks: the corpus's largest is far below (see
 #: docs/robustness.md), and 4 Mi characters is a quarter of ``MAX_DOCUMENT_CHARS``.
 MAX_EXPANDED_CHARS = 4 * 1024 * 1024
+#: The API server's YAML decoder (sigs.k8s.io/yaml v1.6.0 on go.yaml.in/yaml/v2 v2.4.4,
+#: decode.go ``allowedAliasRatio``) refuses a document with "excessive aliasing": once it has
+#: decoded more than 1,000 nodes, over 100 of them through aliases, the share of those may be
+#: at most 99% up to 400,000 nodes, falling to 10% at 4,000,000. Its counts are the builder's:
+#: every node, keys and alias nodes included, in document order; the share only grows while one
+#: alias expands, so checking after each alias gives its verdict.
+_ALIAS_RATIO_LOW, _ALIAS_RATIO_HIGH = 400_000, 4_000_000
+
+
+def _allowed_alias_share(decoded: int) -> float:
+    """The share of ``decoded`` nodes go-yaml lets come from aliases."""
+    if decoded <= _ALIAS_RATIO_LOW:
+        return 0.99
+    if decoded >= _ALIAS_RATIO_HIGH:
+        return 0.10
+    return 0.99 - 0.89 * (decoded - _ALIAS_RATIO_LOW) / (_ALIAS_RATIO_HIGH - _ALIAS_RATIO_LOW)
+
+
 #: Nesting levels a document may have; Kubernetes objects rarely pass 30.
 MAX_DEPTH = 256
 #: Pickler calls per nesting level of a document frozen with its positions: the value's
@@ -506,6 +524,8 @@ class _Builder:
         #: with everything under its anchor.
         self.aliased = 0
         self.aliased_chars = 0
+        #: Nodes written out (alias nodes included), for go-yaml's share (``_allowed_alias_share``).
+        self.written = 0
         #: Set when the document has a shape whose YAML 1.2 rules libyaml does not check: a
         #: multi-line quoted scalar or flow collection inside a block collection, or a block
         #: scalar that starts with an empty line (see dralint.yaml.strict).
@@ -568,20 +588,28 @@ class _Builder:
         container[key] = value
         frame.positions[key] = mapping_entry(key, key_pos, pos)  # type: ignore[arg-type]
 
-    def _bomb(self, pos: Pos, written: int) -> None:
-        """Refuse the document at the alias that took its expansion past the budget."""
-        if self.aliased > MAX_EXPANDED_NODES:
-            added = f"{self.aliased:,} nodes (the limit is {MAX_EXPANDED_NODES:,})"
-        else:
-            added = f"{self.aliased_chars:,} characters of text (the limit is {MAX_EXPANDED_CHARS:,})"
-        ratio = (written + self.aliased_chars) / max(written, 1)
-        self._problem(
-            "alias-bomb",
-            f"aliases make this document expand by {added}, {ratio:,.0f} times the {written:,} "
-            "characters written up to here (a 'billion laughs' pattern); it was skipped",
-            pos,
-        )
-        raise _Abort()
+    def _past_budget(self, written_chars: int) -> str | None:
+        """Why the aliases so far take the document past its budget, or None."""
+        aliased, decoded = self.aliased, self.written + self.aliased
+        if aliased > MAX_EXPANDED_NODES:
+            return (
+                f"aliases make this document expand by {aliased:,} nodes (the limit is "
+                f"{MAX_EXPANDED_NODES:,}), {decoded / self.written:,.0f} times the {self.written:,} nodes written"
+            )
+        if aliased > 100 and decoded > 1000 and aliased / decoded > _allowed_alias_share(decoded):
+            return (
+                f"aliases make {aliased:,} of the {decoded:,} nodes this document expands to "
+                f"({decoded / self.written:,.0f} times the {self.written:,} nodes written), past the "
+                f"{_allowed_alias_share(decoded):.0%} the API server's YAML decoder accepts "
+                "('document contains excessive aliasing')"
+            )
+        if self.aliased_chars > MAX_EXPANDED_CHARS:
+            ratio = (written_chars + self.aliased_chars) / max(written_chars, 1)
+            return (
+                f"aliases make this document expand by {self.aliased_chars:,} characters of text (the "
+                f"limit is {MAX_EXPANDED_CHARS:,}), {ratio:,.0f} times the {written_chars:,} characters written up to here"
+            )
+        return None
 
     def event(self, ev: Any) -> None:
         cls = type(ev)
@@ -601,11 +629,13 @@ class _Builder:
                     self.needs_strict = True
                 elif style in ("|", ">") and ev.value[:1] in ("", "\n"):
                     self.needs_strict = True
+            self.written += 1
             chars = len(ev.value)
             if ev.anchor:
                 self.anchors[ev.anchor] = (value, 1, chars, pos)
             self._add(value, pos, 1, chars, True)
         elif cls is MappingStartEvent or cls is SequenceStartEvent:
+            self.written += 1
             if len(self.stack) >= MAX_DEPTH:
                 pos = self._pos(ev)
                 self._problem(
@@ -656,10 +686,13 @@ class _Builder:
                 self._problem("syntax", f"found undefined alias *{ev.anchor}", pos)
                 raise _Abort()
             value, size, chars, anchored = self.anchors[ev.anchor]
+            self.written += 1
             self.aliased += max(size, 1)
             self.aliased_chars += chars
-            if self.aliased > MAX_EXPANDED_NODES or self.aliased_chars > MAX_EXPANDED_CHARS:
-                self._bomb(pos, ev.start_mark.index - self.start)
+            why = self._past_budget(ev.start_mark.index - self.start)
+            if why is not None:
+                self._problem("alias-bomb", f"{why} (a 'billion laughs' pattern); it was skipped", pos)
+                raise _Abort()
             if anchored is not None and len(anchored) > 5:
                 pos = pos[:5] + anchored[5:]
             self._add(value, pos, max(size, 1), chars, not isinstance(value, (dict, list)))
