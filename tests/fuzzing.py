@@ -163,7 +163,22 @@ def aliases(rng: random.Random, text: str) -> str:
     return re.sub(r"(?m)^(  name: )(\S+)$", r"\1&n \2\n  labels: *n", text, count=1)
 
 
-UNICODE = ("\ufeff", "\u0085", "\u2028", "\u2029", "\r", "\r\r\n", "\u200b", "\u202e", "\x00", "\x7f", "e\u0301", "😀")
+#: Odd characters to insert; a lone surrogate is written as the bytes of one (invalid UTF-8).
+UNICODE = (
+    "\ufeff",
+    "\u0085",
+    "\u2028",
+    "\u2029",
+    "\r",
+    "\r\r\n",
+    "\u200b",
+    "\u202e",
+    "\x00",
+    "\x7f",
+    "e\u0301",
+    "😀",
+    "é\udcff",
+)
 
 
 def unicode_oddities(rng: random.Random, text: str) -> str:

@@ -122,6 +122,14 @@ def test_an_empty_value_at_a_line_end_is_a_point_after_the_line(tmp_path):
     assert span(diag) == (6, 14, 6, 14)
 
 
+def test_a_bad_byte_after_accented_letters_is_located_in_characters(tmp_path):
+    """YAML009 counted the column in bytes: after three two-byte letters, three columns late."""
+    path = tmp_path / "latin.yaml"
+    path.write_bytes('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: "ééé'.encode() + b'\xff"\n')
+    diag = one(diagnostics(str(path)), "YAML009", path)
+    assert (diag["line"], diag["column"]) == (4, 13)
+
+
 @pytest.mark.parametrize("first", ["a: [\n", "%FOO bar\n"], ids=["syntax error", "unknown directive"])
 def test_list_items_after_a_broken_document_are_at_their_own_lines(tmp_path, first):
     """After a syntax error or an unknown directive libyaml reads the rest of the file again;
