@@ -101,7 +101,10 @@ metadata:
 spec:
   driver: gpu.example.com
   nodeName: n1
-  pool: {name: p, generation: 1, resourceSliceCount: 1}
+  pool:
+    name: p
+    generation: 1
+    resourceSliceCount: 1
   devices:
   - name: d0
     attributes:
@@ -125,14 +128,14 @@ def slice_file(tmp_path: Path, number: str) -> Path:
 def test_an_integer_of_five_thousand_digits_is_a_finding_at_its_place_in_lint(tmp_path):
     path = slice_file(tmp_path, DIGITS)
     (diag,) = json.loads(invoke("lint", "--no-config", "--format", "json", str(path)).stdout)["diagnostics"]
-    assert (diag["rule"], diag["line"], diag["column"]) == ("API002", 12, 18)
+    assert (diag["rule"], diag["line"], diag["column"]) == ("API002", 15, 18)
     assert "must be a finite number" in diag["message"] and "4300" not in diag["message"]
 
 
 def test_an_integer_past_int64_is_a_finding_and_one_within_it_is_not(tmp_path):
     too_big = slice_file(tmp_path, str(2**63))
     (diag,) = json.loads(invoke("lint", "--no-config", "--format", "json", str(too_big)).stdout)["diagnostics"]
-    assert (diag["rule"], diag["line"], diag["column"]) == ("API002", 12, 18)
+    assert (diag["rule"], diag["line"], diag["column"]) == ("API002", 15, 18)
     assert "must fit in a 64-bit integer" in diag["message"]
     fits = slice_file(tmp_path, str(2**63 - 1))
     assert json.loads(invoke("lint", "--no-config", "--format", "json", str(fits)).stdout)["diagnostics"] == []
@@ -143,22 +146,22 @@ def test_the_five_thousand_digit_integer_in_a_snapshot_is_a_finding_in_lint_slic
     manifests = str(ROOT / "examples" / "scheduling")
     report = json.loads(invoke("lint", "--no-config", "--format", "json", "--slices", str(path), manifests).stdout)
     (diag,) = [d for d in report["diagnostics"] if d["path"] == str(path)]
-    assert (diag["rule"], diag["line"], diag["column"]) == ("SCH005", 12, 18)
+    assert (diag["rule"], diag["line"], diag["column"]) == ("SCH005", 15, 18)
     assert "ResourceSlice 's'" in diag["message"] and "refuses such a slice" in diag["message"]
     simulated = invoke("simulate", "--slices", str(path), manifests)
-    assert f"{path}:12:18: ResourceSlice 's'" in simulated.stderr and "Traceback" not in simulated.output
+    assert f"{path}:15:18: ResourceSlice 's'" in simulated.stderr and "Traceback" not in simulated.output
 
 
 def test_the_five_thousand_digit_integer_is_a_finding_in_doctor(tmp_path):
     path = slice_file(tmp_path, DIGITS)
     alone = invoke("doctor", str(path))
-    assert alone.exit_code == 2 and f"{path}:12:18: ResourceSlice s: spec.devices[0]" in alone.stderr
+    assert alone.exit_code == 2 and f"{path}:15:18: ResourceSlice s: spec.devices[0]" in alone.stderr
     pod = (ROOT / "examples" / "doctor").glob("*.yaml")
     dump = tmp_path / "dump.yaml"
     dump.write_text("---\n".join([path.read_text(), *(p.read_text() for p in sorted(pod))]))
     report = json.loads(invoke("doctor", "--format", "json", str(dump)).stdout)
     (skipped,) = report["skipped"]
-    assert skipped.startswith(f"{dump}:12:18: ResourceSlice s:") and skipped.endswith("it was left out")
+    assert skipped.startswith(f"{dump}:15:18: ResourceSlice s:") and skipped.endswith("it was left out")
 
 
 def test_a_resource_claim_whose_namespace_is_a_list_is_a_finding_in_doctor(tmp_path):

@@ -607,7 +607,8 @@ class _Builder:
             ratio = (written_chars + self.aliased_chars) / max(written_chars, 1)
             return (
                 f"aliases make this document expand by {self.aliased_chars:,} characters of text (the "
-                f"limit is {MAX_EXPANDED_CHARS:,}), {ratio:,.0f} times the {written_chars:,} characters written up to here"
+                f"limit is {MAX_EXPANDED_CHARS:,}), {ratio:,.0f} times the {written_chars:,} characters "
+                "written up to here"
             )
         return None
 
