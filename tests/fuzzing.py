@@ -114,7 +114,10 @@ def type_swaps(rng: random.Random, text: str) -> str:
     return _replace_one(rng, text, _other_type)
 
 
-HUGE_NUMBERS = ("9" * 5000, str(2**63), str(-(2**63) - 1), str(2**64), "1e999", "-.inf", ".nan", "0x" + "f" * 400)
+HUGE_NUMBERS = (
+    *("9" * 5000, str(2**63), str(-(2**63) - 1), str(2**64), "1e999", "-.inf", ".nan", "0x" + "f" * 400),
+    *(f"'{'9' * 5000}Gi'", f"'1e{'9' * 5000}'", f"'0.{'0' * 5000}1'"),  # quantities
+)
 
 
 def huge_numbers(rng: random.Random, text: str) -> str:

@@ -164,6 +164,27 @@ def test_the_five_thousand_digit_integer_is_a_finding_in_doctor(tmp_path):
     assert skipped.startswith(f"{dump}:15:18: ResourceSlice s:") and skipped.endswith("it was left out")
 
 
+def test_a_quantity_of_five_thousand_digits_is_a_finding_in_every_command(tmp_path):
+    """Upstream reads any number of digits; dralint reads up to 200 and says so, where Python's
+    conversion stopped the check with "Exceeds the limit (4300 digits)" (INT001)."""
+    path = tmp_path / "slice.yaml"
+    path.write_text(
+        SLICE.replace("attributes:\n      big: {int: NUMBER}", f"capacity:\n      mem: {{value: '{DIGITS}Gi'}}")
+    )
+    (diag,) = json.loads(invoke("lint", "--no-config", "--format", "json", str(path)).stdout)["diagnostics"]
+    assert (diag["line"], diag["column"]) == (15, 20)
+    assert "at most 200 digits" in diag["message"] and "(5,004 characters)" in diag["message"]
+    manifests = str(ROOT / "examples" / "gpu-training")
+    for args in (
+        ("lint", "--no-config", "--slices", str(path), manifests),
+        ("simulate", "--slices", str(path), manifests),
+    ):
+        result = invoke(*args)
+        assert result.exit_code in (0, 1) and "INT001" not in result.output and "Traceback" not in result.output
+    doctor = invoke("doctor", str(path))  # a string there: the dump is read, no pod is stuck
+    assert doctor.exit_code == 0 and "Traceback" not in doctor.output
+
+
 def test_a_resource_claim_whose_namespace_is_a_list_is_a_finding_in_doctor(tmp_path):
     dump = tmp_path / "dump.yaml"
     dump.write_text(
