@@ -10,6 +10,7 @@ from dataclasses import MISSING, dataclass, fields
 from enum import Enum
 from itertools import chain, compress, count, islice
 from operator import attrgetter, ne
+from traceback import extract_tb
 from typing import Any, Iterable, Iterator, NamedTuple, Sequence, TypeVar
 
 
@@ -277,3 +278,14 @@ class Replacement(NamedTuple):
 
     region: Span
     text: str
+
+
+def internal_error(what: str, error: Exception) -> str:
+    """The words for a bug of dralint's met while doing ``what`` (a check, a pod's diagnosis, a
+    template's simulation), with the line that raised, so that a report can name it; the
+    caller carries on with the next piece of work."""
+    where = extract_tb(error.__traceback__)[-1]
+    return (
+        f"internal error in {what}: {type(error).__name__}: {error} "
+        f"(at {where.filename.rsplit('/', 1)[-1]}:{where.lineno})"
+    )

@@ -300,12 +300,14 @@ DECLINED = {
     "long key": ("k" * 1100 + ": 1\n", "longer than libyaml's limit"),
     "deep nesting": ("".join(f"{' ' * i}k:\n" for i in range(MAX_DEPTH)) + f"{' ' * MAX_DEPTH}k: 1\n", "deep nesting"),
     "directive": ("%YAML 1.1\n---\na: 1\n", "outside the subset"),
-    "infinity": ("a: -.Inf\n", "NaN or infinite"),
-    "NaN": ("- .NaN\n", "NaN or infinite"),
-    "overflowing number": ("a: 1e999\n", "NaN or infinite"),
-    "overflowing digits": ("a: " + "9" * 400 + "\n", "NaN or infinite"),
-    "infinity in flow": ("a: {b: 1, c: .inf}\n", "NaN or infinite"),
-    "infinity as a key": (".inf: 1\n", "NaN or infinite"),
+    "infinity": ("a: -.Inf\n", "NaN, infinite or out-of-range"),
+    "NaN": ("- .NaN\n", "NaN, infinite or out-of-range"),
+    "overflowing number": ("a: 1e999\n", "NaN, infinite or out-of-range"),
+    "overflowing digits": ("a: " + "9" * 400 + "\n", "NaN, infinite or out-of-range"),
+    "infinity in flow": ("a: {b: 1, c: .inf}\n", "NaN, infinite or out-of-range"),
+    "infinity as a key": (".inf: 1\n", "NaN, infinite or out-of-range"),
+    "integer past int64": ("a: 9223372036854775808\n", "NaN, infinite or out-of-range"),
+    "five thousand digits": ("a: " + "9" * 5000 + "\n", "NaN, infinite or out-of-range"),
 }
 
 

@@ -335,8 +335,22 @@ def test_only_nodes_that_aliases_add_count_toward_the_alias_bomb_limit(monkeypat
     assert not result.problems and len(result.documents[0].data["items"]) == 10
     aliased = "a: &a [x, x]\nb: [*a, *a]\n"  # *a adds three nodes each time: six pass five
     (problem,) = parse(aliased).problems
-    assert problem.kind == "alias-bomb" and "through aliases" in problem.message
+    assert problem.kind == "alias-bomb" and "6 nodes (the limit is 5)" in problem.message
     assert (problem.line + 1, problem.column + 1) == at(aliased, "*a", 1)
+
+
+def test_characters_aliases_add_have_a_budget_of_their_own(monkeypatch):
+    """One long string aliased a few times is a handful of nodes but a lot of text for anything
+    that copies the data; the document is refused at the first alias past the budget, the
+    ratio of what it expands to over what is written in the message."""
+    monkeypatch.setattr(loader, "MAX_EXPANDED_CHARS", 25)
+    text = "a: &s {k: " + "x" * 9 + "}\nb: [*s, *s, *s]\n"  # each *s adds 10 characters
+    (problem,) = parse(text).problems
+    assert problem.kind == "alias-bomb"
+    assert (problem.line + 1, problem.column + 1) == at(text, "*s", 2)
+    assert "30 characters of text (the limit is 25)" in problem.message
+    assert f"2 times the {text.rindex('*s')} characters written up to here" in problem.message
+    assert not parse("a: &s {k: " + "x" * 9 + "}\nb: [*s, *s]\n").problems
 
 
 def test_recursive_alias_is_reported():
@@ -442,7 +456,8 @@ def assert_maps_every_character(text: str, path: tuple, escapes: bool = False) -
     """Each offset of the value maps to the file character it came from.
 
     Allowed differences: a space that folding made from a line break maps to that break, a
-    character made by an escape maps to its backslash. Offsets never go backwards.
+    character made by an escape maps to its backslash. Offsets never go backwards. A
+    character's span is one column wide, a line break's a point at its line's end.
     """
     d = doc(text)
     value = d.data
@@ -458,7 +473,8 @@ def assert_maps_every_character(text: str, path: tuple, escapes: bool = False) -
         escaped = escapes and found == "\\"
         assert found == char or folded_break or escaped, (i, char, found, span)
         assert (span.line, span.column) > previous, (i, span)
-        assert end(span) == (span.line, span.column + 1)
+        # A line break ends its line: a point after the line's last character, inside the line.
+        assert end(span) == (span.line, span.column + (found != "\n"))
         previous = (span.line, span.column)
     return value
 
@@ -724,3 +740,18 @@ def test_a_document_over_the_size_limit_is_skipped_unread_and_the_rest_is_read(m
             "objects of up to 3 MiB), so it was skipped unread"
         )
         assert ("a List with an item over the limit" in result.problems[0].message) == (large == LARGE_ITEM)
+
+
+def test_aliases_past_the_share_the_api_servers_decoder_accepts_are_refused_where_it_would_refuse():
+    """go-yaml's "excessive aliasing" rule: past 1,000 nodes, 100 of them through aliases, at
+    most 99% may come from aliases (up to 400,000 nodes). Aliases of a list of ten never pass
+    10/11 of the nodes; aliases of a list of a thousand pass 99% at the 111th: 111,000 of the
+    1,004 + 111 + 111,000 nodes decoded then."""
+    small = "a: &a [" + ", ".join(["x"] * 9) + "]\nb: [" + ", ".join(["*a"] * 3000) + "]\n"
+    assert not parse(small).problems
+    large = "a: &a [" + ", ".join(["x"] * 999) + "]\nb: [" + ", ".join(["*a"] * 200) + "]\n"
+    (problem,) = parse(large).problems
+    assert problem.kind == "alias-bomb" and "('document contains excessive aliasing')" in problem.message
+    assert (problem.line + 1, problem.column + 1) == at(large, "*a", 110)
+    assert "aliases make 111,000 of the 112,115 nodes this document expands to" in problem.message
+    assert "past the 99% the API server's YAML decoder accepts" in problem.message

@@ -49,13 +49,14 @@ def doctor_command(
     target = Target(kubeconfig, context_name, namespace, all_namespaces)
     try:
         loaded = _load(dump) if dump is not None else _read(target)
+        diagnoses = diagnose(loaded)
     except (DumpError, ClusterError) as error:
         _fail(str(error))
-    diagnoses = diagnose(loaded)
     if fmt == "json":
-        click.echo(json.dumps(as_data(diagnoses), indent=2))
+        click.echo(json.dumps(as_data(diagnoses, loaded.skipped), indent=2))
     else:
-        click.echo(as_text(diagnoses, "the dump" if dump is not None else "the cluster"), nl=False)
+        source = "the dump" if dump is not None else "the cluster"
+        click.echo(as_text(diagnoses, loaded.skipped, source), nl=False)
     sys.exit(1 if any(d.stuck for d in diagnoses) else 0)
 
 

@@ -15,6 +15,7 @@ from typing import Any, Iterator
 
 import click
 
+from dralint.diagnostics import internal_error
 from dralint.k8s.allocator import Outcome, Pick, PodDemand
 from dralint.k8s.allocator.pod import EXTENDED_CLAIM_LABEL, request_label
 from dralint.k8s.allocator.examples import EXAMPLES
@@ -34,7 +35,12 @@ def placements(
     """(demand, outcome, replicas) for every pod template of the scanned objects that uses devices."""
     templates = [(obj, tpl) for obj in sim.ctx.scanned for tpl in pod_templates(obj)]
     for done, (obj, tpl) in enumerate(templates, 1):
-        demand, outcome = sim.run(obj, tpl, every_node=True)
+        try:
+            demand, outcome = sim.run(obj, tpl, every_node=True)
+        except Exception as error:  # one broken simulation must not stop the others
+            message = internal_error(f"the simulation of {obj.display}", error)
+            click.echo(f"dralint: {obj.path}: {message}; the other templates were still simulated", err=True)
+            continue
         if progress is not None:
             progress.simulating(done, len(templates))
         if demand.unresolved or sim.relevant(demand):
@@ -167,6 +173,10 @@ def _simulated(options: LintOptions, progress: ProgressLine | None) -> tuple[int
     ]
     if unreadable:
         raise click.BadParameter("; ".join(unreadable), param_hint="--slices")
+    # SCH005: a pool, slice or device the scheduler cannot use is left out of the simulation; say where.
+    for d in result.diagnostics:
+        if d.rule == "SCH005":
+            click.echo(f"dralint: {d.span.path}:{d.span.line}:{d.span.column}: {d.message} [SCH005]", err=True)
     ctx = result.context
     # Several environments (docs/environments.md): each is placed on the snapshot on its own.
     names = ctx.environments.names if ctx.environments.several else ("",)

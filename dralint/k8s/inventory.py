@@ -19,6 +19,7 @@ from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from dralint.yaml.plain import as_list, as_mapping
+from dralint.k8s.apivalidation import non_finite_numbers
 from dralint.k8s.quantity import DECIMAL_SI, Quantity, QuantityError, parse_quantity
 
 Path = tuple[str | int, ...]
@@ -497,6 +498,20 @@ class Inventory:
                 )
             )
             return
+        # A document the reader found no such number in is not searched (``Document.finite``).
+        known_in_range = getattr(getattr(source, "doc", None), "finite", False)
+        unsendable = None if known_in_range else next(non_finite_numbers(data), None)
+        if unsendable is not None:
+            self.problems.append(
+                SnapshotProblem(
+                    "number-out-of-range",
+                    f"ResourceSlice {name!r}: {unsendable.message}; the API server refuses such a slice, "
+                    "so the scheduler never sees it",
+                    source,
+                    base + tuple(unsendable.path),
+                )
+            )
+            return
         selection = _selection(spec)
         if selection is None:
             self.problems.append(
@@ -730,8 +745,9 @@ class Inventory:
                 consumed=consumed,
                 claims=(before.claims if before else ()) + (claim_name,),
             )
-        self.allocated_claims[(meta.get("namespace") or "default", str(meta.get("name") or ""))] = AllocatedClaim(
-            meta.get("namespace") or "default",
+        namespace = meta.get("namespace") if isinstance(meta.get("namespace"), str) else None
+        self.allocated_claims[(namespace or "default", str(meta.get("name") or ""))] = AllocatedClaim(
+            namespace or "default",
             str(meta.get("name") or ""),
             tuple(ids),
             allocation.get("nodeSelector") if isinstance(allocation.get("nodeSelector"), Mapping) else None,

@@ -43,6 +43,10 @@ _MAX_INT64_FACTORS = 18
 # Upstream accepts exponents up to 2^31-1; exact arithmetic on 10^(2^31) is not feasible, so
 # dralint rejects exponents beyond this bound (documented limit; no real capacity needs it).
 _MAX_EXPONENT = 4096
+# Likewise for the digits: upstream reads any number of them (inf.Dec), but a value of
+# thousands of digits (fuzzing writes them) is past what Python converts to an int (4,300
+# digits) once scaled by the largest exponent; no real quantity has more than a few dozen.
+_MAX_DIGITS = 200
 
 _DECIMAL_SUFFIXES = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
 _BINARY_SUFFIXES = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
@@ -233,6 +237,11 @@ def parse_quantity(text: str) -> Quantity:
     denom = denom or ""
     num = num or "0"
     base, exponent, fmt = _interpret_suffix(suffix)
+    if len(num) + len(denom) > _MAX_DIGITS:
+        raise QuantityError(
+            f"dralint reads quantities of at most {_MAX_DIGITS} digits, and this one has "
+            f"{len(num) + len(denom):,}; no Kubernetes quantity needs that many"
+        )
 
     digits = Fraction(int(num + denom)) / 10 ** len(denom)
     magnitude = digits * (Fraction(10) ** exponent if base == 10 else 2**exponent)
@@ -255,7 +264,10 @@ def _interpret_suffix(suffix: str) -> tuple[int, int, str]:
         return 10, _DECIMAL_SUFFIXES[suffix], DECIMAL_SI
     if suffix in _BINARY_SUFFIXES:
         return 2, _BINARY_SUFFIXES[suffix], BINARY_SI
-    if len(suffix) > 1 and suffix[0] in "eE" and re.fullmatch(r"[-+]?[0-9]+", suffix[1:]):
+    # An exponent of more than ten digits is past int32, which upstream parses it as (and past
+    # what Python converts once it has thousands).
+    short = len(suffix[1:].lstrip("+-").lstrip("0")) <= 10
+    if len(suffix) > 1 and suffix[0] in "eE" and short and re.fullmatch(r"[-+]?[0-9]+", suffix[1:]):
         exponent = int(suffix[1:])
         if abs(exponent) <= _MAX_EXPONENT:
             return 10, exponent, DECIMAL_EXPONENT

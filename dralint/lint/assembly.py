@@ -16,11 +16,12 @@ is exactly what finishing every file at the end gave.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from itertools import groupby
 from operator import attrgetter
 from typing import Callable, Collection, Iterable, Mapping, Sequence
 
-from dralint.diagnostics import Diagnostic, by_file
+from dralint.diagnostics import Diagnostic, Span, by_file
 from dralint.k8s.objects import KubeObject
 from dralint.lint.dedup import one_file
 from dralint.yaml.loader import SourceText
@@ -98,7 +99,24 @@ class Assembly:
 
     def _finish(self, path: str) -> list[Diagnostic]:
         made, wide = self._early[path], self._wide_early.get(path)
-        return one_file(made + wide if wide else made)  # one_file reads its input, never changes it
+        return one_file(self._inside(made + wide if wide else made))
+
+    def _inside(self, diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+        """One file's diagnostics with every span inside the file (``SourceText.inside``): the
+        places that make spans keep them inside, and this is the guarantee behind them."""
+        out = []
+        for diag in diagnostics:
+            span = self._span_inside(diag.span)
+            related = tuple(r._replace(span=self._span_inside(r.span)) for r in diag.related)
+            if span != diag.span or related != diag.related:
+                diag = replace(diag, span=span, related=related)
+            out.append(diag)
+        return out
+
+    def _span_inside(self, span: Span) -> Span:
+        """``span`` inside its own file (a related place may be in another file than its finding)."""
+        source = self._sources.get(span.path)
+        return span if source is None else source.inside(span)
 
     def unfinished(self) -> list[Diagnostic]:
         """After the last check: finish what is left of the files finished early, and return the
@@ -122,7 +140,7 @@ class Assembly:
         # files of their own (``yaml.render.plan``), so no group here is a file finished early.
         for group in by_file(rest):
             if group[0].span.path in reported:
-                files[group[0].span.path] = one_file(group)
+                files[group[0].span.path] = one_file(self._inside(group))
         out: list[Diagnostic] = []
         for path in sorted(files):
             out.extend(files.pop(path))

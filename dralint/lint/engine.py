@@ -10,7 +10,6 @@ from __future__ import annotations
 import copy
 import gc
 import os
-import traceback
 from collections import Counter
 from contextlib import closing, contextmanager
 from dataclasses import dataclass, field, replace
@@ -24,6 +23,7 @@ from dralint.lint.environments import environments, tagged
 from dralint.lint.assembly import Assembly, Prepare
 from dralint.lint.fingerprint import fingerprints
 from dralint.diagnostics import (
+    internal_error,
     Diagnostic,
     Finding,
     ObjectRef,
@@ -292,8 +292,9 @@ def _point(path: str, line: int, column: int, end_line: int | None = None, end_c
 
 
 def _yaml_problem(problem: YamlProblem, source: SourceText, collect: _Collector) -> None:
-    span = _point(source.path, problem.line, problem.column, problem.end_line, problem.end_column)
-    related = tuple(Related(_point(source.path, line, col), msg) for line, col, msg in problem.related)
+    # libyaml reports the end of the stream (a file cut short) on the line after the last one.
+    span = source.inside(_point(source.path, problem.line, problem.column, problem.end_line, problem.end_column))
+    related = tuple(Related(source.inside(_point(source.path, line, col)), msg) for line, col, msg in problem.related)
     collect.engine(problem.kind, problem.message, span, _YAML_HINTS.get(problem.kind), related)
 
 
@@ -685,8 +686,7 @@ def _run_wide_check(check: Check, ctx: Context, collect: _Collector) -> None:
 
 def _check_failed(check: Check, ctx: Context, collect: _Collector, obj: KubeObject | None, error: Exception) -> None:
     """Report a check that raised, as INT001 at the object (or the run's first file)."""
-    where = traceback.extract_tb(error.__traceback__)[-1]
-    message = f"internal error in check {check.name}: {type(error).__name__}: {error} (at {where.filename.rsplit('/', 1)[-1]}:{where.lineno}); other checks still ran"
+    message = f"{internal_error(f'check {check.name}', error)}; other checks still ran"
     if obj is not None:
         span = obj.span(("metadata",), key=True) if obj.get(("metadata",)) is not None else obj.span(())
     else:
@@ -908,12 +908,13 @@ def _run(
     for check in checks:
         if not check.per_object:
             _run_wide_check(check, ctx, wide)
+    sources = {**scanned.sources, **snapshot.sources}
     assembly = Assembly(
         scanned.objects,
         scanned.renders,
         collect.diagnostics,
         wide.diagnostics,
-        scanned.sources,
+        sources,
         prepare if _prepares(scanned, jobs) else None,
     )
     _run_object_checks([c for c in checks if c.per_object], scanned.objects, ctx, collect, jobs, progress, assembly)
@@ -926,7 +927,6 @@ def _run(
     diagnostics = assembly.diagnostics(rest, reported)  # findings in --context files are not reported
     files = scanned.files + [f for f in snapshot.files if any(d.span.path == f.path for d in diagnostics)]
     count_per_file(files, diagnostics)
-    sources = {**scanned.sources, **snapshot.sources}
     return RunResult(
         diagnostics, files, sources, ctx, renders=scanned.renders, skipped=scanned.skipped, prepared=assembly.prepared
     )

@@ -31,7 +31,7 @@ import sys
 from typing import Any, Callable, Iterator, NamedTuple
 
 from dralint.yaml.positions import Pos, mapping_entry
-from dralint.yaml.scalars import key_text, non_finite, resolve_plain
+from dralint.yaml.scalars import key_text, out_of_range, resolve_plain
 
 
 #: Characters that send a file to libyaml: controls (tab included), DEL and the C1 controls
@@ -129,8 +129,8 @@ def _scalar(raw: str) -> tuple[Any, str]:
     if first == '"':
         return raw[1:-1], '"'
     value = resolve_plain(raw)
-    if non_finite(value):
-        raise Declined("a NaN or infinite number")
+    if out_of_range(value):
+        raise Declined("a NaN, infinite or out-of-range number")
     return value, ""
 
 
@@ -374,8 +374,8 @@ def _continue_plain(lines: list[str], index: int, first: int, stack: list[list[A
     if len(words) == 1:
         return 0
     value = resolve_plain(" ".join(words))
-    if non_finite(value):
-        raise Declined("a NaN or infinite number")
+    if out_of_range(value):
+        raise Declined("a NaN, infinite or out-of-range number")
     line = index - 1 + first
     if positions:
         value = (line, start, end_line, end_column, "")

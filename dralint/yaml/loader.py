@@ -41,7 +41,7 @@ from dralint.diagnostics import Span
 from dralint.yaml import blockfast
 from dralint.yaml.libyaml import LOADER
 from dralint.yaml.positions import Pos, entry_key_pos, mapping_entry
-from dralint.yaml.scalars import key_text, non_finite, resolve_plain, resolve_tagged
+from dralint.yaml.scalars import key_text, out_of_range, resolve_plain, resolve_tagged
 from dralint.yaml.strict import may_need_check, strict_problems
 
 #: Nodes aliases may add to a document before it counts as an alias bomb. Only those count: the
@@ -49,6 +49,30 @@ from dralint.yaml.strict import may_need_check, strict_problems
 #: cluster is one document of millions), the ones aliases repeat are not. Kubernetes' YAML
 #: decoder (go-yaml) likewise limits only the share of nodes decoded through aliases.
 MAX_EXPANDED_NODES = 1_000_000
+#: Characters of scalars (keys and values) aliases may add to a document. Counting nodes alone
+#: lets one long string anchored once and aliased a few thousand times through: a handful of
+#: nodes, gigabytes of text for anything that copies the data (the schema validator, JSON).
+#: Real manifests alias labels and small blocks: the corpus's largest is far below (see
+#: docs/robustness.md), and 4 Mi characters is a quarter of ``MAX_DOCUMENT_CHARS``.
+MAX_EXPANDED_CHARS = 4 * 1024 * 1024
+#: The API server's YAML decoder (sigs.k8s.io/yaml v1.6.0 on go.yaml.in/yaml/v2 v2.4.4,
+#: decode.go ``allowedAliasRatio``) refuses a document with "excessive aliasing": once it has
+#: decoded more than 1,000 nodes, over 100 of them through aliases, the share of those may be
+#: at most 99% up to 400,000 nodes, falling to 10% at 4,000,000. Its counts are the builder's:
+#: every node, keys and alias nodes included, in document order; the share only grows while one
+#: alias expands, so checking after each alias gives its verdict.
+_ALIAS_RATIO_LOW, _ALIAS_RATIO_HIGH = 400_000, 4_000_000
+
+
+def _allowed_alias_share(decoded: int) -> float:
+    """The share of ``decoded`` nodes go-yaml lets come from aliases."""
+    if decoded <= _ALIAS_RATIO_LOW:
+        return 0.99
+    if decoded >= _ALIAS_RATIO_HIGH:
+        return 0.10
+    return 0.99 - 0.89 * (decoded - _ALIAS_RATIO_LOW) / (_ALIAS_RATIO_HIGH - _ALIAS_RATIO_LOW)
+
+
 #: Nesting levels a document may have; Kubernetes objects rarely pass 30.
 MAX_DEPTH = 256
 #: Pickler calls per nesting level of a document frozen with its positions: the value's
@@ -147,6 +171,30 @@ class SourceText:
         line = bisect.bisect_right(self.line_starts, offset) - 1
         return line, offset - self.line_starts[line]
 
+    def inside(self, span: Span) -> Span:
+        """``span`` with both ends inside the text: a line past the last (libyaml ends a block
+        collection at the start of the line after it, which at the end of the file is no line)
+        is the last line, after its last character; a column past its line's end is after the
+        line's last character; an end before the start is the start. A report's reader (an
+        editor, a SARIF consumer) rejects or misplaces anything else."""
+        starts = self.line_starts
+        lines = len(starts) - (1 if self.text.endswith("\n") else 0)
+        if not lines:
+            return span
+        start = self._inside(span.line, span.column, lines)
+        end = self._inside(span.end_line, span.end_column, lines)
+        end = max(start, end)
+        if (*start, *end) == span[1:]:
+            return span
+        return Span(span.path, *start, *end)
+
+    def _inside(self, line: int, column: int, lines: int) -> tuple[int, int]:
+        if line > lines:
+            return lines, len(self.line_text(lines)) + 1
+        if line < 1:
+            return 1, 1
+        return line, min(max(column, 1), len(self.line_text(line)) + 1)
+
     def line_text(self, line: int) -> str:
         """The text of a 1-based line, without its line break."""
         starts = self.line_starts
@@ -173,8 +221,9 @@ class Document:
     documents of a large snapshot are never pointed at, and their frozen blobs shrink fourfold.
 
     ``finite`` is True when the reader resolved no scalar to NaN or an infinity, which JSON
-    cannot carry: the API validation searches every object for one unless it is known to hold
-    none.
+    cannot carry, nor to an integer past int64, which no Kubernetes field holds
+    (``scalars.out_of_range``): the API validation searches every object for one unless it is
+    known to hold none.
 
     ``item`` is set when the document is one item of a ``kind: List`` read as a document of its
     own (``load``'s ``lists``): its number in ``items``. Data and positions are then the item's,
@@ -307,10 +356,17 @@ class Document:
     def _span(self, pos: Pos) -> Span:
         line, col, end_line, end_col = pos[0], pos[1], pos[2], pos[3]
         if end_line < line or (end_line == line and end_col <= col):
-            end_line, end_col = line, col + 1
+            # One character wide, unless nothing follows on the line (an empty value after
+            # ``key:``): then a point, after the line's last character.
+            end_line, end_col = line, col + 1 if col < len(self.source.line_text(line + 1)) else col
         first = line + 1
         # One int object for both ends of a one-line span (numbers past 256 are not shared).
-        return Span(self.source.path, first, col + 1, first if end_line == line else end_line + 1, end_col + 1)
+        span = Span(self.source.path, first, col + 1, first if end_line == line else end_line + 1, end_col + 1)
+        if end_line + 1 >= len(self.source.line_starts) - 1:
+            # At the last line: libyaml ends a block collection or scalar at the start of the
+            # line after it, which at the end of the file is no line.
+            return self.source.inside(span)
+        return span
 
     def scalar_offset_span(self, path: DataPath, start: int, end: int | None = None) -> Span:
         """Map 0-based offsets inside a string scalar's value to the file.
@@ -336,9 +392,10 @@ class Document:
         src_last = table[min(max(end - 1, start, 0), last)]
         line, col = self.source.line_col(src_start)
         end_line, end_col = self.source.line_col(src_last)
-        # The end is the column after the last character, on that character's line (also when
-        # the last character is a line break), so a reporter underlines a single line.
-        return Span(self.source.path, line + 1, col + 1, end_line + 1, end_col + 2)
+        # The end is the column after the last character, on that character's line, so a
+        # reporter underlines a single line; a line break ends its line, so nothing comes after it.
+        after = 1 if self.source.text[src_last : src_last + 1] in ("\n", "\r") else 2
+        return Span(self.source.path, line + 1, col + 1, end_line + 1, end_col + after)
 
 
 def _frozen_document(path: str, index: int, frozen: bytes, finite: bool, item: int | None) -> Document:
@@ -393,7 +450,7 @@ class _Abort(Exception):
 
 
 class _Frame:
-    __slots__ = ("container", "positions", "key", "key_pos", "anchor", "size", "merges", "start", "flow")
+    __slots__ = ("container", "positions", "key", "key_pos", "anchor", "size", "chars", "merges", "start", "flow")
 
     def __init__(self, container: Any, positions: Any, anchor: str | None, start: Any, flow: bool):
         self.container = container
@@ -403,6 +460,7 @@ class _Frame:
         self.key_pos: Pos | None = None
         self.anchor = anchor
         self.size = 1
+        self.chars = 0  # of the scalars below, keys included: what an alias of it repeats
         self.merges: list[tuple[Any, Pos]] = []
         self.start = start
 
@@ -425,10 +483,19 @@ class _Spill:
         self.moved: set[int] = set()
         self.frame: _Frame | None = None  # the sequence whose items spill
         self.items: list[bytes] = []
+        self.anchors: dict[str, tuple[Any, int, int, Pos | None]] = {}  # the builder's (see ``take``)
 
     def take(self, value: Any, pos: Pos) -> None:
         where = self.where
-        self.items.append(_freeze_tree(value, pos if where.identity else where.tree(pos, self.moved)))
+        if where.identity:
+            self.items.append(_freeze_tree(value, pos))
+            return
+        self.items.append(_freeze_tree(value, where.tree(pos, self.moved)))
+        # The item's tables are freed once it is frozen, and a later item's may then get their
+        # ids: ``moved`` would take them for moved already, and that item's positions would stay
+        # where libyaml put them (a line early after a syntax error). Only a table an anchor
+        # holds (alive, and shared by the aliases of later items) stays moved.
+        self.moved &= {id(anchored[5]) for *_, anchored in self.anchors.values() if anchored and len(anchored) > 5}
 
     def restore(self) -> None:
         assert self.frame is not None
@@ -441,23 +508,31 @@ class _Spill:
 class _Builder:
     """Turns one document's events into data plus a position table."""
 
-    def __init__(self, problems: list[YamlProblem], spill: _Spill | None = None):
+    def __init__(self, problems: list[YamlProblem], spill: _Spill | None = None, start: int = 0):
         self.problems = problems
         self.spill = spill
-        self.anchors: dict[str, tuple[Any, int, Pos | None]] = {}
+        self.start = start  # offset of the document's first event, for the written size
+        #: Anchored nodes: (value, nodes, characters, position).
+        self.anchors: dict[str, tuple[Any, int, int, Pos | None]] = {}
+        if spill is not None:
+            spill.anchors = self.anchors
         self.incomplete: set[str] = set()
         self.stack: list[_Frame] = []
         self.root: Any = None
         self.root_pos: Pos = (0, 0, 0, 1, None)
         self.done = False
-        #: Nodes the document's aliases added so far, each counted with everything under it.
+        #: Nodes and scalar characters the document's aliases added so far, each alias counted
+        #: with everything under its anchor.
         self.aliased = 0
+        self.aliased_chars = 0
+        #: Nodes written out (alias nodes included), for go-yaml's share (``_allowed_alias_share``).
+        self.written = 0
         #: Set when the document has a shape whose YAML 1.2 rules libyaml does not check: a
         #: multi-line quoted scalar or flow collection inside a block collection, or a block
         #: scalar that starts with an empty line (see dralint.yaml.strict).
         self.needs_strict = False
-        #: Set when a scalar resolves to NaN or an infinity (see ``Document.finite``).
-        self.non_finite = False
+        #: Set when a scalar resolves to NaN, an infinity or an integer past int64 (see ``Document.finite``).
+        self.out_of_range = False
 
     def _pos(self, event: Any) -> Pos:
         start, end = event.start_mark, event.end_mark
@@ -466,13 +541,14 @@ class _Builder:
     def _problem(self, kind: str, message: str, pos: Pos, related: tuple = ()) -> None:
         self.problems.append(YamlProblem(kind, message, pos[0], pos[1], pos[2], pos[3], related))
 
-    def _add(self, value: Any, pos: Pos, size: int, node_is_key_ok: bool) -> None:
+    def _add(self, value: Any, pos: Pos, size: int, chars: int, node_is_key_ok: bool) -> None:
         """Attach a finished node to its parent (or make it the root)."""
         if not self.stack:
             self.root, self.root_pos, self.done = value, pos, True
             return
         frame = self.stack[-1]
         frame.size += size
+        frame.chars += chars
         container = frame.container
         if isinstance(container, list):
             if self.spill is not None and frame is self.spill.frame:
@@ -513,14 +589,29 @@ class _Builder:
         container[key] = value
         frame.positions[key] = mapping_entry(key, key_pos, pos)  # type: ignore[arg-type]
 
-    def _bomb(self, pos: Pos) -> None:
-        self._problem(
-            "alias-bomb",
-            f"this document expands to more than {MAX_EXPANDED_NODES:,} nodes through aliases "
-            "(a 'billion laughs' pattern); it was skipped",
-            pos,
-        )
-        raise _Abort()
+    def _past_budget(self, written_chars: int) -> str | None:
+        """Why the aliases so far take the document past its budget, or None."""
+        aliased, decoded = self.aliased, self.written + self.aliased
+        if aliased > MAX_EXPANDED_NODES:
+            return (
+                f"aliases make this document expand by {aliased:,} nodes (the limit is "
+                f"{MAX_EXPANDED_NODES:,}), {decoded / self.written:,.0f} times the {self.written:,} nodes written"
+            )
+        if aliased > 100 and decoded > 1000 and aliased / decoded > _allowed_alias_share(decoded):
+            return (
+                f"aliases make {aliased:,} of the {decoded:,} nodes this document expands to "
+                f"({decoded / self.written:,.0f} times the {self.written:,} nodes written), past the "
+                f"{_allowed_alias_share(decoded):.0%} the API server's YAML decoder accepts "
+                "('document contains excessive aliasing')"
+            )
+        if self.aliased_chars > MAX_EXPANDED_CHARS:
+            ratio = (written_chars + self.aliased_chars) / max(written_chars, 1)
+            return (
+                f"aliases make this document expand by {self.aliased_chars:,} characters of text (the "
+                f"limit is {MAX_EXPANDED_CHARS:,}), {ratio:,.0f} times the {written_chars:,} characters "
+                "written up to here"
+            )
+        return None
 
     def event(self, ev: Any) -> None:
         cls = type(ev)
@@ -531,8 +622,8 @@ class _Builder:
                 value = resolve_tagged(value, tag)
             elif not ev.style and ev.implicit[0]:
                 value = resolve_plain(value)
-            if non_finite(value):
-                self.non_finite = True
+            if out_of_range(value):
+                self.out_of_range = True
             pos = self._pos(ev)
             if pos[0] != pos[2]:
                 style = ev.style
@@ -540,10 +631,13 @@ class _Builder:
                     self.needs_strict = True
                 elif style in ("|", ">") and ev.value[:1] in ("", "\n"):
                     self.needs_strict = True
+            self.written += 1
+            chars = len(ev.value)
             if ev.anchor:
-                self.anchors[ev.anchor] = (value, 1, pos)
-            self._add(value, pos, 1, True)
+                self.anchors[ev.anchor] = (value, 1, chars, pos)
+            self._add(value, pos, 1, chars, True)
         elif cls is MappingStartEvent or cls is SequenceStartEvent:
+            self.written += 1
             if len(self.stack) >= MAX_DEPTH:
                 pos = self._pos(ev)
                 self._problem(
@@ -556,7 +650,7 @@ class _Builder:
             positions: Any = {} if cls is MappingStartEvent else []
             if ev.anchor:
                 self.incomplete.add(ev.anchor)
-                self.anchors[ev.anchor] = (container, 0, None)
+                self.anchors[ev.anchor] = (container, 0, 0, None)
             frame = _Frame(container, positions, ev.anchor, ev.start_mark, bool(ev.flow_style))
             if (
                 self.spill is not None
@@ -578,8 +672,8 @@ class _Builder:
                 self.needs_strict = True
             if frame.anchor:
                 self.incomplete.discard(frame.anchor)
-                self.anchors[frame.anchor] = (frame.container, frame.size, pos)
-            self._add(frame.container, pos, frame.size, False)
+                self.anchors[frame.anchor] = (frame.container, frame.size, frame.chars, pos)
+            self._add(frame.container, pos, frame.size, frame.chars, False)
         elif cls is AliasEvent:
             pos = self._pos(ev)
             if ev.anchor in self.incomplete:
@@ -593,13 +687,17 @@ class _Builder:
             if ev.anchor not in self.anchors:
                 self._problem("syntax", f"found undefined alias *{ev.anchor}", pos)
                 raise _Abort()
-            value, size, anchored = self.anchors[ev.anchor]
+            value, size, chars, anchored = self.anchors[ev.anchor]
+            self.written += 1
             self.aliased += max(size, 1)
-            if self.aliased > MAX_EXPANDED_NODES:
-                self._bomb(pos)
+            self.aliased_chars += chars
+            why = self._past_budget(ev.start_mark.index - self.start)
+            if why is not None:
+                self._problem("alias-bomb", f"{why} (a 'billion laughs' pattern); it was skipped", pos)
+                raise _Abort()
             if anchored is not None and len(anchored) > 5:
                 pos = pos[:5] + anchored[5:]
-            self._add(value, pos, max(size, 1), not isinstance(value, (dict, list)))
+            self._add(value, pos, max(size, 1), chars, not isinstance(value, (dict, list)))
 
     def _merge(self, frame: _Frame) -> None:
         """Apply ``<<`` merge keys: explicit keys win, earlier sources win over later ones."""
@@ -1097,7 +1195,9 @@ def _parse_segment(
         while (ev := next_event()) is not None:
             cls = type(ev)
             if cls is DocumentStartEvent:
-                builder, skipping = _Builder(builder_problems, _Spill(where) if documents.lists else None), False
+                spill = _Spill(where) if documents.lists else None
+                start = ev.start_mark.index if ev.start_mark is not None else 0
+                builder, skipping = _Builder(builder_problems, spill, start), False
             elif cls is DocumentEndEvent:
                 if builder is not None:
                     needs_strict = needs_strict or builder.needs_strict
@@ -1139,7 +1239,7 @@ def _finish(source: SourceText, builder: _Builder, where: _Relocate, index: int)
         if where.identity
         else where.tree(builder.root_pos, set() if builder.spill is None else builder.spill.moved)
     )
-    return Document(source, index, builder.root, root, not builder.non_finite)
+    return Document(source, index, builder.root, root, not builder.out_of_range)
 
 
 def iter_paths(data: Any, prefix: DataPath = ()) -> Iterator[tuple[DataPath, Any]]:

@@ -34,6 +34,8 @@ _GO_FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+
 _GO_DOT_FLOAT = re.compile(r"\.[0-9]+(?:[eE][-+]?[0-9]+)?")
 _INT_BASES = {"x": 16, "X": 16, "o": 8, "O": 8, "b": 2, "B": 2}
 _INT_MIN, _UINT_MAX = -(2**63), 2**64 - 1
+#: Digits of the largest integer Go's ParseUint reads (18,446,744,073,709,551,615).
+_MAX_DECIMAL_DIGITS = len(str(_UINT_MAX))
 _NUMERIC_START = set("0123456789-+")
 _MAYBE_SPECIAL = _NUMERIC_START | set(".~yYnNtTfFoO")
 
@@ -47,6 +49,8 @@ def _go_int(plain: str) -> int | None:
     if digits[0] == "0" and len(digits) > 1:
         base = _INT_BASES.get(digits[1])
         value = int(digits[2:], base) if base else int(digits[1:], 8)  # a bare leading 0: octal
+    elif len(digits) > _MAX_DECIMAL_DIGITS:  # out of range, and past what ``int`` converts (4,300 digits)
+        return None
     else:
         value = int(digits)
     value *= sign
@@ -96,11 +100,19 @@ def resolve_tagged(text: str, tag: str) -> Any:
     return text
 
 
-def non_finite(value: Any) -> bool:
-    """Whether a resolved scalar is NaN or an infinity (``.nan``, ``-.Inf``, ``1e999``, ``!!float
-    nan``): both readers note it where they resolve scalars, so that a document known to hold
+#: The integers every Kubernetes integer field can hold: int64 (int32 fields say so in the schema).
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+
+
+def out_of_range(value: Any) -> bool:
+    """Whether a resolved scalar is a number no Kubernetes field can hold: NaN or an infinity
+    (``.nan``, ``-.Inf``, ``1e999``, a 5,000-digit integer, ``!!float nan``) or an integer past
+    int64. Both readers note it where they resolve scalars, so that a document known to hold
     none need not be searched for one (see ``Document.finite``)."""
-    return type(value) is float and not math.isfinite(value)
+    kind = type(value)
+    if kind is float:
+        return not math.isfinite(value)
+    return kind is int and not INT64_MIN <= value <= INT64_MAX
 
 
 def key_text(key: Any) -> str:

@@ -228,7 +228,8 @@ def decode(display: str, raw: bytes) -> SourceFile | FileIssue:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         line = raw[: error.start].count(b"\n") + 1
-        column = error.start - (raw.rfind(b"\n", 0, error.start) + 1) + 1
+        # In characters, as every other column: the line's bytes before the bad one, decoded.
+        column = len(raw[raw.rfind(b"\n", 0, error.start) + 1 : error.start].decode("utf-8", "replace")) + 1
         return FileIssue(
             display,
             "encoding",

@@ -32,6 +32,7 @@ PROBLEM_RULES = {
     "duplicate-device": "SCH005",
     "duplicate-counter-set": "SCH005",
     "unknown-counter": "SCH005",
+    "number-out-of-range": "SCH005",
     "mixed-generations": "SCH006",
     "slice-without-node-selection": "SCH006",
     "slice-without-pool": "SCH006",

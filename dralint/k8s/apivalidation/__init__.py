@@ -19,6 +19,7 @@ from dralint.k8s.apivalidation.meta import check_object_meta, status_written
 from dralint.k8s.apivalidation.pods import check_pod_spec
 from dralint.k8s.apivalidation.schema import schema_set
 from dralint.k8s.apivalidation.versions import VersionVerdict, check_version
+from dralint.yaml.scalars import INT64_MAX, INT64_MIN, out_of_range
 
 __all__ = ["ApiError", "check_pod_spec", "validate_object", "version_verdict"]
 
@@ -103,10 +104,10 @@ def _has_non_finite_number(value: Any) -> bool:
             stack.extend(item.values())
         elif kind is list:
             stack.extend(item)
-        elif kind is str or kind is int:
+        elif kind is str:
             continue
-        elif isinstance(item, float):
-            if not math.isfinite(item):
+        elif kind is int or kind is float:
+            if out_of_range(item):
                 return True
         elif isinstance(item, Mapping):
             stack.extend(item.values())
@@ -116,18 +117,29 @@ def _has_non_finite_number(value: Any) -> bool:
 
 
 def non_finite_numbers(value: Any, path: tuple = ()) -> Iterator[ApiError]:
-    """``.nan``, ``.inf``, ``-.inf`` and overflowing numbers (``1e999``) anywhere in an object.
+    """``.nan``, ``.inf``, ``-.inf``, overflowing numbers (``1e999``, a 5,000-digit integer) and
+    integers past int64 anywhere in an object.
 
-    JSON has no such numbers, so kubectl cannot even send the object; every other check would
+    JSON has no NaN or infinity, so kubectl cannot even send the object; the API server decodes
+    every integer field as int32 or int64 and refuses a larger number; every other check would
     see a number no quantity or integer field can hold.
     """
-    if isinstance(value, float) and not math.isfinite(value):
+    if type(value) is int and out_of_range(value):
+        yield ApiError(
+            path,
+            E.WRONG_TYPE,
+            f"{field_path(path)}: Invalid value: {value}: must fit in a 64-bit integer "
+            f"({INT64_MIN} to {INT64_MAX}); the API server cannot decode a larger number",
+            hint='write a smaller number, or a quoted quantity such as "100Gi" where the field takes one',
+        )
+    elif isinstance(value, float) and not math.isfinite(value):
         shown = ".nan" if math.isnan(value) else ".inf" if value > 0 else "-.inf"
         yield ApiError(
             path,
             E.WRONG_TYPE,
-            f"{field_path(path)}: Invalid value: {shown}: must be a finite number; "
-            "JSON has no NaN or infinity, so kubectl cannot send the object",
+            f"{field_path(path)}: Invalid value: {shown}: must be a finite number (a number past "
+            "1.8e308, such as an integer of hundreds of digits, is infinite too); JSON has no NaN or "
+            "infinity, so kubectl cannot send the object",
             hint='write the number itself, or as a quoted quantity such as "100Gi"',
         )
     elif isinstance(value, Mapping):

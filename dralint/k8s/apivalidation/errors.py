@@ -60,14 +60,27 @@ def field_path(path: Path) -> str:
     return objects.field_path(tuple(path)) or "<root>"
 
 
+#: Characters of a value a message quotes in full; a longer one is quoted by its two ends.
+SHOWN_CHARS = 80
+
+
+def shortened(text: str) -> str:
+    """``text``, or its two ends and its length when it is longer than ``SHOWN_CHARS``: a 1 MB
+    label value or a 5,000-digit number would otherwise be the whole message, in every report."""
+    if len(text) <= SHOWN_CHARS:
+        return text
+    half = SHOWN_CHARS // 2
+    return f"{text[:half]}…{text[-half // 2 :]} ({len(text):,} characters)"
+
+
 def render_value(value: Any) -> str:
     """Render a value as the server does in ``Invalid value: ...`` (strings quoted, JSON otherwise)."""
     if isinstance(value, str):
-        return json.dumps(value)
+        return shortened(json.dumps(value))
     if isinstance(value, (dict, list)):
         text = json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
         return text if len(text) <= 60 else "{...}" if isinstance(value, dict) else "[...]"
-    return json.dumps(value, default=str)
+    return shortened(json.dumps(value, default=str))
 
 
 def invalid(path: Path, value: Any, detail: str) -> str:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, Iterator, Mapping
 
+from dralint.diagnostics import internal_error
 from dralint.k8s.allocator import Outcome, Simulator, extended_resource_classes, pod_demand
 from dralint.k8s.allocator.model import parse_claim
 from dralint.k8s.allocator.nodeselector import SelectorError, labels_match, node_matches
@@ -197,10 +198,23 @@ class PodDoctor:
     def run(self) -> list[Diagnosis]:
         """A diagnosis for every pod of the dump that uses devices and is Pending or failing."""
         return [
-            self.diagnose(pod)
+            self._guarded(pod)
             for pod in self.dump.of_kind("Pod")
             if uses_devices(pod, self.ext, self.unprovided) and examined(pod.data)
         ]
+
+    def _guarded(self, pod: KubeObject) -> Diagnosis:
+        """``diagnose``, or a diagnosis that names the bug it met: one pod's odd data must not
+        cost the others theirs."""
+        try:
+            return self.diagnose(pod)
+        except Exception as error:  # one broken diagnosis must not stop the others
+            found = Diagnosis(pod.namespace or "default", pod.name, "Unknown", None)
+            message = f"{internal_error('the diagnosis of this pod', error)}; the other pods were still diagnosed"
+            found.steps.append(
+                Step("dralint", WARNING, message, f"kubectl get pod -n {found.namespace} {pod.name} -o yaml")
+            )
+            return found
 
     def diagnose(self, pod: KubeObject) -> Diagnosis:
         """All steps for one pod."""

@@ -5,9 +5,11 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any, Iterable, Mapping
 
+from dralint.k8s.apivalidation import non_finite_numbers
 from dralint.k8s.manifests import objects_from
 from dralint.k8s.objects import KubeObject
-from dralint.yaml.loader import SourceText, load
+from dralint.yaml.loader import DataPath, Document, SourceText, load
+from dralint.yaml.plain import type_name
 
 
 class DumpError(ValueError):
@@ -17,8 +19,10 @@ class DumpError(ValueError):
 class Dump:
     """Objects of one dump; namespaced kinds are keyed by (namespace, name)."""
 
-    def __init__(self, objects: Iterable[KubeObject]) -> None:
+    def __init__(self, objects: Iterable[KubeObject], skipped: Iterable[str] = ()) -> None:
         self.objects = list(objects)
+        #: ``path:line:column: why`` of each document or object left out (see ``load_dump``).
+        self.skipped = list(skipped)
         self._by_kind: dict[str, list[KubeObject]] = defaultdict(list)
         self._index: dict[tuple[str, str | None, str], KubeObject] = {}
         for obj in self.objects:
@@ -49,12 +53,46 @@ def load_dump(text: str, path: str = "<stdin>") -> Dump:
         problem = result.problems[0]
         raise DumpError(f"{path}:{problem.line + 1}:{problem.column + 1}: {problem.message}")
     objects: list[KubeObject] = []
+    skipped: list[str] = []
     for doc in result.documents:
-        found, _shape_problems = objects_from(doc, "cluster")
-        objects.extend(found)
+        found, shape_problems = objects_from(doc, "cluster")
+        skipped.extend(_located(p.document, p.path, p.message) for p in shape_problems)
+        for obj in found:
+            why = _unusable(obj)
+            if why is None:
+                objects.append(obj)
+            else:
+                skipped.append(_located(obj.doc, obj.base + why[0], f"{obj.display}: {why[1]}"))
     if not objects:
         raise DumpError(
-            f"{path}: no Kubernetes object found (expected the output of "
-            "kubectl get pods,resourceclaims,resourceslices,deviceclasses,nodes -A -o yaml)"
+            "\n".join(
+                [
+                    *skipped,
+                    f"{path}: no Kubernetes object found (expected the output of "
+                    "kubectl get pods,resourceclaims,resourceslices,deviceclasses,nodes -A -o yaml)",
+                ]
+            )
         )
-    return Dump(objects)
+    return Dump(objects, skipped)
+
+
+def _located(doc: Document, path: DataPath, message: str) -> str:
+    span = doc.locate(path)
+    return f"{span.path}:{span.line}:{span.column}: {message}; it was left out"
+
+
+def _unusable(obj: KubeObject) -> tuple[DataPath, str] | None:
+    """Where and why an object of the dump cannot be a cluster's: an identity that is no name
+    (a list as ``metadata.namespace``), or a number no field can hold. The API server would
+    never have stored it, and every step of the diagnosis would trip over it."""
+    meta = obj.data.get("metadata")
+    if not isinstance(meta, Mapping):
+        return ("metadata",), f"metadata must be a mapping, not {type_name(meta)}"
+    for key in ("name", "namespace"):
+        if key in meta and not isinstance(meta[key], str):
+            return ("metadata", key), f"metadata.{key} must be a string, not {type_name(meta[key])}"
+    if not obj.doc.finite:
+        error = next(non_finite_numbers(obj.data), None)
+        if error is not None:
+            return tuple(error.path), error.message
+    return None

@@ -9,9 +9,11 @@ from dralint.k8s.doctor.diagnose import PROBLEM, Diagnosis
 _MARK = {"ok": "ok  ", "note": "note", "warning": "WARN", PROBLEM: "FAIL"}
 
 
-def as_data(diagnoses: list[Diagnosis]) -> dict[str, Any]:
-    """Every pod with its steps; ``stuck`` is the first problem's message (null when none)."""
+def as_data(diagnoses: list[Diagnosis], skipped: list[str]) -> dict[str, Any]:
+    """Every pod with its steps; ``stuck`` is the first problem's message (null when none);
+    ``skipped``, the dump's documents and objects left out, each with its place and reason."""
     return {
+        "skipped": skipped,
         "pods": [
             {
                 "namespace": d.namespace,
@@ -29,11 +31,14 @@ def as_data(diagnoses: list[Diagnosis]) -> dict[str, Any]:
     }
 
 
-def as_text(diagnoses: list[Diagnosis], source: str = "the dump") -> str:
-    """One block per pod: header, the verdict, then each step with its evidence command."""
+def as_text(diagnoses: list[Diagnosis], skipped: list[str], source: str = "the dump") -> str:
+    """The objects left out, then one block per pod: header, the verdict, then each step with
+    its evidence command."""
+    lines = [f"skipped: {why}" for why in skipped]
     if not diagnoses:
-        return f"no Pending or failing pod that uses devices in {source}\n"
-    lines: list[str] = []
+        return "\n".join([*lines, f"no Pending or failing pod that uses devices in {source}"]) + "\n"
+    if lines:
+        lines.append("")
     for d in diagnoses:
         where = f" on {d.node}" if d.node else ""
         lines.append(f"Pod {d.namespace}/{d.name}: {d.phase}{where}")
