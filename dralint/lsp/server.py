@@ -1,0 +1,374 @@
+"""The language server: the protocol's requests and notifications, answered from the
+workspace lint (``workspace``), the cursor (``cursor``) and the features (``features``).
+
+One process, one event loop, one lint at a time: a document is linted when it opens, a
+moment (``debounceMs``) after the last of a burst of changes, and again when a file it may
+refer to changes. Nothing a document, the config or a check does may stop the server: each
+handler turns an exception into a logged message (and a lint that fails into a diagnostic).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+from pygls.uris import to_fs_path
+from pygls.workspace import TextDocument
+
+from dralint import __version__
+from dralint.diagnostics import Diagnostic, Replacement, Span
+from dralint.fix.runner import fix_replacements
+from dralint.lsp import cursor, features
+from dralint.lsp.convert import Lines, diagnostic, edits, plain_range, uri_of
+from dralint.lsp.devices import Knowledge, ObjectSource
+from dralint.lsp.workspace import Linted, Workspace, display
+
+#: Documents larger than this are not linted as they are typed (``maxDocumentSize``): reading
+#: costs about twenty times a document's size, and the editor waits for every keystroke.
+MAX_DOCUMENT_BYTES = 4 << 20
+#: Pause after the last change of a burst before a document is linted again (``debounceMs``).
+DEBOUNCE_SECONDS = 0.05
+#: The languages dralint lints; other documents get no diagnostics.
+LANGUAGES = frozenset({"yaml", "json", "jsonc", "helm"})
+_SUFFIXES = (".yaml", ".yml", ".json")
+
+T = TypeVar("T")
+
+
+def _rules_page() -> str | None:
+    """docs/rules.md beside the package (a checkout), the page rule codes link to."""
+    page = Path(__file__).resolve().parent.parent.parent / "docs" / "rules.md"
+    return page.as_uri() if page.is_file() else None
+
+
+class DralintServer(LanguageServer):
+    """The server's state: the workspace, each open document's last lint, pending lints."""
+
+    def __init__(self) -> None:
+        super().__init__("dralint", __version__)
+        self.space = Workspace(None, self.log)
+        self.linted: dict[str, Linted] = {}
+        self.fixes: dict[str, dict[Diagnostic, tuple[Replacement, ...]]] = {}
+        self.pending: dict[str, asyncio.TimerHandle] = {}
+        self.docs_url = _rules_page()
+        self.max_bytes = MAX_DOCUMENT_BYTES
+        self.debounce = DEBOUNCE_SECONDS
+        self._knowledge: tuple[int, Knowledge] | None = None
+
+    def log(self, message: str, kind: types.MessageType = types.MessageType.Info) -> None:
+        # With no client connected yet (or any more) the message has nowhere to go.
+        with contextlib.suppress(Exception):
+            self.window_log_message(types.LogMessageParams(kind, message))
+
+    def guarded(self, what: str, work: Callable[[], T], default: T) -> T:
+        """``work()``, or ``default`` with the error logged: no request may stop the server."""
+        try:
+            return work()
+        except Exception as error:
+            self.log(
+                f"dralint: {what} failed: {type(error).__name__}: {error}\n{traceback.format_exc()}",
+                types.MessageType.Error,
+            )
+            return default
+
+    # ------------------------------------------------------------------ documents
+
+    def path_of(self, uri: str) -> str:
+        return display(to_fs_path(uri) or uri, self.space.root)
+
+    def lints(self, document: TextDocument) -> bool:
+        name = document.filename or ""
+        return document.language_id in LANGUAGES or name.endswith(_SUFFIXES)
+
+    def schedule(self, uri: str, delay: float) -> None:
+        """Lint ``uri`` after ``delay`` seconds, replacing a lint already pending for it."""
+        waiting = self.pending.pop(uri, None)
+        if waiting is not None:
+            waiting.cancel()
+        loop = asyncio.get_running_loop()
+        self.pending[uri] = loop.call_later(delay, self.lint_now, uri)
+
+    def lint_now(self, uri: str) -> None:
+        self.pending.pop(uri, None)
+        document = self.workspace.text_documents.get(uri)
+        if document is None or not self.lints(document):
+            return
+        found = self.guarded("lint", lambda: self.diagnostics_of(document), None)
+        if found is None:
+            found = [self.failure(document)]
+        self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri, found, document.version))
+
+    def diagnostics_of(self, document: TextDocument) -> list[types.Diagnostic]:
+        text = document.source
+        lines = Lines(text, document.position_codec.client_num_units)
+        if len(text) > self.max_bytes or len(text.encode("utf-8", "surrogatepass")) > self.max_bytes:
+            self.linted.pop(document.uri, None)
+            return [self.too_large(len(text.encode("utf-8", "surrogatepass")))]
+        linted = self.space.lint(self.path_of(document.uri), text)
+        self.linted[document.uri] = linted
+        self.fixes.pop(document.uri, None)
+        return [diagnostic(d, lines, self.docs_url, plain_range) for d in linted.diagnostics]
+
+    def too_large(self, size: int) -> types.Diagnostic:
+        return types.Diagnostic(
+            range=types.Range(types.Position(0, 0), types.Position(0, 1)),
+            message=f"this document is {size / (1 << 20):.1f} MiB, over the {self.max_bytes / (1 << 20):.0f} MiB "
+            "that dralint lints as you type (maxDocumentSize); run `dralint lint` on it",
+            severity=types.DiagnosticSeverity.Information,
+            source="dralint",
+        )
+
+    def failure(self, document: TextDocument) -> types.Diagnostic:
+        return types.Diagnostic(
+            range=types.Range(types.Position(0, 0), types.Position(0, 1)),
+            message="dralint could not lint this document (an internal error, logged in the language server's output); "
+            "please report it with the document",
+            severity=types.DiagnosticSeverity.Error,
+            source="dralint",
+            code="INT001",
+        )
+
+    def relint_open(self) -> None:
+        for uri in list(self.workspace.text_documents):
+            self.schedule(uri, self.debounce)
+
+    def knowledge(self) -> Knowledge:
+        """Classes and devices of the workspace and the snapshot, rebuilt when either changed."""
+        generation = self.space.generation
+        if self._knowledge is None or self._knowledge[0] != generation:
+            objects = [obj for objects in self.space.files.values() for obj in objects]
+            known = Knowledge(ObjectSource("workspace", objects), ObjectSource("snapshot", self.space.cluster))
+            self._knowledge = (generation, known)
+        return self._knowledge[1]
+
+    def fixes_of(self, uri: str, linted: Linted) -> dict[Diagnostic, tuple[Replacement, ...]]:
+        """Each fixable finding's fix made alone, worked out once per lint when first asked."""
+        if uri not in self.fixes:
+            self.fixes[uri] = fix_replacements(linted.result)
+        return self.fixes[uri]
+
+    def publish_config(self) -> None:
+        config = self.space.config
+        if config is None or config.path is None:
+            return
+        found = self.space.config_findings()
+        source = config.source.text if config.source is not None else ""
+        lines = Lines(source, lambda text: len(text.encode("utf-16-le")) // 2)
+        if found:
+            self.log(
+                f"dralint: {len(found)} problem(s) in {config.path}; see the diagnostics there",
+                types.MessageType.Warning,
+            )
+        self.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(
+                uri_of(config.path), [diagnostic(d, lines, self.docs_url, plain_range) for d in found]
+            )
+        )
+
+
+server = DralintServer()
+
+
+@server.feature(types.INITIALIZE)
+def initialize(ls: DralintServer, params: types.InitializeParams) -> None:
+    folders = params.workspace_folders or []
+    root_uri = folders[0].uri if folders else params.root_uri
+    root = to_fs_path(root_uri) if root_uri else params.root_path
+    ls.space = Workspace(os.path.abspath(root) if root else None, ls.log)
+    options: Any = params.initialization_options or {}
+    if isinstance(options, dict):
+        ls.docs_url = options.get("docsUrl", ls.docs_url)
+        ls.max_bytes = int(options.get("maxDocumentSize", ls.max_bytes))
+        ls.debounce = float(options.get("debounceMs", ls.debounce * 1000)) / 1000
+
+
+@server.feature(types.INITIALIZED)
+async def initialized(ls: DralintServer, params: types.InitializedParams) -> None:
+    ls.guarded("loading the workspace", ls.space.load, None)
+    ls.guarded("reading the config", ls.publish_config, None)
+    watching = ls.client_capabilities.workspace
+    dynamic = watching and watching.did_change_watched_files and watching.did_change_watched_files.dynamic_registration
+    if dynamic:
+        watchers = [
+            types.FileSystemWatcher(glob_pattern=g) for g in ("**/*.yaml", "**/*.yml", "**/*.json", "**/pyproject.toml")
+        ]
+        registration = types.Registration(
+            "dralint-watch",
+            types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+            types.DidChangeWatchedFilesRegistrationOptions(watchers=watchers),
+        )
+        try:
+            await ls.client_register_capability_async(types.RegistrationParams([registration]))
+        except Exception as error:  # the client refused: saves still keep the workspace up to date
+            ls.log(f"dralint: could not watch files: {error}")
+    ls.relint_open()
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+def did_open(ls: DralintServer, params: types.DidOpenTextDocumentParams) -> None:
+    ls.schedule(params.text_document.uri, 0)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+def did_change(ls: DralintServer, params: types.DidChangeTextDocumentParams) -> None:
+    ls.schedule(params.text_document.uri, ls.debounce)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+def did_save(ls: DralintServer, params: types.DidSaveTextDocumentParams) -> None:
+    path = to_fs_path(params.text_document.uri)
+    if path:
+        ls.guarded("updating the workspace", lambda: ls.space.changed(path), None)
+        ls.guarded("reading the config", ls.publish_config, None)
+    ls.relint_open()
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+def did_close(ls: DralintServer, params: types.DidCloseTextDocumentParams) -> None:
+    uri = params.text_document.uri
+    waiting = ls.pending.pop(uri, None)
+    if waiting is not None:
+        waiting.cancel()
+    ls.linted.pop(uri, None)
+    ls.fixes.pop(uri, None)
+    ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri, []))
+
+
+@server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+def did_change_watched(ls: DralintServer, params: types.DidChangeWatchedFilesParams) -> None:
+    for change in params.changes:
+        path = to_fs_path(change.uri)
+        if path:
+            ls.guarded("updating the workspace", lambda p=path: ls.space.changed(p), None)  # type: ignore[misc]
+    ls.guarded("reading the config", ls.publish_config, None)
+    ls.relint_open()
+
+
+def _in_range(span: Span, start: types.Position, end: types.Position, lines: Lines) -> bool:
+    found = lines.range(span)
+    return (found.start.line, found.start.character) <= (end.line, end.character) and (
+        (start.line, start.character) <= (found.end.line, found.end.character)
+    )
+
+
+@server.feature(
+    types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix])
+)
+def code_action(ls: DralintServer, params: types.CodeActionParams) -> list[types.CodeAction] | None:
+    return ls.guarded("code actions", lambda: _code_actions(ls, params), None)
+
+
+def _code_actions(ls: DralintServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+    uri = params.text_document.uri
+    linted = ls.linted.get(uri)
+    if linted is None:
+        return []
+    document = ls.workspace.get_text_document(uri)
+    lines = Lines(document.source, document.position_codec.client_num_units)
+    hit = [d for d in linted.diagnostics if _in_range(d.span, params.range.start, params.range.end, lines)]
+    fixes = ls.fixes_of(uri, linted) if any(d.rule in _fixable() for d in hit) else {}
+    out = []
+    for diag in hit:
+        made = diagnostic(diag, lines, ls.docs_url, plain_range)
+        actions = [features.fix_action(diag, fixes[diag])] if diag in fixes else []
+        suppress = features.suppress_action(diag, document.source)
+        actions.extend([suppress] if suppress is not None else [])
+        for action in actions:
+            edit = types.WorkspaceEdit(changes={uri: edits(action.replacements, lines)})
+            out.append(
+                types.CodeAction(
+                    action.title,
+                    kind=types.CodeActionKind.QuickFix,
+                    diagnostics=[made],
+                    edit=edit,
+                    is_preferred=action.preferred,
+                )
+            )
+    return out
+
+
+def _fixable() -> set[str]:
+    from dralint.fix.runner import fixable_rules
+
+    return fixable_rules()
+
+
+@server.feature(types.TEXT_DOCUMENT_HOVER)
+def hover(ls: DralintServer, params: types.HoverParams) -> types.Hover | None:
+    return ls.guarded("hover", lambda: _hover(ls, params), None)
+
+
+def _hover(ls: DralintServer, params: types.HoverParams) -> types.Hover | None:
+    uri = params.text_document.uri
+    document = ls.workspace.get_text_document(uri)
+    where = document.position_codec.position_from_client_units(document.lines, params.position)
+    line, column = where.line, where.character
+    parts = []
+    linted = ls.linted.get(uri)
+    if linted is not None:
+        here = [d for d in linted.diagnostics if _covers(d.span, line, column)]
+        if here:
+            parts.append(features.rule_hover(here))
+    at = cursor.string_at(cursor.documents(ls.path_of(uri), document.source), line, column)
+    if at is not None and at.path and at.path[-1] == "deviceClassName":
+        parts.append(features.class_hover(at.value, ls.knowledge()))
+    elif at is not None and at.offset is not None and cursor.is_cel(at.path):
+        said = features.field_hover(at.value, at.offset, ls.knowledge())
+        parts.extend([said] if said else [])
+    if not parts:
+        return None
+    return types.Hover(types.MarkupContent(types.MarkupKind.Markdown, "\n\n---\n\n".join(parts)))
+
+
+def _covers(span: Span, line: int, column: int) -> bool:
+    where = (line + 1, column + 1)
+    return (span.line, span.column) <= where < (span.end_line, span.end_column) or (span.line, span.column) == where
+
+
+@server.feature(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=['"', ".", " "]))
+def completion(ls: DralintServer, params: types.CompletionParams) -> types.CompletionList | None:
+    return ls.guarded("completion", lambda: _completion(ls, params), None)
+
+
+def _completion(ls: DralintServer, params: types.CompletionParams) -> types.CompletionList | None:
+    uri = params.text_document.uri
+    document = ls.workspace.get_text_document(uri)
+    where = document.position_codec.position_from_client_units(document.lines, params.position)
+    line, column = where.line, where.character
+    text_line = document.lines[line].rstrip("\r\n") if line < len(document.lines) else ""
+    asked = cursor.completing_line(text_line[:column])
+    if asked is None:
+        at = cursor.string_at(cursor.documents(ls.path_of(uri), document.source), line, column)
+        if at is None or at.offset is None or not cursor.is_cel(at.path):
+            return None
+        asked = cursor.completing_cel(at.value, at.offset)
+    if asked is None:
+        return None
+    lines = Lines(document.source, document.position_codec.client_num_units)
+    typed = Span("", line + 1, column + 1 - len(asked.typed), line + 1, column + 1)
+    items = [
+        types.CompletionItem(
+            item.label,
+            kind=types.CompletionItemKind.Class if asked.what == "class" else types.CompletionItemKind.Field,
+            detail=item.detail,
+            text_edit=types.TextEdit(lines.range(typed), item.label),
+            filter_text=item.label,
+        )
+        for item in features.completions(asked, ls.knowledge())
+    ]
+    return types.CompletionList(is_incomplete=False, items=items)
+
+
+def serve(tcp_port: int | None = None) -> None:
+    """Run the server on stdio, or on a loopback TCP port (for debugging)."""
+    if tcp_port is None:
+        server.start_io()
+    else:
+        server.start_tcp("127.0.0.1", tcp_port)
