@@ -22,8 +22,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from bench.generate import generate  # noqa: E402
 from lsp_session import Session, uri  # noqa: E402
+
+from bench.generate import generate  # noqa: E402
 
 GOAL_SECONDS = 0.1
 
