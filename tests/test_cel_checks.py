@@ -202,10 +202,17 @@ def test_request_inherits_the_class_selectors(tmp_path) -> None:
 
 
 def test_snapshot_rules_stay_quiet_without_slices(tmp_path) -> None:
-    manifest = HEAD + '      expression: device.attributes["gpu.example.com"].productName == "H100"\n'
+    manifest = HEAD.replace("gpu.example.com", "gpu.acme.example") + (
+        '      expression: device.attributes["gpu.acme.example"].productName == "H100"\n'
+    )
     result = lint_text(tmp_path, manifest)  # strict profile: CEL009 is on
     assert not {d.rule for d in result.diagnostics} & {"CEL008", "CEL010", "CEL015"}
     assert {d.rule for d in result.diagnostics} >= {"CEL009"}
+    # a driver of the catalog is judged against what it publishes instead (tests/test_driver_checks.py)
+    catalog = lint_text(
+        tmp_path, HEAD + '      expression: device.attributes["gpu.example.com"].productName == "H100"\n'
+    )
+    assert [d.rule for d in catalog.diagnostics if d.rule == "CEL010"] == ["CEL010"]
 
 
 def test_request_of_an_unknown_class_is_not_evaluated(tmp_path) -> None:

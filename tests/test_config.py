@@ -42,6 +42,8 @@ def _valid_value(name: str, type_text: str):
         "pss_level": "restricted",
         "closed_world": ["DeviceClass"],
         "feature_gates": {"DRAPrioritizedList": False},
+        "drivers": {"gpu.nvidia.com": "25.8.0"},
+        "driver_catalogs": [],
         "charts": {"chart": {"values": ["prod.yaml"], "set": ["workers=4"], "release": "r", "namespace": "ml"}},
     }
     if name in special:

@@ -99,11 +99,39 @@ def closed_kinds(values: tuple[str, ...]) -> set[str]:
     return kinds
 
 
+def driver_versions(values: tuple[str, ...], config: LoadedConfig | None) -> dict[str, str] | None:
+    """``--driver NAME=VERSION`` as a mapping; each must name a release of the driver catalog
+    (with the config's own catalog files)."""
+    if not values:
+        return None
+    from dralint.k8s.drivers import load_catalog as load_drivers
+
+    catalog = load_drivers(config.values.get("driver_catalogs", []) if config is not None else [])
+    chosen: dict[str, str] = {}
+    for value in values:
+        driver, sep, version = value.partition("=")
+        releases = catalog.releases_of(driver.strip())
+        if not sep or not driver.strip() or not version.strip():
+            problem = f"{value!r} is not NAME=VERSION, e.g. gpu.nvidia.com=25.8.0"
+        elif not releases:
+            near = did_you_mean(driver, catalog.drivers)
+            problem = f"{driver!r} is not a driver of the catalog;{near} `dralint drivers` lists them"
+        elif catalog.release(driver.strip(), version.strip()) is None:
+            known = ", ".join(r.version for r in releases)
+            problem = f"{version!r} is not a release of {driver} in the catalog (known: {known})"
+        else:
+            chosen[driver.strip().lower()] = version.strip().lstrip("v")
+            continue
+        raise click.BadParameter(problem, param_hint="--driver")
+    return chosen
+
+
 class _LazyGroup(click.Group):
     """Imports a subcommand's module only when that command runs (or help lists it): ``fix``
     and ``simulate`` pull in ruamel.yaml, the allocator and CEL, which ``lint`` seldom needs."""
 
     LAZY = {
+        "drivers": "dralint.cli.drivers:drivers_command",
         "fix": "dralint.cli.fix:fix_command",
         "config": "dralint.cli.config:config_command",
         "simulate": "dralint.cli.simulate:simulate_command",
@@ -323,7 +351,16 @@ def _write(text: str | Iterable[str], target: str | None) -> None:
     multiple=True,
     metavar="FILE",
     help="Cluster state: `kubectl get resourceslices,deviceclasses,nodes,resourceclaims -o yaml` output, "
-    f"or example:NAME for a bundled snapshot ({', '.join(sorted(EXAMPLES))}); repeatable.",
+    f"or example:NAME for a bundled snapshot ({', '.join(sorted(EXAMPLES))}) or example:DRIVER[@VERSION] for a "
+    "catalog driver's fleet (`dralint drivers`); repeatable.",
+)
+@click.option(
+    "--driver",
+    "drivers",
+    multiple=True,
+    metavar="NAME=VERSION",
+    help="The release of a DRA driver the cluster runs, e.g. gpu.nvidia.com=25.8.0 (repeatable); "
+    "without it selectors are judged against every release in the driver catalog.",
 )
 @click.option("--feature-gates", metavar="GATES", help="Kubernetes feature gates as Name=true,Other=false.")
 @click.option(
@@ -397,6 +434,7 @@ def lint_command(
     exclude: tuple[str, ...],
     context_paths: tuple[str, ...],
     slices: tuple[str, ...],
+    drivers: tuple[str, ...],
     feature_gates: str | None,
     closed_world: tuple[str, ...],
     profile: str | None,
@@ -422,6 +460,7 @@ def lint_command(
         "exclude": list(exclude),
         "context": list(context_paths),
         "slices": list(slices),
+        "drivers": driver_versions(drivers, config),
         "closed_world": closed_kinds(closed_world),
         "select": rule_selectors(select, "--select"),
         "ignore": rule_selectors(ignore, "--ignore"),

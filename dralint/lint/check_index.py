@@ -2,12 +2,13 @@
 kinds each module's checks apply to; None for a check of any kind or a run-wide check, [] for a
 module without checks (its users import it). Do not edit."""
 
-DIGEST = 2432430581
+DIGEST = 3407196181
 
 KINDS: dict[str, list[str] | None] = {
     "dralint.checks.api.images": ["ClusterWorkflowTemplate", "CronJob", "CronWorkflow", "DaemonSet", "Deployment", "JAXJob", "Job", "JobSet", "LeaderWorkerSet", "MPIJob", "PaddleJob", "Pod", "PodTemplate", "PyTorchJob", "RayCluster", "RayJob", "RayService", "ReplicaSet", "ReplicationController", "Rollout", "StatefulSet", "TFJob", "Workflow", "WorkflowTemplate", "XGBoostJob"],
     "dralint.checks.api.validation": None,
     "dralint.checks.cel.compile": ["DeviceClass", "ResourceClaim", "ResourceClaimTemplate"],
+    "dralint.checks.cel.drivers": ["DeviceClass", "ResourceClaim", "ResourceClaimTemplate"],
     "dralint.checks.cel.selectors": ["DeviceClass", "ResourceClaim", "ResourceClaimTemplate"],
     "dralint.checks.cel.sites": [],
     "dralint.checks.cel.snapshot": ["DeviceClass", "ResourceClaim", "ResourceClaimTemplate"],

@@ -33,7 +33,7 @@ CONFIG_NAMES = (".dralint.yaml", ".dralint.yml")
 PYPROJECT = "pyproject.toml"
 BAD_CONFIG, UNKNOWN_RULE = "CFG001", "CFG002"
 #: Fields whose values are file-system paths, resolved against the config file's directory.
-PATH_FIELDS = frozenset({"paths", "context", "slices", "baseline", "sarif_root", "helm_values"})
+PATH_FIELDS = frozenset({"paths", "context", "slices", "baseline", "sarif_root", "helm_values", "driver_catalogs"})
 #: Fields whose values are fixed words.
 CHOICES: dict[str, tuple[str, ...]] = {"profile": PROFILES, "fail_on": FAIL_ON, "pss_level": PSS_LEVELS}
 #: Fields that name rules (by id, family, name, category or tag).
@@ -480,3 +480,44 @@ def _validate(config: LoadedConfig, data: dict, base_dir: str) -> None:
                 for chart, entry in converted.items()
             }
         config.values[spec.name] = _rebase(converted, base_dir) if spec.name in PATH_FIELDS else converted
+    if "drivers" in config.values or "driver_catalogs" in config.values:
+        _check_drivers(config)
+
+
+def _check_drivers(config: LoadedConfig) -> None:
+    """A team's catalog files are read here, so their mistakes are CFG001 findings at their line
+    and column; ``drivers`` must name releases the catalog (with those files) knows."""
+    from dralint.k8s.drivers import load_catalog as load_drivers  # only for configs that use it
+
+    catalog = load_drivers(config.values.get("driver_catalogs", []))
+    for problem in catalog.problems:
+        config.findings.append(_problem(problem.span, f"driver catalog: {problem.message}"))
+    chosen = config.values.get("drivers", {})
+    kept = {}
+    for driver, version in chosen.items():
+        releases = catalog.releases_of(driver)
+        if not releases:
+            near = did_you_mean(driver, catalog.drivers)
+            _report(
+                config,
+                _Bad(
+                    ("drivers", driver),
+                    f"{driver!r} is not a driver of the catalog;{near} `dralint drivers` lists them "
+                    "(add an in-house driver with driver-catalogs)",
+                    key=True,
+                ),
+            )
+        elif catalog.release(driver, version) is None:
+            known = ", ".join(r.version for r in releases)
+            _report(
+                config,
+                _Bad(
+                    ("drivers", driver),
+                    f"{version!r} is not a release of {driver} in the catalog (known: {known}); "
+                    "it is judged against every release",
+                ),
+            )
+        else:
+            kept[driver] = version
+    if "drivers" in config.values:
+        config.values["drivers"] = kept

@@ -22,6 +22,11 @@ class LintOptions:
     context: list[str] = field(default_factory=list)
     slices: list[str] = field(default_factory=list)
     feature_gates: dict[str, bool] = field(default_factory=dict)
+    #: The release of each DRA driver the cluster runs (``gpu.nvidia.com: 25.8.0``); drivers not
+    #: named here are judged against every release of the driver catalog (docs/drivers.md).
+    drivers: dict[str, str] = field(default_factory=dict)
+    #: A team's own driver catalog files, added to the one dralint ships.
+    driver_catalogs: list[str] = field(default_factory=list)
     closed_world: set[str] = field(default_factory=set)
     profile: str = "recommended"
     select: list[str] = field(default_factory=list)

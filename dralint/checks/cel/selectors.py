@@ -2,13 +2,17 @@
 
 The checker types every attribute as dyn, so a version compared with a string compiles and only
 fails (or silently never matches) when the scheduler runs it.  With ``--slices`` the version and domain knowledge comes from the
-devices; without it, from names and literals.
+devices; without it, from the driver catalog for the domains it describes, and from names and
+literals elsewhere.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
+from dralint.checks.cel.sites import SELECTOR_KINDS, class_expressions, selector_groups
+from dralint.checks.cel.snapshot import Inventory, inventory, uses_snapshot
+from dralint.diagnostics import Finding, Severity
 from dralint.k8s.cel import check
 from dralint.k8s.cel.ast import Node
 from dralint.k8s.cel.lints import (
@@ -21,12 +25,10 @@ from dralint.k8s.cel.lints import (
     unguarded_lookups,
     version_string_comparisons,
 )
-from dralint.checks.cel.sites import SELECTOR_KINDS, class_expressions, selector_groups
-from dralint.checks.cel.snapshot import Inventory, inventory, uses_snapshot
-from dralint.lint.context import Context
-from dralint.lint.exemptions import enabled_rule_ids
-from dralint.diagnostics import Finding, Severity
 from dralint.k8s.objects import KubeObject
+from dralint.lint.context import Context
+from dralint.lint.drivers import catalog_versions
+from dralint.lint.exemptions import enabled_rule_ids
 from dralint.lint.registry import object_check
 
 
@@ -50,6 +52,9 @@ def _lint(expression: str, ast: Node, drivers: set[str], snapshot: Inventory | N
     wanted = enabled_rule_ids(ctx)
     published = set().union(*(snapshot.domains_by_driver.get(d, set()) for d in drivers)) if snapshot else None
     versions = snapshot.versions if snapshot and snapshot.devices else None
+    known_domains = None
+    if snapshot is None:
+        versions, known_domains = catalog_versions(ctx)
     notes: list[_Note] = []
     if "CEL007" in wanted:
         notes += [("CEL007", note, None) for note in domain_mismatches(expression, ast, drivers, published)]
@@ -58,7 +63,7 @@ def _lint(expression: str, ast: Node, drivers: set[str], snapshot: Inventory | N
     if "CEL011" in wanted:
         notes += [
             ("CEL011", note, None if note.fails else Severity.WARNING)
-            for note in version_string_comparisons(expression, ast, versions)
+            for note in version_string_comparisons(expression, ast, versions, known_domains)
         ]
     if "CEL013" in wanted:
         notes += [("CEL013", note, None) for note in quantity_string_comparisons(expression, ast)]

@@ -204,10 +204,22 @@ EXAMPLES: dict[str, tuple[str, Callable[[], list[Obj]]]] = {
 
 
 def load_example(name: str) -> list[Obj]:
-    """Objects of a built-in snapshot; KeyError with the known names for a typo."""
-    if name not in EXAMPLES:
-        raise KeyError(f"unknown example snapshot {name!r}; known: {', '.join(sorted(EXAMPLES))}")
-    return EXAMPLES[name][1]()
+    """Objects of a built-in snapshot, or of a catalog driver's fleet (``example:gpu.nvidia.com``,
+    ``example:gpu.nvidia.com@25.8.0``, ``example:nvidia-dra-driver-gpu``); KeyError with the
+    known names for a typo."""
+    if name in EXAMPLES:
+        return EXAMPLES[name][1]()
+    from dralint.k8s.drivers import builtin_catalog
+    from dralint.k8s.drivers.fleet import fleet, fleet_releases
+
+    catalog = builtin_catalog()
+    releases = fleet_releases(catalog, name)
+    if not releases:
+        raise KeyError(
+            f"unknown example snapshot {name!r}; known: {', '.join(sorted(EXAMPLES))}, or a driver of the catalog "
+            f"({', '.join(catalog.drivers)}), optionally @VERSION"
+        )
+    return fleet(releases)
 
 
 def example_sources(paths: list[str]) -> list[SourceFile | FileIssue]:

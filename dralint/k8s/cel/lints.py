@@ -238,12 +238,16 @@ def _comparisons(root: Node) -> Iterator[tuple[Node, Node, Node]]:
 
 
 def version_string_comparisons(
-    expression: str, root: Node, versions: set[tuple[str, str]] | None = None
+    expression: str,
+    root: Node,
+    versions: set[tuple[str, str]] | None = None,
+    known_domains: frozenset[str] | None = None,
 ) -> list[SelectorNote]:
     """A version attribute compared with a string literal.
 
-    ``versions``: (domain, name) pairs the snapshot publishes as versions.  Without a snapshot a
-    name containing "version" compared with a version-like string literal is reported.
+    ``versions``: (domain, name) pairs the snapshot publishes as versions, or the driver
+    catalog for the ``known_domains`` it describes.  Elsewhere a name containing "version"
+    compared with a version-like string literal is reported.
     """
     by_id = {lk.node.id: lk for lk in lookups(root) if lk.kind == "attributes"}
     notes: list[SelectorNote] = []
@@ -253,8 +257,9 @@ def version_string_comparisons(
             if lookup is None or not literal.is_literal_string:
                 continue
             text = str(literal.value)
-            known = versions is not None and (lookup.domain, lookup.name) in versions
-            guessed = versions is None and "version" in lookup.name.lower() and is_semver(text, True)
+            exact = versions is not None and (known_domains is None or lookup.domain in known_domains)
+            known = exact and (lookup.domain, lookup.name) in (versions or set())
+            guessed = not exact and "version" in lookup.name.lower() and is_semver(text, True)
             if not (known or guessed):
                 continue
             outcome = (

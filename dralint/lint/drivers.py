@@ -1,0 +1,97 @@
+"""The driver catalog a run judges against: which releases of which drivers the cluster runs.
+
+The user says so with ``--driver NAME=VERSION`` or ``drivers:`` in the config; otherwise a
+Flux HelmRelease or an Argo CD Application among the scanned files that installs a catalog
+chart at an exact version says so; otherwise every release of the catalog is judged, and
+findings name the releases they hold for. A team's own catalog files (``driver-catalogs``) are
+added to the shipped one. Cluster state (``--slices``) is the truth and replaces the catalog:
+the callers check that first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from dralint.k8s.drivers import Catalog, ClassInfo, DriverRelease, load_catalog
+from dralint.k8s.objects import KubeObject
+from dralint.k8s.semver import is_semver
+from dralint.lint.context import Context
+
+__all__ = ["run_catalog", "catalog_versions", "installed_classes", "installed_by", "judged_releases"]
+
+#: Objects that install a Helm chart at a version: (kind, API group, path of the chart name,
+#: path of its version).
+CHART_INSTALLERS = (
+    ("HelmRelease", "helm.toolkit.fluxcd.io", ("spec", "chart", "spec", "chart"), ("spec", "chart", "spec", "version")),
+    ("Application", "argoproj.io", ("spec", "source", "chart"), ("spec", "source", "targetRevision")),
+)
+
+
+def run_catalog(ctx: Context) -> Catalog:
+    """The catalog narrowed to the releases this run's cluster is known to run, once per run."""
+
+    def build() -> Catalog:
+        catalog = load_catalog(ctx.options.driver_catalogs)
+        versions = dict(_installed_versions(ctx, catalog))
+        versions.update({d.lower(): v for d, v in ctx.options.drivers.items()})
+        return catalog.select(versions)
+
+    return ctx.memo((__name__, "catalog"), build)
+
+
+def _installed_versions(ctx: Context, catalog: Catalog) -> Iterable[tuple[str, str]]:
+    """(driver, version) for each catalog chart a scanned object installs at one exact version."""
+    by_chart: dict[str, set[str]] = {}
+    for release in catalog.releases:
+        if release.project.chart:
+            by_chart.setdefault(release.project.chart, set()).add(release.driver)
+    for kind, group, chart_path, version_path in CHART_INSTALLERS:
+        for obj in ctx.by_kind(kind):
+            found = _chart_version(obj, group, chart_path, version_path)
+            if found is None or found[0] not in by_chart:
+                continue
+            chart, version = found
+            for driver in by_chart[chart]:
+                if catalog.release(driver, version) is not None:
+                    yield driver, version.lstrip("v")
+
+
+def _chart_version(obj: KubeObject, group: str, chart_path: tuple, version_path: tuple) -> tuple[str, str] | None:
+    chart, version = obj.get(chart_path), obj.get(version_path)
+    if obj.group != group or not isinstance(chart, str) or not isinstance(version, str):
+        return None
+    return (chart, version) if is_semver(version.lstrip("v")) else None
+
+
+def catalog_versions(ctx: Context) -> tuple[set[tuple[str, str]], frozenset[str]]:
+    """(domain, name) of every version attribute the catalog's releases publish, and the domains
+    the catalog describes (where that list is the whole truth), once per run."""
+
+    def build() -> tuple[set[tuple[str, str]], frozenset[str]]:
+        releases = run_catalog(ctx).releases
+        versions = {(a.domain, a.ident) for r in releases for a in r.attributes if a.type in ("version", "versions")}
+        domains = frozenset(r.driver for r in releases)
+        return versions, domains
+
+    return ctx.memo((__name__, "versions"), build)
+
+
+def judged_releases(ctx: Context, driver: str) -> list[DriverRelease]:
+    """The releases of ``driver`` a run judges against (all, or the one the cluster runs)."""
+    return run_catalog(ctx).releases_of(driver)
+
+
+def installed_classes(ctx: Context, name: str) -> list[tuple[DriverRelease, ClassInfo]]:
+    """The catalog releases whose chart installs DeviceClass ``name``."""
+    return run_catalog(ctx).device_class(name)
+
+
+def installed_by(installs: list[tuple[DriverRelease, ClassInfo]]) -> str:
+    """Who installs a catalog class, for messages: driver, chart, releases and chart option."""
+    release, device_class = installs[0]
+    versions = ", ".join(r.version for r, _c in installs)
+    made = f"the {release.project.chart} chart" if release.project.chart else "the manifests"
+    option = ""
+    if device_class.option:
+        option = f", with {device_class.option}" + (" (on by default)" if device_class.default else " (off by default)")
+    return f"installed by {made} {versions} of {release.project.repository}{option}"
