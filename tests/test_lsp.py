@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 CLASS = """apiVersion: resource.k8s.io/v1
 kind: DeviceClass
 metadata:
-  name: gpu.example.com
+  name: gpu.acme.internal
 spec:
   selectors:
   - cel:
@@ -38,7 +38,7 @@ spec:
       requests:
       - name: gpu
         exactly:
-          deviceClassName: gpu.example.com
+          deviceClassName: gpu.acme.internal
           selectors:
           - cel:
               expression: |
@@ -195,7 +195,7 @@ def test_hover_explains_rules_classes_and_attributes(tmp_path: Path) -> None:
         assert said is not None and "# API001 unknown-field" in said and "## Why it matters" in said
         await s.open(root / "template.yaml")
         said = await s.hover(root / "template.yaml", 11, 30)  # on deviceClassName's value
-        assert said is not None and "DeviceClass `gpu.example.com`" in said and "workspace: classes.yaml:1" in said
+        assert said is not None and "DeviceClass `gpu.acme.internal`" in said and "workspace: classes.yaml:1" in said
         assert 'device.driver == "gpu.nvidia.com"' in said and "devices in the snapshot" in said
         said = await s.hover(root / "template.yaml", 15, 58)  # on productName
         assert said is not None and "**string**" in said and "devices (snapshot)" in said
@@ -231,7 +231,7 @@ def test_completion_inside_cel_and_for_device_class_names(tmp_path: Path) -> Non
         capacity = await s.complete(path, 15, len('                device.capacity["gpu.nvidia.com"].'))
         assert {i.label: i.detail.split(":")[0] for i in capacity} == {"memory": "quantity"}  # type: ignore[union-attr]
         classes = await s.complete(path, 11, len("          deviceClassName: "))
-        assert {"gpu.example.com", "gpu.nvidia.com", "mig.nvidia.com"} <= {i.label for i in classes}
+        assert {"gpu.acme.internal", "gpu.nvidia.com", "mig.nvidia.com"} <= {i.label for i in classes}
 
     run(Session(root), body)
 
