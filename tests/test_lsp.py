@@ -263,3 +263,28 @@ def test_bad_input_never_stops_the_server(tmp_path: Path) -> None:
         assert await s.hover(root / "deploy.yaml", 6, 4)  # and the server still answers
 
     run(Session(root, server=("-c", broken)), body)
+
+
+def test_without_a_snapshot_completion_and_hover_come_from_the_driver_catalog(tmp_path: Path) -> None:
+    root = write(tmp_path / "repo", {"classes.yaml": CLASS})
+    path = root / "template.yaml"
+    text = TEMPLATE.replace("deviceClassName: gpu.acme.internal", "deviceClassName: gpu.nvidia.com")
+
+    async def body(s: Session) -> None:
+        await s.open(path, text)
+        said = await s.hover(path, 11, 30)
+        assert said is not None and "DeviceClass `gpu.nvidia.com`" in said and "driver catalog: gpu.nvidia.com" in said
+        assert "kinds of device: gpu.nvidia.com" in said
+        said = await s.hover(path, 15, 58)  # productName, which the catalog's NVIDIA releases publish
+        assert said is not None and "**string**" in said and "(driver catalog)" in said
+        typed = text.replace('["gpu.nvidia.com"].productName', '["gpu.nvidia.com"].cuda')
+        await s.change(path, typed)
+        names = {
+            i.label: i.detail
+            for i in await s.complete(path, 15, len('                device.attributes["gpu.nvidia.com"].cuda'))
+        }
+        assert names["cudaComputeCapability"].startswith("version: gpu.nvidia.com ")
+        classes = {i.label for i in await s.complete(path, 11, len("          deviceClassName: "))}
+        assert {"gpu.acme.internal", "gpu.nvidia.com", "gpu.example.com"} <= classes
+
+    run(Session(root), body)

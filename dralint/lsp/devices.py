@@ -17,6 +17,7 @@ from typing import NamedTuple, Protocol
 from dralint.k8s.cel import Device as CelDevice
 from dralint.k8s.cel.selection import matching_devices
 from dralint.k8s.celmatch import cel_view
+from dralint.k8s.drivers import Catalog
 from dralint.k8s.inventory import DeviceId, Inventory, qualify
 from dralint.k8s.objects import KubeObject
 
@@ -119,6 +120,47 @@ class ObjectSource:
         return f"{len(selection.matched)} of {selection.considered} devices in the {self.label}" + (
             f" (drivers: {', '.join(drivers)})" if drivers else ""
         )
+
+
+class CatalogSource:
+    """The driver catalog (``dralint.k8s.drivers``): the classes the drivers' charts install and
+    what each kind of device of each release publishes."""
+
+    label = "driver catalog"
+
+    def __init__(self, catalog: Catalog) -> None:
+        self._catalog = catalog
+
+    def classes(self) -> Iterable[ClassInfo]:
+        for release in self._catalog.releases:
+            for info in release.classes:
+                yield ClassInfo(info.name, info.selectors, f"{self.label}: {release.label}, {info.source}")
+
+    def fields(self) -> Iterable[Field]:
+        publishers: dict[tuple[str, str, str, str], list[str]] = defaultdict(list)
+        for release in self._catalog.releases:
+            for attribute in release.attributes:
+                key = (ATTRIBUTES, attribute.domain, attribute.ident, attribute.type)
+                publishers[key].append(f"{release.label} ({', '.join(attribute.kinds)})")
+            for capacity in release.capacity:
+                key = (CAPACITY, capacity.domain, capacity.ident, "quantity")
+                publishers[key].append(f"{release.label} ({', '.join(capacity.kinds)})")
+        for (map_name, domain, name, kind), who in publishers.items():
+            yield Field(map_name, domain, name, kind, f"{'; '.join(who)} ({self.label})")
+
+    def selects(self, selectors: Sequence[str]) -> str | None:
+        if not self._catalog.releases:
+            return None
+        admitted: list[str] = []
+        for release in self._catalog.releases:
+            devices = release.devices()
+            chosen = {id(device) for device in matching_devices(selectors, devices).matched}
+            admitted.extend(
+                f"{release.label} {kind.name}"
+                for kind, device in zip(release.kinds, devices, strict=True)
+                if id(device) in chosen
+            )
+        return f"the {self.label}'s kinds of device: {', '.join(admitted) or 'none'}"
 
 
 class Knowledge:

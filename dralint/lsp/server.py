@@ -25,9 +25,11 @@ from pygls.workspace import TextDocument
 from dralint import __version__
 from dralint.diagnostics import Diagnostic, Replacement, Span
 from dralint.fix.runner import fix_replacements
+from dralint.lint.context import Context
+from dralint.lint.drivers import run_catalog
 from dralint.lsp import cursor, features
 from dralint.lsp.convert import Lines, diagnostic, edits, plain_range, uri_of
-from dralint.lsp.devices import Knowledge, ObjectSource
+from dralint.lsp.devices import CatalogSource, Knowledge, ObjectSource
 from dralint.lsp.workspace import Linted, Workspace, display
 
 #: Documents larger than this are not linted as they are typed (``maxDocumentSize``): reading
@@ -140,11 +142,17 @@ class DralintServer(LanguageServer):
             self.schedule(uri, self.debounce)
 
     def knowledge(self) -> Knowledge:
-        """Classes and devices of the workspace and the snapshot, rebuilt when either changed."""
+        """Classes and devices of the workspace, the snapshot and the driver catalog (the
+        releases the run would judge against), rebuilt when the workspace or snapshot changed."""
         generation = self.space.generation
         if self._knowledge is None or self._knowledge[0] != generation:
             objects = [obj for objects in self.space.files.values() for obj in objects]
-            known = Knowledge(ObjectSource("workspace", objects), ObjectSource("snapshot", self.space.cluster))
+            catalog = run_catalog(Context(objects, self.space.options))
+            known = Knowledge(
+                ObjectSource("workspace", objects),
+                ObjectSource("snapshot", self.space.cluster),
+                [CatalogSource(catalog)],
+            )
             self._knowledge = (generation, known)
         return self._knowledge[1]
 

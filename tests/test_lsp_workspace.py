@@ -1,0 +1,66 @@
+"""The workspace a document is linted against (dralint.lsp.workspace), in-process: unchanged
+files are parsed once, a changed file alone again, and the document's findings are lint's."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from dralint.lint import engine
+from dralint.lsp.workspace import Workspace
+
+CLASS = """apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata:
+  name: gpu.acme.internal
+spec: {}
+"""
+CLAIM = """apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata:
+  name: one
+  namespace: ml
+spec:
+  devices:
+    requests:
+    - name: gpu
+      exactly:
+        deviceClassName: gpu.acme.internal
+"""
+
+
+def test_a_lint_parses_only_the_document_and_a_change_only_the_changed_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # the workspace works from its folder, as `dralint lint` would
+    for number in range(5):
+        (tmp_path / f"class-{number}.yaml").write_text(CLASS.replace("gpu.acme.internal", f"c{number}.acme.internal"))
+    (tmp_path / "class.yaml").write_text(CLASS)
+    (tmp_path / "claim.yaml").write_text(CLAIM)
+    parsed: list[str] = []
+    real_load = engine.load
+
+    def counting(source, *args, **kwargs):  # type: ignore[no-untyped-def]
+        parsed.append(source.path)
+        return real_load(source, *args, **kwargs)
+
+    monkeypatch.setattr(engine, "load", counting)
+    space = Workspace(str(tmp_path), lambda _: None)
+    space.load()
+    assert sorted(parsed) == sorted(p.name for p in tmp_path.glob("*.yaml"))
+    parsed.clear()
+    resolved = space.lint("claim.yaml", CLAIM)
+    assert parsed == ["claim.yaml"]
+    assert not [d for d in resolved.diagnostics if d.rule.startswith("REF")]
+    parsed.clear()
+    (tmp_path / "class.yaml").unlink()
+    space.changed(str(tmp_path / "class.yaml"))
+    assert parsed == []  # a deleted file is dropped, nothing read
+    missing = space.lint("claim.yaml", CLAIM)
+    assert parsed == ["claim.yaml"]
+    assert [d for d in missing.diagnostics if d.rule.startswith("REF")]
+    parsed.clear()
+    (tmp_path / "class.yaml").write_text(CLASS)
+    space.changed(str(tmp_path / "class.yaml"))
+    assert parsed == ["class.yaml"]
