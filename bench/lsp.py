@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import statistics
 import sys
 import tempfile
@@ -42,18 +43,30 @@ def workspace(root: Path, files: int, lines: int) -> Path:
     return edited
 
 
-async def measure(root: Path, edited: Path, turns: int) -> list[float]:
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU time of process ``pid`` so far (Linux)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def measure(root: Path, edited: Path, turns: int) -> tuple[list[float], float]:
+    """Each turn's wall time, and the server's CPU time per turn (what a loaded machine's
+    other processes do not inflate)."""
     times = []
     async with Session(root, {"debounceMs": 0}) as session:
         text = edited.read_text()
         await session.open(edited, text)
+        pid = session.client._server.pid  # type: ignore[attr-defined]  # pygls keeps the process here
         for turn in range(turns + 1):
+            if turn == 1:
+                cpu = cpu_seconds(pid)
             changed = text.replace("replicas: 1", f"replicas: {2 + turn % 3}", 1)
             sent = await session.change(edited, changed)
             await session.diagnostics(edited)
             if turn:  # the first change warms what the first lint did not reach
                 times.append(session.arrival[uri(edited)] - sent)
-    return times
+        cpu = (cpu_seconds(pid) - cpu) / turns
+    return times, cpu
 
 
 def main() -> None:
@@ -66,13 +79,13 @@ def main() -> None:
         root = Path(tmp)
         edited = workspace(root, args.files, args.lines)
         lines = edited.read_text().count("\n")
-        times = asyncio.run(measure(root, edited, args.turns))
+        times, cpu = asyncio.run(measure(root, edited, args.turns))
     median = statistics.median(times)
     verdict = "meets" if median < GOAL_SECONDS else "misses"
     print(
         f"didChange -> publishDiagnostics, {lines}-line file in a workspace of {args.files} manifests: "
-        f"median {median * 1000:.0f} ms of {len(times)} (min {min(times) * 1000:.0f}, max {max(times) * 1000:.0f}); "
-        f"{verdict} the goal of {GOAL_SECONDS * 1000:.0f} ms"
+        f"median {median * 1000:.0f} ms of {len(times)} (min {min(times) * 1000:.0f}, max {max(times) * 1000:.0f}), "
+        f"server CPU {cpu * 1000:.0f} ms a change; {verdict} the goal of {GOAL_SECONDS * 1000:.0f} ms"
     )
 
 
