@@ -7,14 +7,16 @@ from __future__ import annotations
 import asyncio
 import json
 import shutil
+import socket
 import subprocess
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from lsp_session import Session, apply
+from lsp_session import Session, apply, uri
 from lsprotocol import types
+from pygls.lsp.client import LanguageClient
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -133,6 +135,9 @@ def test_references_resolve_across_the_workspace_and_follow_file_changes(tmp_pat
         (root / "classes.yaml").write_text(CLASS, encoding="utf-8")
         await s.watched(root / "classes.yaml", types.FileChangeType.Created)
         assert lsp_findings(await s.diagnostics(root / name)) == with_class
+        (root / "classes.yaml").write_text(CLASS.replace("gpu.acme.internal", "other.acme.internal"))
+        await s.saved(root / "classes.yaml")  # a save, as an editor without file watching sends
+        assert lsp_findings(await s.diagnostics(root / name)) == without
 
     run(Session(root), body)
 
@@ -214,8 +219,10 @@ def test_completion_inside_cel_and_for_device_class_names(tmp_path: Path) -> Non
     async def body(s: Session) -> None:
         await s.open(path, typing)
         domains = await s.complete(path, 15, len('                device.attributes["gpu.nv'))
-        assert [i.label for i in domains] == ["gpu.nvidia.com"]
-        edit = domains[0].text_edit
+        offered = {i.label: i for i in domains}
+        assert offered["gpu.nvidia.com"].detail == "device.attributes domain (snapshot)"
+        assert offered["gpu.intel.com"].detail == "device.attributes domain (driver catalog)"
+        edit = offered["gpu.nvidia.com"].text_edit
         assert isinstance(edit, types.TextEdit) and edit.range.start.character == len(
             '                device.attributes["'
         )
@@ -250,6 +257,8 @@ def test_bad_input_never_stops_the_server(tmp_path: Path) -> None:
     async def body(s: Session) -> None:
         config = await s.diagnostics(root / ".dralint.yaml")
         assert [d.code for d in config] == ["CFG001"], config
+        opened = await s.open(root / ".dralint.yaml")  # the config open in the editor keeps its problems
+        assert [(d.code, d.range.start.line, d.range.start.character) for d in opened] == [("CFG001", 0, 9)]
         unparsable = await s.open(root / "broken.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: [x\n")
         assert [d.code for d in unparsable] == ["YAML001"]
         huge = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: big}\ndata:\n" + "  k: " + "x" * (50 << 20) + "\n"
@@ -288,3 +297,40 @@ def test_without_a_snapshot_completion_and_hover_come_from_the_driver_catalog(tm
         assert {"gpu.acme.internal", "gpu.nvidia.com", "gpu.example.com"} <= classes
 
     run(Session(root), body)
+
+
+def test_tcp_on_loopback(tmp_path: Path) -> None:
+    """``dralint lsp --tcp PORT`` answers on 127.0.0.1, as over stdio."""
+    root = write(tmp_path / "repo", {"deploy.yaml": TYPO})
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen([sys.executable, "-m", "dralint", "lsp", "--tcp", str(port)], cwd=root)
+    try:
+
+        async def body() -> None:
+            client = LanguageClient("dralint-tests", "1")
+            found: asyncio.Queue[list[types.Diagnostic]] = asyncio.Queue()
+            client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)(lambda params: found.put_nowait(params.diagnostics))
+            for _ in range(100):
+                try:
+                    await client.start_tcp("127.0.0.1", port)
+                    break
+                except OSError:
+                    await asyncio.sleep(0.1)
+            await client.initialize_async(
+                types.InitializeParams(capabilities=types.ClientCapabilities(), root_uri=uri(root))
+            )
+            client.initialized(types.InitializedParams())
+            item = types.TextDocumentItem(uri(root / "deploy.yaml"), "yaml", 1, TYPO)
+            client.text_document_did_open(types.DidOpenTextDocumentParams(item))
+            diagnostics = await asyncio.wait_for(found.get(), 60)
+            assert "API001" in {d.code for d in diagnostics}
+            await client.shutdown_async(None)
+            client.exit(None)
+            await client.stop()
+
+        asyncio.run(body())
+    finally:
+        server.terminate()
+        server.wait(10)

@@ -64,3 +64,17 @@ def test_a_lint_parses_only_the_document_and_a_change_only_the_changed_file(
     (tmp_path / "class.yaml").write_text(CLASS)
     space.changed(str(tmp_path / "class.yaml"))
     assert parsed == ["class.yaml"]
+
+
+def test_a_file_lint_skips_gets_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".dralint.yaml").write_text("exclude: [vendor]\n")
+    (tmp_path / "vendor").mkdir()
+    (tmp_path / "vendor" / "claim.yaml").write_text(CLAIM)
+    space = Workspace(str(tmp_path), lambda _: None)
+    space.load()
+    assert space.files == {}
+    assert space.lint("vendor/claim.yaml", CLAIM).diagnostics == []
+    assert space.lint(".dralint.yaml", "exclude: [vendor]\n").diagnostics == []
+    (tmp_path / "claim.yaml").write_text(CLAIM)
+    assert [d.rule for d in space.lint("claim.yaml", CLAIM).diagnostics if d.rule.startswith("REF")]

@@ -170,7 +170,7 @@ class Knowledge:
         self._class_order = [workspace, snapshot, *catalogs]
         self._field_order = [snapshot, *catalogs, workspace]
         self._classes: dict[str, ClassInfo] | None = None
-        self._fields: dict[tuple[str, str], list[Field]] | None = None
+        self._fields: dict[tuple[str, str], tuple[str, list[Field]]] | None = None
 
     def classes(self) -> dict[str, ClassInfo]:
         """Every known class by name, the first source's where several define one."""
@@ -181,8 +181,9 @@ class Knowledge:
                     self._classes.setdefault(info.name, info)
         return self._classes
 
-    def _by_domain(self) -> dict[tuple[str, str], list[Field]]:
-        """Fields by (map, domain), from the first source that knows the domain at all."""
+    def _by_domain(self) -> dict[tuple[str, str], tuple[str, list[Field]]]:
+        """Fields by (map, domain), from the first source that knows the domain at all, with
+        that source's label."""
         if self._fields is None:
             self._fields = {}
             for source in self._field_order:
@@ -190,14 +191,15 @@ class Knowledge:
                 for item in source.fields():
                     found[(item.map, item.domain)].append(item)
                 for key, items in found.items():
-                    self._fields.setdefault(key, sorted(items, key=lambda f: f.name))
+                    self._fields.setdefault(key, (source.label, sorted(items, key=lambda f: f.name)))
         return self._fields
 
-    def domains(self, map_name: str) -> list[str]:
-        return sorted(domain for kind, domain in self._by_domain() if kind == map_name)
+    def domains(self, map_name: str) -> list[tuple[str, str]]:
+        """(domain, the label of the source its names come from), by domain."""
+        return sorted((domain, label) for (kind, domain), (label, _) in self._by_domain().items() if kind == map_name)
 
     def fields(self, map_name: str, domain: str) -> list[Field]:
-        return self._by_domain().get((map_name, domain), [])
+        return self._by_domain().get((map_name, domain), ("", []))[1]
 
     def field(self, map_name: str, domain: str, name: str) -> Field | None:
         return next((f for f in self.fields(map_name, domain) if f.name == name), None)

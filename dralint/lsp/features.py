@@ -114,5 +114,7 @@ def completions(at: cursor.Completing, knowledge: Knowledge) -> list[Item]:
     if at.what == "class":
         return [Item(name, info.where, at.typed) for name, info in sorted(knowledge.classes().items())]
     if at.what == "domain":
-        return [Item(domain, f"device.{at.map} domain", at.typed) for domain in knowledge.domains(at.map)]
+        return [
+            Item(domain, f"device.{at.map} domain ({label})", at.typed) for domain, label in knowledge.domains(at.map)
+        ]
     return [Item(f.name, f"{f.type}: {f.publishers}", at.typed) for f in knowledge.fields(at.map, at.domain)]

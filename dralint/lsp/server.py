@@ -159,7 +159,7 @@ class DralintServer(LanguageServer):
     def fixes_of(self, uri: str, linted: Linted) -> dict[Diagnostic, tuple[Replacement, ...]]:
         """Each fixable finding's fix made alone, worked out once per lint when first asked."""
         if uri not in self.fixes:
-            self.fixes[uri] = fix_replacements(linted.result)
+            self.fixes[uri] = fix_replacements(linted.result) if linted.result is not None else {}
         return self.fixes[uri]
 
     def publish_config(self) -> None:

@@ -30,7 +30,7 @@ from dralint.lint.engine import Item, RunResult, find_sources, parse_unreported,
 from dralint.lint.gate import finish, without_own_files
 from dralint.lint.options import LintOptions
 from dralint.yaml.render import RenderedSource
-from dralint.yaml.sources import read
+from dralint.yaml.sources import discover, read
 
 Log = Callable[[str], None]
 
@@ -41,7 +41,8 @@ class Linted(NamedTuple):
 
     path: str
     diagnostics: list[Diagnostic]
-    result: RunResult
+    #: None for a file ``lint`` skips.
+    result: RunResult | None
 
 
 class Workspace:
@@ -139,7 +140,12 @@ class Workspace:
     # ------------------------------------------------------------------ linting
 
     def lint(self, path: str, text: str) -> Linted:
-        """The findings ``dralint lint`` gives for ``path`` holding ``text``, in this workspace."""
+        """The findings ``dralint lint`` gives for ``path`` holding ``text``, in this workspace:
+        none for a file it skips (an ``exclude`` glob), the config's problems on the config."""
+        if os.path.lexists(path) and not any(discover([path], without_own_files(self.options, self.config).exclude)):
+            config = self.config.path if self.config is not None else None
+            own = config is not None and os.path.realpath(config) == os.path.realpath(path)
+            return Linted(path, self.config_findings() if own else [], None)
         item = read("-", io.BytesIO(text.encode("utf-8", "surrogatepass")), path, self.options.max_file_bytes)
         real = os.path.realpath(path)
         parsed = [obj for key, objects in self.files.items() if self._real[key] != real for obj in objects]
