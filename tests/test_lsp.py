@@ -270,8 +270,9 @@ def test_bad_input_never_stops_the_server(tmp_path: Path) -> None:
         assert internal and "boom" in internal[0].message
         assert "API001" in {d.code for d in crashed}  # the other checks still ran
         assert await s.hover(root / "deploy.yaml", 6, 4)  # and the server still answers
+        assert any("reading initializationOptions failed" in m for m in s.logs)
 
-    run(Session(root, server=("-c", broken)), body)
+    run(Session(root, {"debounceMs": "soon"}, server=("-c", broken)), body)
 
 
 def test_without_a_snapshot_completion_and_hover_come_from_the_driver_catalog(tmp_path: Path) -> None:

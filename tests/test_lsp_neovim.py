@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from test_lsp import TYPO
 
 NVIM = shutil.which("nvim")
 
@@ -73,24 +74,6 @@ save()
 vim.cmd("qall!")
 """
 
-MANIFEST = """apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-  namespace: shop
-spec:
-  replicsa: 2
-  selector:
-    matchLabels: {app: web}
-  template:
-    metadata:
-      labels: {app: web}
-    spec:
-      containers:
-      - name: web
-        image: registry.example.com/web:1.0
-"""
-
 
 @pytest.mark.skipif(
     NVIM is None, reason="nvim is not installed (Debian: apt-get install neovim); the editor test needs it"
@@ -99,7 +82,7 @@ def test_neovim_shows_the_finding_and_its_fix_removes_it(tmp_path: Path) -> None
     root = tmp_path / "repo"
     root.mkdir()
     manifest = root / "deploy.yaml"
-    manifest.write_text(MANIFEST, encoding="utf-8")
+    manifest.write_text(TYPO, encoding="utf-8")
     out = tmp_path / "out.json"
     header = "".join(
         f"local {name} = {json.dumps(str(value))}\n"

@@ -6,28 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from test_lsp import CLASS, TEMPLATE
 
 from dralint.lint import engine
 from dralint.lsp.workspace import Workspace
-
-CLASS = """apiVersion: resource.k8s.io/v1
-kind: DeviceClass
-metadata:
-  name: gpu.acme.internal
-spec: {}
-"""
-CLAIM = """apiVersion: resource.k8s.io/v1
-kind: ResourceClaim
-metadata:
-  name: one
-  namespace: ml
-spec:
-  devices:
-    requests:
-    - name: gpu
-      exactly:
-        deviceClassName: gpu.acme.internal
-"""
 
 
 def test_a_lint_parses_only_the_document_and_a_change_only_the_changed_file(
@@ -37,7 +19,7 @@ def test_a_lint_parses_only_the_document_and_a_change_only_the_changed_file(
     for number in range(5):
         (tmp_path / f"class-{number}.yaml").write_text(CLASS.replace("gpu.acme.internal", f"c{number}.acme.internal"))
     (tmp_path / "class.yaml").write_text(CLASS)
-    (tmp_path / "claim.yaml").write_text(CLAIM)
+    (tmp_path / "claim.yaml").write_text(TEMPLATE)
     parsed: list[str] = []
     real_load = engine.load
 
@@ -50,14 +32,14 @@ def test_a_lint_parses_only_the_document_and_a_change_only_the_changed_file(
     space.load()
     assert sorted(parsed) == sorted(p.name for p in tmp_path.glob("*.yaml"))
     parsed.clear()
-    resolved = space.lint("claim.yaml", CLAIM)
+    resolved = space.lint("claim.yaml", TEMPLATE)
     assert parsed == ["claim.yaml"]
     assert not [d for d in resolved.diagnostics if d.rule.startswith("REF")]
     parsed.clear()
     (tmp_path / "class.yaml").unlink()
     space.changed(str(tmp_path / "class.yaml"))
     assert parsed == []  # a deleted file is dropped, nothing read
-    missing = space.lint("claim.yaml", CLAIM)
+    missing = space.lint("claim.yaml", TEMPLATE)
     assert parsed == ["claim.yaml"]
     assert [d for d in missing.diagnostics if d.rule.startswith("REF")]
     parsed.clear()
@@ -70,11 +52,11 @@ def test_a_file_lint_skips_gets_nothing(tmp_path: Path, monkeypatch: pytest.Monk
     monkeypatch.chdir(tmp_path)
     (tmp_path / ".dralint.yaml").write_text("exclude: [vendor]\n")
     (tmp_path / "vendor").mkdir()
-    (tmp_path / "vendor" / "claim.yaml").write_text(CLAIM)
+    (tmp_path / "vendor" / "claim.yaml").write_text(TEMPLATE)
     space = Workspace(str(tmp_path), lambda _: None)
     space.load()
     assert space.files == {}
-    assert space.lint("vendor/claim.yaml", CLAIM).diagnostics == []
+    assert space.lint("vendor/claim.yaml", TEMPLATE).diagnostics == []
     assert space.lint(".dralint.yaml", "exclude: [vendor]\n").diagnostics == []
-    (tmp_path / "claim.yaml").write_text(CLAIM)
-    assert [d.rule for d in space.lint("claim.yaml", CLAIM).diagnostics if d.rule.startswith("REF")]
+    (tmp_path / "claim.yaml").write_text(TEMPLATE)
+    assert [d.rule for d in space.lint("claim.yaml", TEMPLATE).diagnostics if d.rule.startswith("REF")]

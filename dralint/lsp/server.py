@@ -64,6 +64,13 @@ class DralintServer(LanguageServer):
         self.debounce = DEBOUNCE_SECONDS
         self._knowledge: tuple[int, Knowledge] | None = None
 
+    def configure(self, options: Any) -> None:
+        """The client's ``initializationOptions`` (docs/editors.md); a bad value is logged."""
+        if isinstance(options, dict):
+            self.docs_url = options.get("docsUrl", self.docs_url)
+            self.max_bytes = int(options.get("maxDocumentSize", self.max_bytes))
+            self.debounce = float(options.get("debounceMs", self.debounce * 1000)) / 1000
+
     def log(self, message: str, kind: types.MessageType = types.MessageType.Info) -> None:
         # With no client connected yet (or any more) the message has nowhere to go.
         with contextlib.suppress(Exception):
@@ -168,7 +175,7 @@ class DralintServer(LanguageServer):
             return
         found = self.space.config_findings()
         source = config.source.text if config.source is not None else ""
-        lines = Lines(source, lambda text: len(text.encode("utf-16-le")) // 2)
+        lines = Lines(source, self.workspace.position_codec.client_num_units)
         if found:
             self.log(
                 f"dralint: {len(found)} problem(s) in {config.path}; see the diagnostics there",
@@ -190,11 +197,7 @@ def initialize(ls: DralintServer, params: types.InitializeParams) -> None:
     root_uri = folders[0].uri if folders else params.root_uri
     root = to_fs_path(root_uri) if root_uri else params.root_path
     ls.space = Workspace(os.path.abspath(root) if root else None, ls.log)
-    options: Any = params.initialization_options or {}
-    if isinstance(options, dict):
-        ls.docs_url = options.get("docsUrl", ls.docs_url)
-        ls.max_bytes = int(options.get("maxDocumentSize", ls.max_bytes))
-        ls.debounce = float(options.get("debounceMs", ls.debounce * 1000)) / 1000
+    ls.guarded("reading initializationOptions", lambda: ls.configure(params.initialization_options), None)
 
 
 @server.feature(types.INITIALIZED)
@@ -313,11 +316,18 @@ def hover(ls: DralintServer, params: types.HoverParams) -> types.Hover | None:
     return ls.guarded("hover", lambda: _hover(ls, params), None)
 
 
-def _hover(ls: DralintServer, params: types.HoverParams) -> types.Hover | None:
+def _cursor(
+    ls: DralintServer, params: types.HoverParams | types.CompletionParams
+) -> tuple[str, TextDocument, int, int]:
+    """The document a request is about and its cursor, as a 0-based line and character column."""
     uri = params.text_document.uri
     document = ls.workspace.get_text_document(uri)
     where = document.position_codec.position_from_client_units(document.lines, params.position)
-    line, column = where.line, where.character
+    return uri, document, where.line, where.character
+
+
+def _hover(ls: DralintServer, params: types.HoverParams) -> types.Hover | None:
+    uri, document, line, column = _cursor(ls, params)
     parts = []
     linted = ls.linted.get(uri)
     if linted is not None:
@@ -346,10 +356,7 @@ def completion(ls: DralintServer, params: types.CompletionParams) -> types.Compl
 
 
 def _completion(ls: DralintServer, params: types.CompletionParams) -> types.CompletionList | None:
-    uri = params.text_document.uri
-    document = ls.workspace.get_text_document(uri)
-    where = document.position_codec.position_from_client_units(document.lines, params.position)
-    line, column = where.line, where.character
+    uri, document, line, column = _cursor(ls, params)
     text_line = document.lines[line].rstrip("\r\n") if line < len(document.lines) else ""
     asked = cursor.completing_line(text_line[:column])
     if asked is None:
