@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from lsp_session import Session, apply, uri
 from lsprotocol import types
 from pygls.lsp.client import LanguageClient
@@ -103,14 +104,18 @@ def write(root: Path, files: dict[str, str]) -> Path:
     return root
 
 
+@pytest.mark.slow
 def test_diagnostics_are_the_findings_of_lint_with_the_workspace_as_context(tmp_path: Path) -> None:
     root = tmp_path / "repo"
     shutil.copytree(ROOT / "examples" / "gpu-training", root)
-    names = sorted(p.name for p in root.glob("*.yaml"))
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "ml-training"}}
+    pod["spec"] = {"containers": [{"name": "c", "image": "busybox", "imagePullPolcy": "Always"}]}
+    (root / "pod.json").write_text(json.dumps(pod, indent=2), encoding="utf-8")
+    names = sorted(p.name for p in root.glob("*.yaml")) + ["pod.json"]
 
     async def body(s: Session) -> None:
         for name in names:
-            got = await s.open(root / name)
+            got = await s.open(root / name, language="json" if name.endswith(".json") else "yaml")
             expected = cli_findings(root, name)
             assert lsp_findings(got) == expected, name
             assert all(d.source == "dralint" and d.code_description is not None for d in got)

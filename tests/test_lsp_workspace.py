@@ -1,14 +1,18 @@
-"""The workspace a document is linted against (dralint.lsp.workspace), in-process: unchanged
-files are parsed once, a changed file alone again, and the document's findings are lint's."""
+"""The language server's parts in-process: the workspace a document is linted against
+(unchanged files are parsed once, a changed file alone again, skipped files get nothing), and
+the cursor and actions on any YAML."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
+from conftest import YAML_TEST_SUITE, require
 from test_lsp import CLASS, TEMPLATE
 
+from dralint.diagnostics import Diagnostic, Severity, Span
 from dralint.lint import engine
+from dralint.lsp import cursor, features
 from dralint.lsp.workspace import Workspace
 
 
@@ -60,3 +64,23 @@ def test_a_file_lint_skips_gets_nothing(tmp_path: Path, monkeypatch: pytest.Monk
     assert space.lint(".dralint.yaml", "exclude: [vendor]\n").diagnostics == []
     (tmp_path / "claim.yaml").write_text(TEMPLATE)
     assert [d.rule for d in space.lint("claim.yaml", TEMPLATE).diagnostics if d.rule.startswith("REF")]
+
+
+def test_no_yaml_test_suite_input_breaks_the_cursor_or_the_suppression_action() -> None:
+    """Hover, completion and "suppress" read the editor's text as it is, half-typed or odd:
+    every input of the YAML test suite, at the start and end of each line."""
+    require(YAML_TEST_SUITE, "the YAML test suite")
+    inputs = sorted(YAML_TEST_SUITE.rglob("in.yaml"))
+    assert inputs
+    for path in inputs:
+        text = path.read_text(encoding="utf-8", errors="replace")
+        docs = cursor.documents(str(path), text)
+        for number, line in enumerate(text.split("\n")[:40]):
+            cursor.completing_line(line)
+            for column in (0, len(line)):
+                at = cursor.string_at(docs, number, column)
+                if at is not None and at.offset is not None:
+                    cursor.completing_cel(at.value, at.offset)
+                    cursor.field_at(at.value, at.offset)
+        finding = Diagnostic("YAML001", "syntax", Severity.ERROR, "x", Span(str(path), 1, 1, 1, 2))
+        features.suppress_action(finding, text)
