@@ -83,17 +83,35 @@ def cli_findings(root: Path, name: str, *extra: str) -> list[tuple[Any, ...]]:
         text=True,
     ).stdout
     return sorted(
-        (d["rule"], d["line"] - 1, d["column"] - 1, d["endLine"] - 1, d["endColumn"] - 1, d["message"])
+        (
+            d["rule"],
+            d["line"] - 1,
+            d["column"] - 1,
+            d["endLine"] - 1,
+            d["endColumn"] - 1,
+            d["message"],
+            tuple((Path(r["path"]).name, r["line"] - 1, r["column"] - 1, r["message"]) for r in d["related"]),
+        )
         for d in json.loads(out)["diagnostics"]
         if d["path"] == name
     )
 
 
 def lsp_findings(diagnostics: list[types.Diagnostic]) -> list[tuple[Any, ...]]:
-    r = [d.range for d in diagnostics]
     return sorted(
-        (d.code, x.start.line, x.start.character, x.end.line, x.end.character, d.message.split("\nhint: ")[0])
-        for d, x in zip(diagnostics, r, strict=True)
+        (
+            d.code,
+            d.range.start.line,
+            d.range.start.character,
+            d.range.end.line,
+            d.range.end.character,
+            d.message.split("\nhint: ")[0],
+            tuple(
+                (Path(r.location.uri).name, r.location.range.start.line, r.location.range.start.character, r.message)
+                for r in d.related_information or ()
+            ),
+        )
+        for d in diagnostics
     )
 
 
@@ -121,7 +139,8 @@ def test_diagnostics_are_the_findings_of_lint_with_the_workspace_as_context(tmp_
             assert all(d.source == "dralint" and d.code_description is not None for d in got)
             assert all(f"rules.md#{str(d.code).lower()}-" in d.code_description.href for d in got)  # type: ignore[union-attr]
 
-    assert any(cli_findings(root, name) for name in names)  # the example has findings to compare
+    # The example has findings to compare, notes among them, one in another file.
+    assert any(f[6] and f[6][0][0] != name for name in names for f in cli_findings(root, name))
     run(Session(root), body)
 
 
