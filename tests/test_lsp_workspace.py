@@ -84,3 +84,31 @@ def test_no_yaml_test_suite_input_breaks_the_cursor_or_the_suppression_action() 
                     cursor.field_at(at.value, at.offset)
         finding = Diagnostic("YAML001", "syntax", Severity.ERROR, "x", Span(str(path), 1, 1, 1, 2))
         features.suppress_action(finding, text)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "expression: device.driver == 'a.b'",
+        'expression: \'device.driver == "a.b" &&\n  device.attributes["a.b"].x\'',
+        "expression: \"device.driver == 'a.b'\"",
+        'expression: |\n  device.driver == "a.b" &&\n\n  device.attributes["a.b"].model == "m"\n',
+        'expression: >-\n  device.driver == "a.b" &&\n  device.attributes["a.b"].x\n',
+    ],
+    ids=["plain", "single-quoted", "double-quoted", "literal", "folded"],
+)
+def test_cursor_offsets_in_a_cel_string_are_the_reverse_of_its_spans(value: str) -> None:
+    """``scalar_offset_at`` undoes ``scalar_offset_span``, the map the CEL findings use."""
+    text = f"apiVersion: v1\nkind: X\nmetadata: {{name: x}}\nspec:\n  {value.replace(chr(10), chr(10) + '  ')}\n"
+    (doc,) = cursor.documents("x.yaml", text)
+    path = ("spec", "expression")
+    expression = doc.data["spec"]["expression"]
+    for offset, char in enumerate(expression):
+        if char == "\n":
+            continue  # a line break maps to where it was read (for a folded one, a space of the file)
+        span = doc.scalar_offset_span(path, offset)
+        assert doc.scalar_offset_at(path, span.line - 1, span.column - 1) == offset
+    end = doc.scalar_offset_span(path, len(expression.rstrip("\n")) - 1)
+    after = doc.scalar_offset_at(path, end.line - 1, end.column)
+    assert after is not None and expression[:after].rstrip("\n") == expression.rstrip("\n")
+    assert doc.scalar_offset_at(path, 0, 0) is None  # apiVersion is not in the string
