@@ -111,10 +111,17 @@ class Session:
         self._event(key).clear()
         return self.published[key]
 
+    def _expect_fresh(self) -> None:
+        """Forget the diagnostics published so far: a change on disk answers anew."""
+        for event in self._arrived.values():
+            event.clear()
+
     async def saved(self, path: Path) -> None:
+        self._expect_fresh()
         self.client.text_document_did_save(types.DidSaveTextDocumentParams(types.TextDocumentIdentifier(uri(path))))
 
     async def watched(self, path: Path, kind: types.FileChangeType = types.FileChangeType.Changed) -> None:
+        self._expect_fresh()
         self.client.workspace_did_change_watched_files(
             types.DidChangeWatchedFilesParams([types.FileEvent(uri(path), kind)])
         )

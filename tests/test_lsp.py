@@ -295,6 +295,9 @@ def test_bad_input_never_stops_the_server(tmp_path: Path) -> None:
         assert "API001" in {d.code for d in crashed}  # the other checks still ran
         assert await s.hover(root / "deploy.yaml", 6, 4)  # and the server still answers
         assert any("reading initializationOptions failed" in m for m in s.logs)
+        (root / ".dralint.yaml").write_text("profile: strict\n", encoding="utf-8")
+        await s.saved(root / ".dralint.yaml")
+        assert not await s.diagnostics(root / ".dralint.yaml")  # fixed, and its problem gone
 
     run(Session(root, {"debounceMs": "soon"}, server=("-c", broken)), body)
 

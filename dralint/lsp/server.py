@@ -63,6 +63,8 @@ class DralintServer(LanguageServer):
         self.max_bytes = MAX_DOCUMENT_BYTES
         self.debounce = DEBOUNCE_SECONDS
         self._knowledge: tuple[int, Knowledge] | None = None
+        #: Where the config's problems were last published.
+        self._config_uri: str | None = None
 
     def configure(self, options: Any) -> None:
         """The client's ``initializationOptions`` (docs/editors.md); a bad value is logged."""
@@ -117,9 +119,10 @@ class DralintServer(LanguageServer):
     def diagnostics_of(self, document: TextDocument) -> list[types.Diagnostic]:
         text = document.source
         lines = Lines(text, document.position_codec.client_num_units)
-        if len(text) > self.max_bytes or len(text.encode("utf-8", "surrogatepass")) > self.max_bytes:
+        size = len(text) if len(text) > self.max_bytes else len(text.encode("utf-8", "surrogatepass"))
+        if size > self.max_bytes:
             self.linted.pop(document.uri, None)
-            return [self.too_large(len(text.encode("utf-8", "surrogatepass")))]
+            return [self.too_large(size)]
         linted = self.space.lint(self.path_of(document.uri), text)
         self.linted[document.uri] = linted
         self.fixes.pop(document.uri, None)
@@ -170,8 +173,13 @@ class DralintServer(LanguageServer):
         return self.fixes[uri]
 
     def publish_config(self) -> None:
+        """The config file's problems on the config file (and none on one no longer in use)."""
         config = self.space.config
-        if config is None or config.path is None:
+        uri = uri_of(config.path) if config is not None and config.path is not None else None
+        if self._config_uri not in (None, uri):
+            self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(self._config_uri, []))
+        self._config_uri = uri
+        if config is None or uri is None:
             return
         found = self.space.config_findings()
         source = config.source.text if config.source is not None else ""
@@ -182,9 +190,7 @@ class DralintServer(LanguageServer):
                 types.MessageType.Warning,
             )
         self.text_document_publish_diagnostics(
-            types.PublishDiagnosticsParams(
-                uri_of(config.path), [diagnostic(d, lines, self.docs_url, plain_range) for d in found]
-            )
+            types.PublishDiagnosticsParams(uri, [diagnostic(d, lines, self.docs_url, plain_range) for d in found])
         )
 
 
