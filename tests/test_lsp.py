@@ -283,8 +283,13 @@ def test_bad_input_never_stops_the_server(tmp_path: Path) -> None:
         assert [d.code for d in config] == ["CFG001"], config
         opened = await s.open(root / ".dralint.yaml")  # the config open in the editor keeps its problems
         assert [(d.code, d.range.start.line, d.range.start.character) for d in opened] == [("CFG001", 0, 9)]
-        unparsable = await s.open(root / "broken.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: [x\n")
+        text = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: [x\n"
+        unparsable = await s.open(root / "broken.yaml", text)
         assert [d.code for d in unparsable] == ["YAML001"]
+        (action,) = [a for a in await s.actions(root / "broken.yaml", unparsable[0]) if "Suppress" in a.title]
+        assert action.title == "Suppress YAML001 in this file"  # the error stands on the empty last line
+        await s.change(root / "broken.yaml", apply(text, list(action.edit.changes.values())[0]))  # type: ignore[union-attr]
+        assert not await s.diagnostics(root / "broken.yaml")
         huge = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: big}\ndata:\n" + "  k: " + "x" * (50 << 20) + "\n"
         (too_large,) = await s.open(root / "huge.yaml", huge)
         assert "over the 4 MiB" in too_large.message

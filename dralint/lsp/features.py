@@ -46,13 +46,16 @@ def suppress_action(diag: Diagnostic, text: str) -> Action | None:
         return Action(f"Suppress {diag.rule} on this line", (Replacement(at, f",{diag.rule}"),), False)
     comment = f"  # dralint: ignore[{diag.rule}]"
     end = len(line) + 1
-    edited = _with_line(text, number, line + comment)
-    if not in_string(cursor.documents(diag.span.path, edited))(number, end + 2):
+    # On a line without YAML (a syntax error at the end of the file) the comment would stand alone
+    # and cover the line below.
+    holds_yaml = bool(line.strip()) and not line.lstrip().startswith("#")
+    edited = _with_line(text, number, line + comment) if holds_yaml else None
+    if edited is not None and not in_string(cursor.documents(diag.span.path, edited))(number, end + 2):
         at = Span(diag.span.path, number, end, number, end)
         return Action(f"Suppress {diag.rule} on this line", (Replacement(at, comment),), False)
     top = Span(diag.span.path, 1, 1, 1, 1)
     return Action(
-        f"Suppress {diag.rule} in this file (the line is inside a string)",
+        f"Suppress {diag.rule} in this file" + (" (the line is inside a string)" if edited is not None else ""),
         (Replacement(top, f"# dralint: ignore-file[{diag.rule}]\n"),),
         False,
     )
