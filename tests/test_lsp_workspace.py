@@ -112,3 +112,38 @@ def test_cursor_offsets_in_a_cel_string_are_the_reverse_of_its_spans(value: str)
     after = doc.scalar_offset_at(path, end.line - 1, end.column)
     assert after is not None and expression[:after].rstrip("\n") == expression.rstrip("\n")
     assert doc.scalar_offset_at(path, 0, 0) is None  # apiVersion is not in the string
+
+
+SLICE = """apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: node-1-gpus}
+spec:
+  driver: gpu.nvidia.com
+  nodeName: node-1
+  pool: {name: node-1, generation: 1, resourceSliceCount: 1}
+  devices:
+  - name: gpu-0
+    attributes:
+      productName: {string: H100}
+"""
+
+
+def test_context_and_snapshot_outside_the_folder_follow_their_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root, shared = tmp_path / "repo", tmp_path / "shared"
+    root.mkdir(), shared.mkdir()
+    monkeypatch.chdir(root)
+    (root / ".dralint.yaml").write_text("context: [../shared]\nslices: [../cluster.yaml]\n")
+    (shared / "class.yaml").write_text(CLASS)
+    (tmp_path / "cluster.yaml").write_text(SLICE)
+    space = Workspace(str(root), lambda _: None)
+    space.load()
+    assert [obj.kind for obj in space.cluster] == ["ResourceSlice"]
+    assert not [d for d in space.lint("template.yaml", TEMPLATE).diagnostics if d.rule.startswith("REF")]
+    (shared / "class.yaml").unlink()
+    space.changed(str(shared / "class.yaml"))
+    assert [d for d in space.lint("template.yaml", TEMPLATE).diagnostics if d.rule.startswith("REF")]
+    (tmp_path / "cluster.yaml").write_text(SLICE + "---\n" + SLICE.replace("node-1", "node-2"))
+    space.changed(str(tmp_path / "cluster.yaml"))
+    assert [obj.name for obj in space.cluster] == ["node-1-gpus", "node-2-gpus"]

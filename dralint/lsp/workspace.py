@@ -182,5 +182,6 @@ def display(path: str, root: str | None) -> str:
 
 
 def _under(path: str, directory: str) -> bool:
-    directory = os.path.normpath(directory)
-    return directory == "." or path == directory or path.startswith(directory.rstrip(os.sep) + os.sep)
+    """Whether ``path`` is ``directory`` or in it (either relative to the current directory)."""
+    path, directory = os.path.abspath(path), os.path.abspath(directory)
+    return path == directory or path.startswith(directory.rstrip(os.sep) + os.sep)
