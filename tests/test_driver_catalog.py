@@ -3,6 +3,8 @@ team's catalog file with mistakes gives problems at their line and column."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from dralint.k8s.drivers import ATTRIBUTE_TYPES, builtin_catalog, load_catalog, read_catalog, typed_value
@@ -82,31 +84,11 @@ def test_select_keeps_one_release_of_the_named_driver():
     assert len(chosen.releases_of("gpu.example.com")) == len(CATALOG.releases_of("gpu.example.com"))
 
 
-TEAM = """\
-project: acme-accelerator
-repository: git.example.com/acme/accel-driver
-releases:
-  - {version: 1.2.0, tag: v1.2.0}
-drivers:
-  - name: accel.acme.io
-    kinds:
-      - {name: card, source: cmd/plugin/devices.go}
-    attributes:
-      - {name: model, type: string, kinds: [card], example: X1, source: cmd/plugin/devices.go}
-      - {name: cores, type: integer, kinds: [card], example: 8, source: cmd/plugin/devices.go}
-      - {name: generation, type: int, kinds: [card], example: two, source: cmd/plugin/devices.go}
-      - {name: sku, type: string, kinds: [board], example: a, source: cmd/plugin/devices.go}
-    capacity:
-      - {name: memory, kinds: [card], example: lots, source: cmd/plugin/devices.go}
-classes:
-  - {name: accel.acme.io, driver: accel.acme.io, selectors: ["device.driver == 'accel.acme.io'"], source: chart/dc.yaml}
-"""
+TEAM = Path(__file__).parent / "data" / "drivers" / "team-catalog.yaml"
 
 
-def test_team_catalog_problems_are_at_their_line_and_column(tmp_path):
-    path = tmp_path / "drivers.yaml"
-    path.write_text(TEAM)
-    releases, problems = read_catalog(str(path))
+def test_team_catalog_problems_are_at_their_line_and_column():
+    releases, problems = read_catalog(str(TEAM))
     found = {(p.span.line, p.span.column): p.message for p in problems}
     assert "unknown attribute type 'integer'" in found[(11, 29)]
     assert "not of type int" in found[(12, 63)]
@@ -116,7 +98,7 @@ def test_team_catalog_problems_are_at_their_line_and_column(tmp_path):
     (release,) = releases
     assert [a.ident for a in release.attributes] == ["model"]
     assert [c.name for c in release.classes] == ["accel.acme.io"]
-    merged = load_catalog([str(path)])
+    merged = load_catalog([str(TEAM)])
     assert merged.release("accel.acme.io", "1.2.0") is not None
 
 
@@ -137,3 +119,32 @@ def test_malformed_team_catalog_never_raises(tmp_path, text):
     releases, problems = read_catalog(str(path))
     assert releases == []
     assert problems or text == ""
+
+
+def _paths(data, prefix=()):
+    yield prefix
+    items = data.items() if isinstance(data, dict) else enumerate(data) if isinstance(data, list) else ()
+    for key, value in items:
+        yield from _paths(value, (*prefix, key))
+
+
+def test_any_entry_of_any_type_gives_problems_never_an_exception(tmp_path):
+    """Every place of a real catalog file, replaced by a value of each wrong shape, in turn."""
+    import random
+
+    import yaml
+
+    source = next(p for p in catalog_files() if p.name == "nvidia-dra-driver-gpu.yaml")
+    data = yaml.safe_load(source.read_text())
+    places = list(_paths(data))[1:]
+    chosen = random.Random(42).sample(places, 40)
+    target = tmp_path / "mutated.yaml"
+    for number, place in enumerate(chosen):
+        mutated = yaml.safe_load(source.read_text())
+        parent = mutated
+        for key in place[:-1]:
+            parent = parent[key]
+        parent[place[-1]] = [None, 7, "x", [], {"a": 1}, True][number % 6]
+        target.write_text(yaml.safe_dump(mutated))
+        releases, problems = read_catalog(str(target))
+        assert all(p.span.line >= 1 and p.span.column >= 1 for p in problems)

@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from dralint.k8s.drivers import Catalog, DriverRelease, load_catalog
+from dralint.k8s.drivers import AttributeInfo, CapacityInfo, Catalog, DriverRelease, load_catalog
 from dralint.lint.config import find_config, load_config
 from dralint.reporters.terminal import printable
 
@@ -60,6 +60,11 @@ def _grouped(releases: list[DriverRelease], pick: Any) -> list[tuple[Any, list[t
     return list(groups.values())
 
 
+def _sourced(text: str, facts: list[tuple[str, Any]], versions: list[str]) -> str:
+    """A line of the detail with the releases the fact holds for and the file it was read from."""
+    return f"{text}  [{_versions(facts, versions)}; {facts[0][1].source.path}]"
+
+
 def _detail(releases: list[DriverRelease]) -> str:
     first = releases[0]
     versions = [r.version for r in releases]
@@ -68,40 +73,47 @@ def _detail(releases: list[DriverRelease]) -> str:
         f"  repository {first.project.repository}"
         + (f", chart {first.project.chart}" if first.project.chart else "")
         + f"; releases {', '.join(f'{r.version} ({r.tag})' for r in releases)}",
-        "  facts were read from the repository at each release's tag, in the file named after each",
-        "",
-        "kinds of device:",
+        "  facts were read from the repository at each release's tag, in the file named after each"
+        + (f"; chart options default in {first.project.options_source}" if first.project.options_source else ""),
     ]
+    if first.extensible:
+        out.append(f"  it may also publish attributes of its own that no catalog lists: {first.extensible.path}")
+    out += ["", "kinds of device:"]
     for kind, facts in _grouped(releases, lambda r: r.kinds):
         option = f"; only with {kind.option}" if kind.option and not kind.default else ""
-        out.append(f"  {kind.name:<18} {kind.description}{option}  [{_versions(facts, versions)}; {kind.source.path}]")
+        out.append(_sourced(f"  {kind.name:<18} {kind.description}{option}", facts, versions))
     out += ["", "DeviceClasses the chart installs:"]
     for device_class, facts in _grouped(releases, lambda r: r.classes):
         state = "on by default" if device_class.default else "off by default"
         option = f" ({device_class.option}, {state})" if device_class.option else f" ({state})"
-        out.append(f"  {device_class.name}{option}  [{_versions(facts, versions)}; {device_class.source.path}]")
+        out.append(_sourced(f"  {device_class.name}{option}", facts, versions))
         out += [f"      selector: {s}" for s in device_class.selectors]
         if device_class.extended_resource_name:
             extra = f" when {device_class.extended_option} is set" if device_class.extended_option else ""
             out.append(f"      extendedResourceName: {device_class.extended_resource_name}{extra}")
+    counters = _grouped(releases, lambda r: r.counters)
+    if counters:
+        out += ["", "shared counters (partitionable devices):"]
+    for counter_set, facts in counters:
+        option = f", with {counter_set.option}" if counter_set.option else ""
+        out.append(_sourced(f"  {counter_set.name}: {', '.join(counter_set.counters)}{option}", facts, versions))
     out += ["", "attributes (name, type, kinds of device, example):"]
     for attribute, facts in _grouped(releases, lambda r: r.attributes):
-        name = attribute.ident if attribute.domain == first.driver else attribute.qualified
         values = attribute.values or {}
         example = ", ".join(f"{k}: {v!r}" for k, v in values.items()) if values else repr(attribute.example)
         optional = ", on some devices" if attribute.optional else ""
-        out.append(
-            f"  {name:<32} {attribute.type:<8} {'/'.join(attribute.kinds):<20} {example}{optional}"
-            f"  [{_versions(facts, versions)}; {attribute.source.path}]"
-        )
+        text = f"{_shown(attribute, first.driver):<32} {attribute.type:<8} {'/'.join(attribute.kinds):<20} {example}"
+        out.append(_sourced(f"  {text}{optional}", facts, versions))
     out += ["", "capacities (name, kinds of device, example):"]
     for capacity, facts in _grouped(releases, lambda r: r.capacity):
-        name = capacity.ident if capacity.domain == first.driver else capacity.qualified
-        out.append(
-            f"  {name:<32} {'/'.join(capacity.kinds):<20} {capacity.example}"
-            f"  [{_versions(facts, versions)}; {capacity.source.path}]"
-        )
+        text = f"{_shown(capacity, first.driver):<32} {'/'.join(capacity.kinds):<20} {capacity.example}"
+        out.append(_sourced(f"  {text}", facts, versions))
     return "\n".join(out) + "\n"
+
+
+def _shown(entry: AttributeInfo | CapacityInfo, driver: str) -> str:
+    """The name as a selector reads it under the driver's domain, or qualified."""
+    return entry.ident if entry.domain == driver else entry.qualified
 
 
 def _as_data(value: Any) -> Any:

@@ -1,21 +1,29 @@
 """The driver catalog a run judges against: which releases of which drivers the cluster runs.
 
 The user says so with ``--driver NAME=VERSION`` or ``drivers:`` in the config; otherwise a
-Flux HelmRelease or an Argo CD Application among the scanned files that installs a catalog
-chart at an exact version says so; otherwise every release of the catalog is judged, and
-findings name the releases they hold for. A team's own catalog files (``driver-catalogs``) are
-added to the shipped one. Cluster state (``--slices``) is the truth and replaces the catalog:
-the callers check that first.
+Flux HelmRelease or an Argo CD Application among the scanned files, or a Chart.yaml among the
+linted paths that depends on a catalog chart, at an exact version, says so; otherwise every
+release of the catalog is judged, and findings name the releases they hold for. A team's own
+catalog files (``driver-catalogs``) are added to the shipped one. Cluster state (``--slices``)
+is the truth and replaces the catalog: the callers check that first.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
+
+import yaml
 
 from dralint.k8s.drivers import Catalog, ClassInfo, DriverRelease, load_catalog
 from dralint.k8s.objects import KubeObject
 from dralint.k8s.semver import is_semver
 from dralint.lint.context import Context
+from dralint.yaml.render import CHART_FILE
+from dralint.yaml.sources import discover
+
+_SAFE = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_MAX_CHART_BYTES = 1 << 20
 
 __all__ = ["run_catalog", "catalog_versions", "installed_classes", "installed_by", "judged_releases"]
 
@@ -45,15 +53,36 @@ def _installed_versions(ctx: Context, catalog: Catalog) -> Iterable[tuple[str, s
     for release in catalog.releases:
         if release.project.chart:
             by_chart.setdefault(release.project.chart, set()).add(release.driver)
-    for kind, group, chart_path, version_path in CHART_INSTALLERS:
-        for obj in ctx.by_kind(kind):
-            found = _chart_version(obj, group, chart_path, version_path)
-            if found is None or found[0] not in by_chart:
-                continue
-            chart, version = found
-            for driver in by_chart[chart]:
-                if catalog.release(driver, version) is not None:
-                    yield driver, version.lstrip("v")
+    installed = [
+        found
+        for kind, group, chart_path, version_path in CHART_INSTALLERS
+        for obj in ctx.by_kind(kind)
+        if (found := _chart_version(obj, group, chart_path, version_path)) is not None
+    ]
+    installed += _chart_dependencies(ctx, set(by_chart))
+    for chart, version in installed:
+        for driver in by_chart.get(chart, ()):
+            if catalog.release(driver, version) is not None:
+                yield driver, version.lstrip("v")
+
+
+def _chart_dependencies(ctx: Context, charts: set[str]) -> Iterable[tuple[str, str]]:
+    """(chart, version) of each catalog chart a Chart.yaml of the linted paths depends on at an
+    exact version (an umbrella chart that installs the driver)."""
+    for path in discover(ctx.options.paths, ctx.options.exclude):
+        if not isinstance(path, str) or os.path.basename(path) != CHART_FILE:
+            continue
+        try:
+            with open(path, encoding="utf-8") as handle:
+                chart = yaml.load(handle.read(_MAX_CHART_BYTES), Loader=_SAFE)
+        except (OSError, UnicodeDecodeError, yaml.YAMLError):
+            continue  # the render stage reports an unreadable chart
+        dependencies = chart.get("dependencies") if isinstance(chart, dict) else None
+        for entry in dependencies if isinstance(dependencies, list) else ():
+            name = entry.get("name") if isinstance(entry, dict) else None
+            version = entry.get("version") if isinstance(entry, dict) else None
+            if name in charts and isinstance(version, str) and is_semver(version.lstrip("v")):
+                yield name, version
 
 
 def _chart_version(obj: KubeObject, group: str, chart_path: tuple, version_path: tuple) -> tuple[str, str] | None:

@@ -24,7 +24,7 @@ import re
 from typing import Any, NamedTuple
 
 from dralint.lint.context import Context
-from dralint.lint.drivers import installed_by, installed_classes
+from dralint.lint.drivers import installed_classes
 from dralint.diagnostics import Finding, Related
 from dralint.k8s.objects import KubeObject
 from dralint.yaml.loader import DataPath
@@ -61,7 +61,6 @@ class Resolution(NamedTuple):
     target: KubeObject | None = None
     evidence: tuple[Evidence, ...] = ()
     creator: tuple[KubeObject, DataPath] | None = None  # found: made at run time by this object
-    installed_by: str | None = None  # found: a DeviceClass a catalog driver's chart installs
 
     @property
     def found(self) -> bool:
@@ -275,10 +274,9 @@ def resolve(
     creator = _created(ctx).get((kind, namespace, name))
     if creator is not None:
         return Resolution(kind, namespace, name, Status.FOUND, creator=creator)
-    if kind == "DeviceClass" and not _index(ctx, kind).closed:
-        installs = installed_classes(ctx, name)
-        if installs:
-            return Resolution(kind, namespace, name, Status.FOUND, installed_by=installed_by(installs))
+    if kind == "DeviceClass" and not _index(ctx, kind).closed and installed_classes(ctx, name):
+        # a driver's chart installs it (dralint/k8s/drivers); findings on its selectors say which
+        return Resolution(kind, namespace, name, Status.FOUND)
     # A referrer without metadata.namespace lands wherever it is applied (`kubectl -n`), so a
     # target in another namespace is then no evidence of a mistake.
     pinned = referrer is None or isinstance(referrer.get(("metadata", "namespace")), str)

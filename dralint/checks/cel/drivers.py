@@ -27,7 +27,7 @@ from dralint.lint.context import Context
 from dralint.lint.drivers import installed_by, installed_classes, judged_releases, run_catalog
 from dralint.lint.registry import object_check
 
-__all__ = ["Target", "targets"]
+__all__ = ["Target", "always_carried", "targets"]
 
 _COMPARISONS = {"_==_", "_!=_", "_<_", "_<=_", "_>_", "_>=_"}
 _ORDERING = {"_<_", "_<=_", "_>_", "_>=_"}
@@ -161,6 +161,19 @@ def _pinned_targets(expressions: tuple[str, ...], inherited: tuple[str, ...], wh
     return out
 
 
+def always_carried(found: list[Target], lookup: Lookup) -> bool:
+    """Whether every device the targets can offer has the attribute or capacity ``lookup`` reads,
+    in every judged release (so reading it without a guard cannot fail)."""
+    if not found:
+        return False
+    for target in found:
+        kinds = target.kinds or target.offered
+        entries = target.release.published(lookup.kind, lookup.domain, lookup.name)
+        if not kinds or any(e.optional for e in entries) or set(kinds) - {k for e in entries for k in e.kinds}:
+            return False
+    return True
+
+
 def uses_catalog(ctx: Context) -> bool:
     """Without cluster state the catalog speaks; with it, the snapshot does."""
     return not uses_snapshot(ctx)
@@ -199,8 +212,8 @@ def _name(obj: KubeObject, path: tuple, expression: str, lookup: Lookup, ctx: Co
     if lookup.domain in STANDARD_DOMAINS:
         return
     releases = run_catalog(ctx).domain_releases(lookup.domain)
-    if not releases:
-        return
+    if not releases or any(r.extensible for r in releases):
+        return  # no driver publishes in the domain, or one may publish names no catalog lists
     having = [r for r in releases if lookup.name in r.names(lookup.kind, lookup.domain)]
     where = _name_span(obj, path, expression, lookup.node.offset, lookup.name)
     if not having:

@@ -3,13 +3,14 @@
 The checker types every attribute as dyn, so a version compared with a string compiles and only
 fails (or silently never matches) when the scheduler runs it.  With ``--slices`` the version and domain knowledge comes from the
 devices; without it, from the driver catalog for the domains it describes, and from names and
-literals elsewhere.
+literals elsewhere. CEL009 leaves out reads of what every device a catalog class offers has.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
+from dralint.checks.cel.drivers import Target, always_carried, targets
 from dralint.checks.cel.sites import SELECTOR_KINDS, class_expressions, selector_groups
 from dralint.checks.cel.snapshot import Inventory, inventory, uses_snapshot
 from dralint.diagnostics import Finding, Severity
@@ -47,7 +48,9 @@ def _finding(obj: KubeObject, path: tuple, note: SelectorNote, rule: str, severi
 _Note = tuple[str, SelectorNote, Severity | None]
 
 
-def _lint(expression: str, ast: Node, drivers: set[str], snapshot: Inventory | None, ctx: Context) -> list[_Note]:
+def _lint(
+    expression: str, ast: Node, drivers: set[str], snapshot: Inventory | None, found: list[Target], ctx: Context
+) -> list[_Note]:
     """The notes of one compiled selector, for the enabled rules only, in report order."""
     wanted = enabled_rule_ids(ctx)
     published = set().union(*(snapshot.domains_by_driver.get(d, set()) for d in drivers)) if snapshot else None
@@ -59,7 +62,8 @@ def _lint(expression: str, ast: Node, drivers: set[str], snapshot: Inventory | N
     if "CEL007" in wanted:
         notes += [("CEL007", note, None) for note in domain_mismatches(expression, ast, drivers, published)]
     if snapshot is None and "CEL009" in wanted:
-        notes += [("CEL009", note, None) for note in unguarded_lookups(expression, ast)]
+        carried = (lambda lookup: always_carried(found, lookup)) if found else None
+        notes += [("CEL009", note, None) for note in unguarded_lookups(expression, ast, carried)]
     if "CEL011" in wanted:
         notes += [
             ("CEL011", note, None if note.fails else Severity.WARNING)
@@ -74,13 +78,20 @@ def _lint(expression: str, ast: Node, drivers: set[str], snapshot: Inventory | N
     return notes
 
 
-def _notes(expression: str, ast: Node, drivers: set[str], snapshot: Inventory | None, ctx: Context) -> list[_Note]:
-    """``_lint`` once per run for each distinct expression text and set of pinned drivers (the
-    rest of what the notes depend on, the snapshot and the options, is the run's): generated
-    and templated manifests repeat the same few selectors in thousands of claims."""
-    return ctx.memo(
-        (__name__, "notes", expression, frozenset(drivers)), lambda: _lint(expression, ast, drivers, snapshot, ctx)
+def _notes(
+    expression: str, ast: Node, drivers: set[str], snapshot: Inventory | None, found: list[Target], ctx: Context
+) -> list[_Note]:
+    """``_lint`` once per run for each distinct expression text, set of pinned drivers and
+    catalog targets (the rest of what the notes depend on, the snapshot and the options, is the
+    run's): generated and templated manifests repeat the same few selectors in thousands of claims."""
+    key = (
+        __name__,
+        "notes",
+        expression,
+        frozenset(drivers),
+        tuple((t.release.label, t.kinds, t.offered) for t in found),
     )
+    return ctx.memo(key, lambda: _lint(expression, ast, drivers, snapshot, found, ctx))
 
 
 def _pinned(expression: str, ctx: Context) -> frozenset[str]:
@@ -101,11 +112,13 @@ def check_selector_semantics(obj: KubeObject, ctx: Context) -> Iterator[Finding]
     for group in selector_groups(obj):
         scope = class_expressions(obj, group, ctx) + group.expressions
         drivers = set().union(*(_pinned(e, ctx) for e in scope))
+        compiled = all(check(e).ok for e in group.expressions)
+        found = targets(obj, group, ctx) if snapshot is None and compiled else []
         for path, expression in zip(group.paths, group.expressions):
             result = check(expression)
             if not result.ok or result.ast is None:
                 continue
-            for rule, note, severity in _notes(expression, result.ast, drivers, snapshot, ctx):
+            for rule, note, severity in _notes(expression, result.ast, drivers, snapshot, found, ctx):
                 yield _finding(obj, path, note, rule, severity)
             constant = (
                 ctx.memo((__name__, "constant", expression), lambda: constant_value(expression)) if constants else None

@@ -11,7 +11,7 @@ where a snapshot makes a lint precise, the caller passes what it knows (``versio
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
 from dralint.k8s.cel.ast import Node
@@ -210,13 +210,18 @@ def domain_mismatches(
     return notes
 
 
-def unguarded_lookups(expression: str, root: Node) -> list[SelectorNote]:
-    """Attribute/capacity reads not protected by ``has()``, ``in`` or ``.?name``."""
+def unguarded_lookups(
+    expression: str, root: Node, carried: Callable[[Lookup], bool] | None = None
+) -> list[SelectorNote]:
+    """Attribute/capacity reads not protected by ``has()``, ``in`` or ``.?name``; ``carried``
+    says which reads every device the selector can meet has (the driver catalog knows)."""
     lookups_found = lookups(root)
     guarded = {(lk.kind, lk.domain, lk.name) for lk in lookups_found if lk.guarded}
     notes: list[SelectorNote] = []
     for lookup in lookups_found:
         if lookup.guarded or (lookup.kind, lookup.domain, lookup.name) in guarded:
+            continue
+        if carried is not None and carried(lookup):
             continue
         notes.append(
             SelectorNote(

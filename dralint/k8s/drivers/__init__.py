@@ -15,42 +15,13 @@ The public API (stable; the language server uses it for completion and hover):
   ``classes`` (:class:`ClassInfo`: name, selectors, extendedResourceName, the chart option that
   creates it and whether it is on by default, source); ``class_kinds(cls)`` (the kinds a class
   admits), ``names(what, domain)``, ``published(what, domain, ident)``, ``devices()`` (one
-  example device per kind, as CEL sees it).
+  example device per kind, as CEL sees it), ``counters`` (:class:`CounterSetInfo`, shared
+  counters of partitionable devices) and ``extensible`` (set when the driver may publish
+  attributes of its domain no catalog lists).
 * Every fact has a ``source``: :class:`Source` (repository, path, tag).
 """
 
-from dralint.k8s.drivers.catalog import (
-    ATTRIBUTE_TYPES,
-    AttributeInfo,
-    CapacityInfo,
-    Catalog,
-    CatalogProblem,
-    ClassInfo,
-    DeviceKind,
-    DriverRelease,
-    Project,
-    Source,
-    builtin_catalog,
-    load_catalog,
-    read_catalog,
-    typed_value,
-    version_key,
-)
+from dralint.k8s.drivers import catalog as _catalog
+from dralint.k8s.drivers.catalog import *  # noqa: F403 (the names of catalog.__all__, listed there once)
 
-__all__ = [
-    "ATTRIBUTE_TYPES",
-    "AttributeInfo",
-    "CapacityInfo",
-    "Catalog",
-    "CatalogProblem",
-    "ClassInfo",
-    "DeviceKind",
-    "DriverRelease",
-    "Project",
-    "Source",
-    "builtin_catalog",
-    "load_catalog",
-    "read_catalog",
-    "typed_value",
-    "version_key",
-]
+__all__ = _catalog.__all__

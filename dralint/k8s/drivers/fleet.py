@@ -1,7 +1,8 @@
 """Small cluster snapshots built from the catalog: ``--slices example:<driver>``.
 
 A fleet is two nodes, each with two devices of every kind the driver publishes with its chart's
-defaults, the DeviceClasses the chart installs by default, and the Nodes: real device shapes
+defaults (of every kind, for a driver that publishes none by default), the DeviceClasses the
+chart installs by default, and the Nodes: real device shapes
 (names, attributes, capacities and their types as the release publishes them) with the
 catalog's example values.
 """
@@ -55,7 +56,7 @@ def _device(release: DriverRelease, kind: str, index: int) -> Obj:
 
 
 def _slice(release: DriverRelease, node: str) -> Obj:
-    kinds = [k.name for k in release.kinds if k.default]
+    kinds = [k.name for k in release.kinds if k.default] or [k.name for k in release.kinds]  # asked for by name
     devices = [_device(release, kind, i) for kind in kinds for i in range(DEVICES_PER_KIND)]
     seen: set[str] = set()
     for number, device in enumerate(devices):  # kinds named alike (a fixed name) still get one name each
