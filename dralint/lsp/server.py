@@ -207,7 +207,10 @@ def initialize(ls: DralintServer, params: types.InitializeParams) -> None:
 
 
 @server.feature(types.INITIALIZED)
-async def initialized(ls: DralintServer, params: types.InitializedParams) -> None:
+def initialized(ls: DralintServer, params: types.InitializedParams) -> None:
+    """Load the workspace before any later message is handled (a handler that awaited would let
+    a document open and be linted against an empty workspace first), then ask to be told of
+    file changes."""
     ls.guarded("loading the workspace", ls.space.load, None)
     ls.guarded("reading the config", ls.publish_config, None)
     watching = ls.client_capabilities.workspace
@@ -221,10 +224,8 @@ async def initialized(ls: DralintServer, params: types.InitializedParams) -> Non
             types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
             types.DidChangeWatchedFilesRegistrationOptions(watchers=watchers),
         )
-        try:
-            await ls.client_register_capability_async(types.RegistrationParams([registration]))
-        except Exception as error:  # the client refused: saves still keep the workspace up to date
-            ls.log(f"dralint: could not watch files: {error}")
+        # Not awaited: a client that refuses leaves saves to keep the workspace up to date.
+        ls.client_register_capability(types.RegistrationParams([registration]))
     ls.relint_open()
 
 
