@@ -8,11 +8,16 @@ from pathlib import Path
 import pytest
 
 from dralint.k8s.drivers import ATTRIBUTE_TYPES, builtin_catalog, load_catalog, read_catalog, typed_value
-from dralint.k8s.drivers.catalog import catalog_files
+from dralint.k8s.drivers.catalog import COMPILED, catalog_files, compiled_catalog
 from dralint.k8s.quantity import parse_quantity
 from dralint.k8s.semver import Semver
 
 CATALOG = builtin_catalog()
+
+
+def test_compiled_catalog_is_up_to_date():
+    on_disk = COMPILED.read_text(encoding="utf-8")
+    assert on_disk == compiled_catalog(), "dralint/k8s/drivers/data/compiled.json is stale: run tools/generate_docs.py"
 
 
 @pytest.mark.parametrize("path", list(catalog_files()), ids=lambda p: p.name)

@@ -1,5 +1,6 @@
-"""Regenerate rules/catalog.json, dralint/lint/check_index.py, docs/rules.md, docs/peers.md and the
-README peer table from the rule catalog and the check modules (tests fail when any is stale)."""
+"""Regenerate rules/catalog.json, dralint/lint/check_index.py, docs/rules.md, docs/peers.md, the
+README peer table and the driver catalog's compiled.json from the rule catalog, the check modules
+and dralint/k8s/drivers/data (tests fail when any is stale)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from dralint.k8s.drivers.catalog import COMPILED as DRIVERS_COMPILED, compiled_catalog  # noqa: E402
 from dralint.lint.catalog import COMPILED_NAME, compile_catalog, load_catalog, rules_dir  # noqa: E402
 from dralint.lint.registry import check_index  # noqa: E402
 from dralint.lint.ruledocs import README_END, README_START, peer_parity, peer_table, replace_between, rules_markdown  # noqa: E402
@@ -52,6 +54,8 @@ def main() -> None:
     print(f"updated the peer table in {README}")
     PARITY.write_text(peer_parity(rules, peer_checks(), elsewhere_rows()), encoding="utf-8")
     print(f"wrote {PARITY}")
+    DRIVERS_COMPILED.write_text(compiled_catalog(), encoding="utf-8")
+    print(f"wrote {DRIVERS_COMPILED}")
 
 
 if __name__ == "__main__":

@@ -105,24 +105,18 @@ def driver_versions(values: tuple[str, ...], config: LoadedConfig | None) -> dic
     if not values:
         return None
     from dralint.k8s.drivers import load_catalog as load_drivers
+    from dralint.lint.drivers import release_problem
 
     catalog = load_drivers(config.values.get("driver_catalogs", []) if config is not None else [])
     chosen: dict[str, str] = {}
     for value in values:
-        driver, sep, version = value.partition("=")
-        releases = catalog.releases_of(driver.strip())
-        if not sep or not driver.strip() or not version.strip():
-            problem = f"{value!r} is not NAME=VERSION, e.g. gpu.nvidia.com=25.8.0"
-        elif not releases:
-            near = did_you_mean(driver, catalog.drivers)
-            problem = f"{driver!r} is not a driver of the catalog;{near} `dralint drivers` lists them"
-        elif catalog.release(driver.strip(), version.strip()) is None:
-            known = ", ".join(r.version for r in releases)
-            problem = f"{version!r} is not a release of {driver} in the catalog (known: {known})"
-        else:
-            chosen[driver.strip().lower()] = version.strip().lstrip("v")
-            continue
-        raise click.BadParameter(problem, param_hint="--driver")
+        driver, sep, version = (part.strip() for part in value.partition("="))
+        problem = release_problem(catalog, driver, version) if driver and version else None
+        if not sep or not driver or not version:
+            problem = (f"{value!r} is not NAME=VERSION, e.g. gpu.nvidia.com=25.8.0", False)
+        if problem is not None:
+            raise click.BadParameter(problem[0], param_hint="--driver")
+        chosen[driver.lower()] = version.lstrip("v")
     return chosen
 
 

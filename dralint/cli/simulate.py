@@ -166,7 +166,8 @@ def _simulated(options: LintOptions, progress: ProgressLine | None) -> tuple[int
     "--slices",
     multiple=True,
     metavar="FILE",
-    help=f"Cluster snapshot file, or example:NAME ({', '.join(sorted(EXAMPLES))}); repeatable.",
+    help=f"Cluster snapshot file, or example:NAME ({', '.join(sorted(EXAMPLES))}), or example:DRIVER[@VERSION] for "
+    "a small fleet of a catalog driver's devices (`dralint drivers`); repeatable.",
 )
 @click.option(
     "--context",

@@ -488,6 +488,7 @@ def _check_drivers(config: LoadedConfig) -> None:
     """A team's catalog files are read here, so their mistakes are CFG001 findings at their line
     and column; ``drivers`` must name releases the catalog (with those files) knows."""
     from dralint.k8s.drivers import load_catalog as load_drivers  # only for configs that use it
+    from dralint.lint.drivers import release_problem
 
     catalog = load_drivers(config.values.get("driver_catalogs", []))
     for problem in catalog.problems:
@@ -495,29 +496,15 @@ def _check_drivers(config: LoadedConfig) -> None:
     chosen = config.values.get("drivers", {})
     kept = {}
     for driver, version in chosen.items():
-        releases = catalog.releases_of(driver)
-        if not releases:
-            near = did_you_mean(driver, catalog.drivers)
-            _report(
-                config,
-                _Bad(
-                    ("drivers", driver),
-                    f"{driver!r} is not a driver of the catalog;{near} `dralint drivers` lists them "
-                    "(add an in-house driver with driver-catalogs)",
-                    key=True,
-                ),
-            )
-        elif catalog.release(driver, version) is None:
-            known = ", ".join(r.version for r in releases)
-            _report(
-                config,
-                _Bad(
-                    ("drivers", driver),
-                    f"{version!r} is not a release of {driver} in the catalog (known: {known}); "
-                    "it is judged against every release",
-                ),
-            )
-        else:
+        found = release_problem(catalog, driver, version)
+        if found is None:
             kept[driver] = version
+            continue
+        message, unknown_driver = found
+        if unknown_driver:
+            message += " (add an in-house driver with driver-catalogs)"
+        else:
+            message += "; it is judged against every release"
+        _report(config, _Bad(("drivers", driver), message, key=unknown_driver))
     if "drivers" in config.values:
         config.values["drivers"] = kept

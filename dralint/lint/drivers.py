@@ -25,7 +25,14 @@ from dralint.yaml.sources import discover
 _SAFE = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _MAX_CHART_BYTES = 1 << 20
 
-__all__ = ["run_catalog", "catalog_versions", "installed_classes", "installed_by", "judged_releases"]
+__all__ = [
+    "run_catalog",
+    "catalog_versions",
+    "installed_classes",
+    "installed_by",
+    "judged_releases",
+    "release_problem",
+]
 
 #: Objects that install a Helm chart at a version: (kind, API group, path of the chart name,
 #: path of its version).
@@ -103,6 +110,22 @@ def catalog_versions(ctx: Context) -> tuple[set[tuple[str, str]], frozenset[str]
         return versions, domains
 
     return ctx.memo((__name__, "versions"), build)
+
+
+def release_problem(catalog: Catalog, driver: str, version: str) -> tuple[str, bool] | None:
+    """Why ``driver`` at ``version`` is no release of the catalog, and whether the driver itself
+    is unknown (a config finding then points at the name, not the version); None when it is one."""
+    releases = catalog.releases_of(driver)
+    if not releases:
+        import difflib  # only for a name that is wrong
+
+        close = difflib.get_close_matches(driver.lower(), catalog.drivers, n=1, cutoff=0.8)
+        near = f" did you mean {close[0]!r}?" if close else ""
+        return f"{driver!r} is not a driver of the catalog;{near} `dralint drivers` lists them", True
+    if catalog.release(driver, version) is None:
+        known = ", ".join(r.version for r in releases)
+        return f"{version!r} is not a release of {driver} in the catalog (known: {known})", False
+    return None
 
 
 def judged_releases(ctx: Context, driver: str) -> list[DriverRelease]:

@@ -24,7 +24,6 @@ import re
 from typing import Any, NamedTuple
 
 from dralint.lint.context import Context
-from dralint.lint.drivers import installed_classes
 from dralint.diagnostics import Finding, Related
 from dralint.k8s.objects import KubeObject
 from dralint.yaml.loader import DataPath
@@ -274,9 +273,11 @@ def resolve(
     creator = _created(ctx).get((kind, namespace, name))
     if creator is not None:
         return Resolution(kind, namespace, name, Status.FOUND, creator=creator)
-    if kind == "DeviceClass" and not _index(ctx, kind).closed and installed_classes(ctx, name):
-        # a driver's chart installs it (dralint/k8s/drivers); findings on its selectors say which
-        return Resolution(kind, namespace, name, Status.FOUND)
+    if kind == "DeviceClass" and not _index(ctx, kind).closed:
+        from dralint.lint.drivers import installed_classes  # the catalog loads only when a class is not in the run
+
+        if installed_classes(ctx, name):  # a driver's chart installs it; findings on its selectors say which
+            return Resolution(kind, namespace, name, Status.FOUND)
     # A referrer without metadata.namespace lands wherever it is applied (`kubectl -n`), so a
     # target in another namespace is then no evidence of a mistake.
     pinned = referrer is None or isinstance(referrer.get(("metadata", "namespace")), str)

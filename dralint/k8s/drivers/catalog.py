@@ -12,19 +12,23 @@ a :class:`CatalogProblem` at a line and column, never an exception.
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import yaml
 
 from dralint.diagnostics import Span
-from dralint.k8s.cel.device import AttributeValue, Device
 from dralint.k8s.quantity import Quantity, QuantityError, parse_quantity
 from dralint.k8s.semver import Semver, SemverError, parse_semver
 from dralint.yaml.loader import SourceText, load
+
+if TYPE_CHECKING:  # the CEL package loads only when a device is built (refs import this module)
+    from dralint.k8s.cel.device import AttributeValue, Device
 
 _SAFE = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -186,6 +190,8 @@ class DriverRelease(NamedTuple):
         return [self.device(kind, index, pool) for kind in self.kinds]
 
     def device(self, kind: DeviceKind, index: int = 0, pool: str = "") -> Device:
+        from dralint.k8s.cel.device import Device
+
         attributes: dict[str, dict[str, AttributeValue]] = {}
         for attribute in self.attributes:
             if kind.name in attribute.kinds:
@@ -685,13 +691,45 @@ def read_catalog(path: str, text: str | None = None) -> tuple[list[DriverRelease
     return releases, problems
 
 
-def _read_shipped(path: Path) -> tuple[list[DriverRelease], list[CatalogProblem]]:
-    """A file of the shipped catalog, read without positions (libyaml's C parser, a tenth of the
-    time) and without compiling its selectors: tests/test_driver_catalog.py reads each file as a
-    team's file is read and finds no problem."""
-    whole = Span(str(path), 1, 1, 1, 2)
-    data = yaml.load(path.read_text(encoding="utf-8"), Loader=_SAFE)
-    reader = _Reader(data, lambda _p, _k: whole, str(path), compile_selectors=False)
+#: The shipped files' data as JSON, written by tools/generate_docs.py: reading it takes a tenth
+#: of the time of PyYAML's constructor, which was most of the catalog's cost in a one-file run.
+COMPILED = DATA_DIR / "compiled.json"
+
+
+def _digest(texts: Iterable[str]) -> int:
+    digest = 0
+    for text in texts:
+        digest = zlib.crc32(text.encode("utf-8"), digest)
+    return digest
+
+
+def compiled_catalog(directory: str | os.PathLike = DATA_DIR) -> str:
+    """The JSON of ``COMPILED``: each shipped file's data, and a checksum of their text."""
+    files = {p.name: p.read_text(encoding="utf-8") for p in catalog_files(directory)}
+    data = {name: yaml.load(text, Loader=_SAFE) for name, text in files.items()}
+    return json.dumps({"digest": _digest(files.values()), "files": data}, indent=1, sort_keys=True) + "\n"
+
+
+def _shipped_data() -> dict[str, Any]:
+    """Each shipped file's data: from ``COMPILED`` when it describes the files on disk, else (a
+    stale or missing copy, in a checkout) read from the files, so a stale copy costs time only."""
+    files = {p.name: p.read_text(encoding="utf-8") for p in catalog_files()}
+    try:
+        compiled = json.loads(COMPILED.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        compiled = None
+    if isinstance(compiled, dict) and compiled.get("digest") == _digest(files.values()):
+        return dict(compiled["files"])
+    return {name: yaml.load(text, Loader=_SAFE) for name, text in files.items()}
+
+
+def _read_shipped(name: str, data: Any) -> tuple[list[DriverRelease], list[CatalogProblem]]:
+    """A file of the shipped catalog, read without positions and without compiling its
+    selectors: tests/test_driver_catalog.py reads each file as a team's file is read and finds
+    no problem."""
+    path = str(DATA_DIR / name)
+    whole = Span(path, 1, 1, 1, 2)
+    reader = _Reader(data, lambda _p, _k: whole, path, compile_selectors=False)
     return reader.releases(), reader.problems
 
 
@@ -707,8 +745,8 @@ def builtin_catalog() -> Catalog:
     if not _BUILTIN:
         releases: list[DriverRelease] = []
         problems: list[CatalogProblem] = []
-        for path in catalog_files():
-            found, bad = _read_shipped(path)
+        for name, data in sorted(_shipped_data().items()):
+            found, bad = _read_shipped(name, data)
             releases += found
             problems += bad
         _BUILTIN.append(Catalog(releases, problems))
