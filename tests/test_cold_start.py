@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 #: Loaded only by the runs that use them: workers, SARIF and baselines, chart and overlay
-#: renders, a pyproject.toml, a cluster snapshot, `dralint fix`.
+#: renders, a pyproject.toml, a cluster snapshot, `dralint fix`, the language server.
 NOT_FOR_A_SMALL_LINT = (
     "multiprocessing",
     "hashlib",
@@ -21,6 +21,10 @@ NOT_FOR_A_SMALL_LINT = (
     "dralint.k8s.celmatch",
     "dralint.fix",
     "dralint.reporters.sarif",
+    # `dralint lsp`'s: a dependency of every install, imported by that command alone.
+    "pygls",
+    "lsprotocol",
+    "dralint.lsp",
 )
 
 PROGRAM = """

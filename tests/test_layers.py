@@ -23,8 +23,9 @@ LAYERS = {
     "dralint.checks": 4,
     "dralint.fix": 5,
     "dralint.reporters": 5,
-    "dralint.cli": 6,
-    "dralint.__main__": 7,
+    "dralint.lsp": 6,
+    "dralint.cli": 7,
+    "dralint.__main__": 8,
 }
 
 #: Inside k8s/, these subpackages are knowledge the rest of k8s/ builds on or builds upon.
@@ -126,4 +127,4 @@ def test_top_level_stays_small() -> None:
     entries = {
         p.name for p in PACKAGE.iterdir() if p.name not in {"__init__.py", "__main__.py", "__pycache__", "_data"}
     }
-    assert len(entries) <= 8, sorted(entries)
+    assert len(entries) <= 9, sorted(entries)  # the stages of docs/architecture.md, the CLI and the language server

@@ -138,6 +138,7 @@ class _LazyGroup(click.Group):
         "config": "dralint.cli.config:config_command",
         "simulate": "dralint.cli.simulate:simulate_command",
         "doctor": "dralint.cli.doctor:doctor_command",
+        "lsp": "dralint.cli.lsp:lsp_command",
     }
 
     def list_commands(self, ctx: click.Context) -> list[str]:

@@ -14,7 +14,7 @@ from collections import Counter
 from contextlib import closing, contextmanager
 from dataclasses import dataclass, field, replace
 from operator import attrgetter
-from typing import Any, BinaryIO, Callable, Iterable, Iterator, NamedTuple, Protocol, cast
+from typing import Any, BinaryIO, Callable, Iterable, Iterator, NamedTuple, Protocol, Sequence, cast
 
 from dralint.k8s.allocator.examples import PREFIX as EXAMPLE_PREFIX, example_sources
 from dralint.lint.catalog import DRA_CATEGORIES, Rule, load_catalog
@@ -872,14 +872,28 @@ def run(
     cluster: Iterable[Item] = (),
     progress: Progress | None = None,
     prepare: Prepare | None = None,
+    parsed: Sequence[KubeObject] = (),
 ) -> RunResult:
     """Lint already-read sources; ``lint`` is the same with files read from disk.
 
     ``prepare`` is called with the finished diagnostics of each file finished while checks
     still run (see ``Assembly``); the result's ``prepared`` holds what it returned.
+    ``parsed`` are context and cluster objects read earlier by ``parse_unreported``, indexed
+    after ``context``'s and before ``cluster``'s, and not reported on.
     """
     with without_cyclic_gc():
-        return _run(scan, options, context, cluster, progress, prepare)
+        return _run(scan, options, context, cluster, progress, prepare, parsed)
+
+
+def parse_unreported(items: Iterable[Item], options: LintOptions, origin: str = "context") -> list[KubeObject]:
+    """The objects of ``items``, parsed for ``run``'s ``parsed`` and never reported on.
+
+    A language server lints one file at every keystroke against a whole workspace: it parses
+    the workspace once with this (and each file again only when it changes) instead of
+    handing ``run`` the same context files to parse each time. ``origin`` is ``context`` or
+    ``cluster``, as ``run`` would have set for them.
+    """
+    return _load_sources(items, origin, _Collector(options, load_catalog()), report=False).objects
 
 
 def _run(
@@ -889,6 +903,7 @@ def _run(
     cluster: Iterable[Item],
     progress: Progress | None,
     prepare: Prepare | None,
+    parsed: Sequence[KubeObject],
 ) -> RunResult:
     catalog = load_catalog()
     collect = _Collector(options, catalog)
@@ -899,7 +914,7 @@ def _run(
     extra = _load_sources(context, "context", collect, report=False, jobs=jobs, progress=progress)
     snapshot = _load_sources(cluster, "cluster", collect, report=True, jobs=jobs, progress=progress)
     envs = environments(dict.fromkeys(obj.path for obj in scanned.objects), options.environments)
-    ctx = Context(scanned.objects + extra.objects + snapshot.objects, options, envs)
+    ctx = Context([*scanned.objects, *extra.objects, *parsed, *snapshot.objects], options, envs)
     checks = _selected_checks({obj.kind for obj in scanned.objects}, collect)
     # Run-wide checks run first: a file is then complete once its own objects are checked (see
     # Assembly), and what they build in ctx.memo (the snapshot's inventory, the simulation) is

@@ -109,15 +109,17 @@ def lint_with_config(
     progress: Progress | None = None,
     prepare: Prepare | None = None,
 ) -> RunResult:
-    """Lint from disk and run every stage after the engine.
+    """Lint from disk and run every stage after the engine."""
+    return finish(lint(without_own_files(options, config), stdin, progress, prepare), options, config, today)
 
-    dralint's own files (the config file and the baseline in use) are not manifests, so a
-    directory walk skips them instead of reporting each as "not a Kubernetes manifest".
-    """
+
+def without_own_files(options: LintOptions, config: LoadedConfig | None) -> LintOptions:
+    """``options`` with dralint's own files (the config file and the baseline in use) excluded:
+    they are not manifests, so a directory walk skips them instead of reporting each as "not a
+    Kubernetes manifest"."""
     own = [
         p
         for p in (config.path if config is not None else None, options.baseline)
         if p and p.endswith((".yaml", ".yml", ".json"))
     ]
-    run_options = dataclasses.replace(options, exclude=options.exclude + own) if own else options
-    return finish(lint(run_options, stdin, progress, prepare), options, config, today)
+    return dataclasses.replace(options, exclude=options.exclude + own) if own else options

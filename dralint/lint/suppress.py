@@ -136,7 +136,7 @@ def _string_extents(doc: Document) -> Iterator[tuple[tuple[int, int], tuple[int,
             yield start, (span.end_line, span.end_column)
 
 
-def _in_string(documents: Iterable[Document]) -> Callable[[int, int], bool]:
+def in_string(documents: Iterable[Document]) -> Callable[[int, int], bool]:
     """Whether a 1-based (line, column) lies inside a string value, where ``#`` is text and
     not a comment: a shell script in a ``|`` block, a quoted message."""
     extents = [extent for doc in documents for extent in _string_extents(doc)]
@@ -151,14 +151,14 @@ def comment_suppressions(
     if "dralint" not in source.text:  # the common case, decided without splitting lines
         return out
     code_lines = _code_lines(source)
-    in_string: Callable[[int, int], bool] | None = None
+    inside_string: Callable[[int, int], bool] | None = None
     for number in range(1, len(source.line_starts) + 1):
         text = source.line_text(number)
         match = _COMMENT_RE.search(text) if "dralint" in text else None
         if match is None:
             continue
-        in_string = in_string or _in_string(documents)
-        if in_string(number, match.start() + 1):
+        inside_string = inside_string or in_string(documents)
+        if inside_string(number, match.start() + 1):
             continue
         span = Span(source.path, number, match.start() + 1, number, len(text) + 1)
         args = _ARGS_RE.match(match.group("rest").strip())

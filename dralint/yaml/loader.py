@@ -397,6 +397,27 @@ class Document:
         after = 1 if self.source.text[src_last : src_last + 1] in ("\n", "\r") else 2
         return Span(self.source.path, line + 1, col + 1, end_line + 1, end_col + after)
 
+    def scalar_offset_at(self, path: DataPath, line: int, column: int) -> int | None:
+        """The offset inside the string scalar at ``path`` of the 0-based ``line`` and ``column``
+        of the file: ``scalar_offset_span`` the other way, for an editor's cursor in a CEL
+        expression. A cursor after the last character gives the value's length; a cursor
+        outside the value, or in a scalar that cannot be mapped faithfully, gives None."""
+        value_pos, _, matched = self._walk(path)
+        value: Any = self.data
+        for step in path[:matched]:
+            value = value[step]
+        if matched < len(path) or not isinstance(value, str):
+            return None
+        table = scalar_source_map(self.source, value_pos, value)
+        if not table:
+            return None
+        offset = self.source.offset(line, column)
+        index = bisect.bisect_left(table, offset)
+        if index < len(table) and table[index] == offset:
+            return index
+        after_last = index == len(table) and offset == table[-1] + 1 and value[-1:] != "\n"
+        return len(value) if after_last else None
+
 
 def _frozen_document(path: str, index: int, frozen: bytes, finite: bool, item: int | None) -> Document:
     """A document as a worker sent it (see ``Document.__reduce__``)."""
