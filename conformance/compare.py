@@ -12,9 +12,10 @@ import json
 import re
 import sys
 import tempfile
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 import yaml
 from click.testing import CliRunner
@@ -69,7 +70,7 @@ class Tally:
     templates_agreed: int = 0
     disagreements: list[Disagreement] = field(default_factory=list)
 
-    def add(self, other: "Tally") -> None:
+    def add(self, other: Tally) -> None:
         for name in vars(self):
             if name != "disagreements":
                 setattr(self, name, getattr(self, name) + getattr(other, name))

@@ -6,11 +6,12 @@ fingerprinted without anyone worrying that a later stage changed it.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import MISSING, dataclass, fields
 from enum import Enum
 from itertools import chain, compress, count, islice
 from operator import attrgetter, ne
-from typing import Any, Iterable, Iterator, NamedTuple, Sequence, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 
 class Severity(str, Enum):

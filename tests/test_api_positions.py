@@ -7,10 +7,10 @@ a missing required field at the key of the mapping that lacks it, a too-long lis
 from __future__ import annotations
 
 from click.testing import CliRunner
-
 from conftest import lint_text
-from dralint.cli.main import main
 from dra_manifests import resource_claim
+
+from dralint.cli.main import main
 
 
 def _found(tmp_path, manifest: str, rule: str, **options):

@@ -8,13 +8,12 @@ from typing import Any
 
 import pytest
 import yaml
-
-from dralint.k8s.apivalidation import check_pod_spec, validate_object, version_verdict
-from dralint.k8s.apivalidation import errors as E
-from dralint.k8s.apivalidation import formats, meta
-from dralint.k8s.quantity import quantity_value
-from dralint.k8s.apivalidation.schema import schema_set
 from dra_manifests import resource_claim
+
+from dralint.k8s.apivalidation import check_pod_spec, formats, meta, validate_object, version_verdict
+from dralint.k8s.apivalidation import errors as E
+from dralint.k8s.apivalidation.schema import schema_set
+from dralint.k8s.quantity import quantity_value
 
 
 def _errors(text: str, **gates: bool) -> list[tuple[str, str]]:

@@ -17,10 +17,10 @@ from unittest import mock
 
 import pytest
 import yaml
+from conftest import CORPUS, YAML_TEST_SUITE
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import CORPUS, YAML_TEST_SUITE
 from dralint.yaml import blockfast, loader
 from dralint.yaml.loader import MAX_DEPTH, LoadResult, SourceText, load
 from dralint.yaml.sources import SourceFile, decode

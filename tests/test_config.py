@@ -6,9 +6,9 @@ import dataclasses
 from pathlib import Path
 
 import yaml
+from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from click.testing import CliRunner
 
 from dralint.cli.main import main
 from dralint.lint.config import KEYS, config_key, find_config, load_config

@@ -407,7 +407,7 @@ def test_running_pod_in_crash_loop_points_at_the_logs():
         "container app: waiting, CrashLoopBackOff: back-off 5m0s",
         "kubectl logs -n ml p -c app --previous",
     )
-    assert ("claims", "ok") == (found.steps[2].check, found.steps[2].status)
+    assert (found.steps[2].check, found.steps[2].status) == ("claims", "ok")
 
 
 def test_unscheduled_extended_resource_pod_runs_through_the_allocator():

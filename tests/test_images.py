@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-
 from conftest import lint_text
+
 from dralint.k8s.images import image_problem
 
 

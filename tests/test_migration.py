@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
-
 from conftest import lint_text
+
 from dralint.lint.engine import lint
 from dralint.lint.options import LintOptions
 

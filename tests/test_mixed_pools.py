@@ -6,8 +6,8 @@ import json
 
 import pytest
 from click.testing import CliRunner
-
 from conftest import lint_text
+
 from dralint.cli.main import main
 from dralint.k8s.kubelet import minor_version, too_old
 

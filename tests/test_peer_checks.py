@@ -7,12 +7,12 @@ import copy
 import random
 
 import yaml
+from conftest import lint_text
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from conftest import lint_text
-from dralint.lint.catalog import load_catalog
 from podtext import fired, pod
+
+from dralint.lint.catalog import load_catalog
 
 SERVICE = "apiVersion: v1\nkind: Service\nmetadata: {{name: web, namespace: team-a}}\nspec:\n{spec}  ports: [{{port: {port}, targetPort: 8080}}]\n"
 INGRESS = (

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-
 from conftest import rules_of
 from podtext import fired
 from test_sarif import github_problems, sarif, schema_errors
+
 from dralint.diagnostics import Severity
 from dralint.k8s.pod_security_standards import (
     LATEST,

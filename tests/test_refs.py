@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-
 from conftest import lint_text
+
 from dralint.lint.engine import lint
 from dralint.lint.options import LintOptions
 from dralint.lint.refs import Status, edit_distance, looks_like_typo, resolve
@@ -232,8 +232,8 @@ spec:
 
 
 def test_typo_suggestions_agree_before_and_after_the_variant_index_is_built():
-    from dralint.lint.context import Context
     from dralint.k8s.manifests import objects_from
+    from dralint.lint.context import Context
     from dralint.lint.refs import _LINEAR_LOOKUPS, _index
     from dralint.yaml.loader import SourceText, load
 

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import pytest
-
 from conftest import rules_of
 from podtext import pod
-from dralint.k8s.images import image_tag
 
+from dralint.k8s.images import image_tag
 
 SIZING = {"REL001", "REL002", "REL003", "REL004"}
 

@@ -22,8 +22,10 @@ import pytest
 from dralint.lint.config import load_config
 from dralint.lint.gate import lint_with_config
 from dralint.lint.options import LintOptions
-from dralint.reporters.json_report import document as json_document, render as json_render
-from dralint.reporters.sarif import document as sarif_document, render as sarif_render
+from dralint.reporters.json_report import document as json_document
+from dralint.reporters.json_report import render as json_render
+from dralint.reporters.sarif import document as sarif_document
+from dralint.reporters.sarif import render as sarif_render
 from dralint.yaml.render import RenderUnit, plan, strip_build_metadata
 from dralint.yaml.templates import locate_key
 

@@ -8,15 +8,14 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
-import pytest
 from click.testing import CliRunner
-
 from conftest import CORPUS, require
-from dralint.lint.catalog import Rule
+
 from dralint.cli.main import main
 from dralint.diagnostics import Severity
 from dralint.fix.runner import fix_replacements
 from dralint.lint.baseline import baseline_document
+from dralint.lint.catalog import Rule
 from dralint.lint.gate import lint_with_config
 from dralint.lint.options import LintOptions
 from dralint.reporters.sarif import chunks, document, rule_descriptor

@@ -6,10 +6,10 @@ import json
 import textwrap
 
 from click.testing import CliRunner
-
 from conftest import lint_text
-from dralint.k8s.allocator.examples import EXAMPLES, load_example
+
 from dralint.cli.main import main
+from dralint.k8s.allocator.examples import EXAMPLES, load_example
 from dralint.k8s.inventory import Inventory
 
 CLASS = """\

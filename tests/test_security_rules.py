@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-
 from conftest import rules_of
 from podtext import fired, pod
+
 from dralint.checks.security.secrets import secret_like
 from dralint.diagnostics import Severity
 

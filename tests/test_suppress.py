@@ -6,9 +6,10 @@ from __future__ import annotations
 import datetime as dt
 
 from conftest import lint_text, rules_of
+
+from dralint.diagnostics import Severity
 from dralint.lint.engine import lint
 from dralint.lint.gate import finish
-from dralint.diagnostics import Severity
 from dralint.lint.options import LintOptions
 
 CM = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n"

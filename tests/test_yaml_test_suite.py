@@ -15,12 +15,12 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-
 from conftest import YAML_TEST_SUITE, require
+
 from dralint.cli.main import main
 from dralint.lint.engine import ENGINE_RULES
-from dralint.yaml.sources import SourceFile, decode
 from dralint.yaml.loader import SourceText, load
+from dralint.yaml.sources import SourceFile, decode
 
 SUITE = YAML_TEST_SUITE
 

@@ -12,8 +12,8 @@ import sys
 
 import click
 
-from dralint.lint.catalog import load_catalog
 from dralint.fix.runner import FileFix, fix_bytes, fixable_rules, write_atomically
+from dralint.lint.catalog import load_catalog
 from dralint.lint.options import PROFILES, LintOptions
 from dralint.lint.selectors import did_you_mean, split_names
 from dralint.reporters.terminal import printable

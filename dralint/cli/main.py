@@ -11,25 +11,28 @@ import importlib
 import os
 import re
 import sys
-from typing import Iterable, NoReturn
+from collections.abc import Iterable
+from typing import NoReturn
 
 import click
 
 from dralint import __version__
+from dralint.cli.progress import ProgressLine
+from dralint.cli.progress import wanted as progress_wanted
 from dralint.diagnostics import in_report_order
 from dralint.k8s.allocator.examples import EXAMPLES
+from dralint.k8s.features import DRA_GATES
 from dralint.lint.baseline import BaselineError, baseline_texts
 from dralint.lint.catalog import load_catalog
 from dralint.lint.config import LoadedConfig, find_config, load_config
 from dralint.lint.context import CLOSABLE_KINDS
-from dralint.k8s.features import DRA_GATES
-from dralint.lint.selectors import did_you_mean, selector_words, split_names, unknown_selectors
-from dralint.cli.progress import ProgressLine, wanted as progress_wanted
 from dralint.lint.gate import lint_with_config
 from dralint.lint.options import FAIL_ON, PROFILES, PSS_LEVELS, LintOptions
+from dralint.lint.selectors import did_you_mean, selector_words, split_names, unknown_selectors
 from dralint.reporters import FORMATS, chunked_reporter, joined
 from dralint.reporters.terminal import printable
-from dralint.reporters.text import prepare as prepare_text, summary
+from dralint.reporters.text import prepare as prepare_text
+from dralint.reporters.text import summary
 
 
 def use_color(choice: str, stream: object) -> bool:

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Callable, TextIO
+from collections.abc import Callable
+from typing import TextIO
 
 #: Seconds before the line first appears, and between two updates of it.
 DELAY = 2.0

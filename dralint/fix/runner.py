@@ -16,17 +16,18 @@ import os
 import shutil
 import tempfile
 from collections import Counter
-from typing import Iterable, Iterator, NamedTuple
+from collections.abc import Iterable, Iterator
+from typing import NamedTuple
 
-from dralint.lint.catalog import load_catalog
 from dralint.diagnostics import Diagnostic, Replacement, Severity, Span
-from dralint.lint.engine import RunResult, run
 from dralint.fix.document import EditableFile, LineEdit, NotEditable
 from dralint.fix.fixers import FixError, Target, fixers, priority
+from dralint.lint.catalog import load_catalog
+from dralint.lint.engine import RunResult, run
 from dralint.lint.options import LintOptions
 from dralint.lint.parallel import available_cpus, ordered_map
-from dralint.yaml.sources import FileIssue, decode
 from dralint.yaml.loader import DataPath, Document, SourceText, iter_paths, load
+from dralint.yaml.sources import FileIssue, decode
 
 MAX_PASSES = 4
 

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import marshal
 from collections import defaultdict
+from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
-from dralint.yaml.plain import as_list, as_mapping
 from dralint.k8s.quantity import DECIMAL_SI, Quantity, QuantityError, parse_quantity
+from dralint.yaml.plain import as_list, as_mapping
 
 Path = tuple[str | int, ...]
 
@@ -119,7 +119,7 @@ class Slice:
     generation: int
     slice_count: int
     selection: NodeSelection
-    devices: list["Device"]
+    devices: list[Device]
     counter_sets: dict[str, dict[str, Fraction]]
     source: Any
     base: Path
@@ -410,7 +410,7 @@ class Inventory:
     # ------------------------------------------------------------------ building
 
     @classmethod
-    def build(cls, items: Iterable[Any]) -> "Inventory":
+    def build(cls, items: Iterable[Any]) -> Inventory:
         """Index ResourceSlices, DeviceClasses, Nodes, ResourceClaims and DeviceTaintRules.
 
         Other kinds are ignored so a whole ``kubectl get`` dump can be passed in.

@@ -6,8 +6,8 @@ import sys
 from typing import Any, NamedTuple
 
 from dralint.k8s.objects import CLUSTER_SCOPED_KINDS, KubeObject
-from dralint.yaml.plain import as_dict, type_name
 from dralint.yaml.loader import DataPath, Document
+from dralint.yaml.plain import as_dict, type_name
 
 
 class ShapeProblem(NamedTuple):

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Iterator
 from json.encoder import encode_basestring_ascii as _string
-from typing import Any, Iterator
+from typing import Any
 
 from dralint import __version__
 from dralint.diagnostics import Diagnostic

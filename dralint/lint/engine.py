@@ -12,16 +12,12 @@ import gc
 import os
 import traceback
 from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
 from operator import attrgetter
-from typing import Any, BinaryIO, Callable, Iterable, Iterator, NamedTuple, Protocol, cast
+from typing import Any, BinaryIO, NamedTuple, Protocol, cast
 
-from dralint.k8s.allocator.examples import PREFIX as EXAMPLE_PREFIX, example_sources
-from dralint.lint.catalog import DRA_CATEGORIES, Rule, load_catalog
-from dralint.lint.context import Context
-from dralint.lint.assembly import Assembly, Prepare
-from dralint.lint.fingerprint import fingerprints
 from dralint.diagnostics import (
     Diagnostic,
     Finding,
@@ -35,15 +31,19 @@ from dralint.diagnostics import (
     from_rows,
     to_rows,
 )
+from dralint.k8s.allocator.examples import PREFIX as EXAMPLE_PREFIX
+from dralint.k8s.allocator.examples import example_sources
 from dralint.k8s.manifests import ShapeProblem, objects_from
 from dralint.k8s.objects import KubeObject
+from dralint.lint.assembly import Assembly, Prepare
+from dralint.lint.catalog import DRA_CATEGORIES, Rule, load_catalog
+from dralint.lint.context import Context
+from dralint.lint.fingerprint import fingerprints
 from dralint.lint.options import LintOptions
 from dralint.lint.parallel import available_cpus, chunk_size, ordered_map
 from dralint.lint.registry import Check, all_checks
 from dralint.lint.rendering import Remapper, as_stream, render_units
 from dralint.lint.score import score
-from dralint.yaml.render import RenderedSource, RenderIssue, plan
-from dralint.yaml.sources import FileIssue, SourceFile, UnreadFile, discover, not_a_manifest, read
 from dralint.yaml.loader import (
     THAWED,
     Document,
@@ -55,6 +55,8 @@ from dralint.yaml.loader import (
     numbered_right,
     pieces,
 )
+from dralint.yaml.render import RenderedSource, RenderIssue, plan
+from dralint.yaml.sources import FileIssue, SourceFile, UnreadFile, discover, not_a_manifest, read
 
 
 class Progress(Protocol):

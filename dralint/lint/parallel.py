@@ -14,7 +14,8 @@ from __future__ import annotations
 import io
 import os
 import pickle
-from typing import TYPE_CHECKING, Any, Callable, Generator, TypeVar, cast
+from collections.abc import Callable, Generator
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection

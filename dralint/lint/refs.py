@@ -23,9 +23,9 @@ import enum
 import re
 from typing import Any, NamedTuple
 
-from dralint.lint.context import Context
 from dralint.diagnostics import Finding, Related
 from dralint.k8s.objects import KubeObject
+from dralint.lint.context import Context
 from dralint.yaml.loader import DataPath
 
 

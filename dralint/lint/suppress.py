@@ -23,14 +23,15 @@ import dataclasses
 import datetime as dt
 import fnmatch
 import re
-from typing import Callable, Iterable, Iterator, NamedTuple
+from collections.abc import Callable, Iterable, Iterator
+from typing import NamedTuple
 
+from dralint.diagnostics import Diagnostic, Finding, ObjectRef, Span, Suppressed
+from dralint.k8s.objects import KubeObject, pod_templates
 from dralint.lint.catalog import Rule, load_catalog
 from dralint.lint.config import UNKNOWN_RULE
-from dralint.diagnostics import Diagnostic, Finding, ObjectRef, Span, Suppressed
 from dralint.lint.engine import RunResult, enabled_rules, rule_matches
 from dralint.lint.fingerprint import normal_path
-from dralint.k8s.objects import KubeObject, pod_templates
 from dralint.lint.options import LintOptions
 from dralint.yaml.loader import Document, SourceText, iter_paths
 

@@ -8,7 +8,7 @@ dralint's exclusive end.
 
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 from dralint.diagnostics import Diagnostic, Severity
 from dralint.lint.engine import RunResult

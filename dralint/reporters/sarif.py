@@ -17,16 +17,17 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterable, Iterator
 from json.encoder import encode_basestring
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any
 from urllib.parse import quote
 
 from dralint import __version__
-from dralint.lint.catalog import Rule, load_catalog
 from dralint.diagnostics import Diagnostic, ObjectRef, Replacement, Severity, Span, Suppressed
-from dralint.lint.ruledocs import explain
+from dralint.lint.catalog import Rule, load_catalog
 from dralint.lint.engine import RunResult
+from dralint.lint.ruledocs import explain
 from dralint.reporters import RepeatedTexts, joined
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"

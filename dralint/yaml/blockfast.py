@@ -28,11 +28,11 @@ from __future__ import annotations
 
 import re
 import sys
-from typing import Any, Callable, Iterator, NamedTuple
+from collections.abc import Callable, Iterator
+from typing import Any, NamedTuple
 
 from dralint.yaml.positions import Pos, mapping_entry
 from dralint.yaml.scalars import key_text, non_finite, resolve_plain
-
 
 #: Characters that send a file to libyaml: controls (tab included), DEL and the C1 controls
 #: (NEL included), LS, PS, surrogates, the BOM and the non-characters U+FFFE and U+FFFF; that is,

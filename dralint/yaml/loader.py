@@ -20,9 +20,10 @@ import re
 import sys
 from array import array
 from collections import OrderedDict
+from collections.abc import Callable, Iterator
 from functools import partial
 from itertools import accumulate, repeat
-from typing import Any, Callable, Iterator, NamedTuple
+from typing import Any, NamedTuple
 
 import yaml
 from yaml.events import (
@@ -535,9 +536,13 @@ class _Builder:
             pos = self._pos(ev)
             if pos[0] != pos[2]:
                 style = ev.style
-                if style in ('"', "'") and self.stack and not self.stack[-1].flow:
-                    self.needs_strict = True
-                elif style in ("|", ">") and ev.value[:1] in ("", "\n"):
+                if (
+                    style in ('"', "'")
+                    and self.stack
+                    and not self.stack[-1].flow
+                    or style in ("|", ">")
+                    and ev.value[:1] in ("", "\n")
+                ):
                     self.needs_strict = True
             if ev.anchor:
                 self.anchors[ev.anchor] = (value, 1, pos)

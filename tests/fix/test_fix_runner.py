@@ -5,12 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from conftest import lint_text
-from dralint.lint.catalog import load_catalog
-from dralint.diagnostics import Diagnostic, ObjectRef, Severity, Span
+
 import dralint.fix.fixers as fix_registry
 import dralint.fix.runner as runner
+from dralint.diagnostics import Diagnostic, ObjectRef, Severity, Span
 from dralint.fix.fixers import fixers, known_fields, single_suggestion
 from dralint.fix.runner import (
     FixRecord,
@@ -22,10 +21,11 @@ from dralint.fix.runner import (
     new_errors,
     path_at,
 )
-from dralint.lint.options import LintOptions
-from dralint.yaml.sources import SourceFile
+from dralint.lint.catalog import load_catalog
 from dralint.lint.engine import run
+from dralint.lint.options import LintOptions
 from dralint.yaml.loader import SourceText, load
+from dralint.yaml.sources import SourceFile
 
 MANIFEST = """\
 apiVersion: resource.k8s.io/v1beta1

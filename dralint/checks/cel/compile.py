@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from dralint.checks.cel.sites import SELECTOR_KINDS, selector_groups
+from dralint.diagnostics import Finding
 from dralint.k8s.cel import CelIssue, check
 from dralint.k8s.cel.ast import Node
 from dralint.k8s.cel.lints import SelectorNote, gated_uses
-from dralint.checks.cel.sites import SELECTOR_KINDS, selector_groups
-from dralint.lint.context import Context
-from dralint.diagnostics import Finding
 from dralint.k8s.objects import KubeObject
+from dralint.lint.context import Context
 from dralint.lint.registry import object_check
 
 _RULE_BY_KIND = {

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from dralint.checks.cel.sites import SELECTOR_KINDS, class_expressions, selector_groups
+from dralint.checks.cel.snapshot import Inventory, inventory, uses_snapshot
+from dralint.diagnostics import Finding, Severity
 from dralint.k8s.cel import check
 from dralint.k8s.cel.ast import Node
 from dralint.k8s.cel.lints import (
@@ -21,12 +24,9 @@ from dralint.k8s.cel.lints import (
     unguarded_lookups,
     version_string_comparisons,
 )
-from dralint.checks.cel.sites import SELECTOR_KINDS, class_expressions, selector_groups
-from dralint.checks.cel.snapshot import Inventory, inventory, uses_snapshot
+from dralint.k8s.objects import KubeObject
 from dralint.lint.context import Context
 from dralint.lint.exemptions import enabled_rule_ids
-from dralint.diagnostics import Finding, Severity
-from dralint.k8s.objects import KubeObject
 from dralint.lint.registry import object_check
 
 

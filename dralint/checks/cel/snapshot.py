@@ -13,15 +13,15 @@ import re
 from collections import defaultdict
 from collections.abc import Iterator
 
-from dralint.k8s.cel import Device, Selection, check, matching_devices
-from dralint.k8s.cel.lints import STANDARD_DOMAINS, lookups
 from dralint.checks.cel.sites import SELECTOR_KINDS, SelectorGroup, class_expressions, selector_groups
 from dralint.checks.scheduling.simulation import snapshot_cel_devices
-from dralint.lint.context import Context
 from dralint.diagnostics import Finding, Span
+from dralint.k8s.cel import Device, Selection, check, matching_devices
+from dralint.k8s.cel.lints import STANDARD_DOMAINS, lookups
 from dralint.k8s.objects import KubeObject
-from dralint.lint.registry import object_check
 from dralint.k8s.semver import Semver
+from dralint.lint.context import Context
+from dralint.lint.registry import object_check
 
 __all__ = ["Inventory", "inventory", "uses_snapshot"]
 

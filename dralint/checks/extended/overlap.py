@@ -8,9 +8,8 @@ claims allocate the same physical GPUs again.
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
-from dralint.lint.context import Context
 from dralint.diagnostics import Finding
 from dralint.k8s.labels import NodeSelection, Requirement
 from dralint.k8s.migration import (
@@ -23,6 +22,7 @@ from dralint.k8s.migration import (
     slice_selection,
 )
 from dralint.k8s.objects import KubeObject
+from dralint.lint.context import Context
 from dralint.lint.registry import context_check
 
 
@@ -68,9 +68,12 @@ def _overlaps(ctx: Context, plugin: NodeAgent) -> list[_Overlap]:
             common = plugin_nodes & {selection.node_name}  # most slices: skip matching every node
         elif known_nodes:
             common = plugin_nodes & _nodes(ctx, selection)
-        elif selection is None or plugin.selection.unrestricted:
-            common = set()
-        elif selection.node_name is None and plugin.selection.may_overlap(selection):
+        elif (
+            selection is None
+            or plugin.selection.unrestricted
+            or selection.node_name is None
+            and plugin.selection.may_overlap(selection)
+        ):
             common = set()
         else:
             continue  # a slice for a named node whose labels are unknown: cannot tell

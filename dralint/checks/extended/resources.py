@@ -8,11 +8,11 @@ scheduler reports ``cannot fit resource`` / ``Insufficient`` and the pod stays P
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
-from dralint.k8s.claims import class_drivers, device_requests, pod_claim_entries
-from dralint.lint.context import Context
 from dralint.diagnostics import Finding, Severity
+from dralint.k8s.claims import class_drivers, device_requests, pod_claim_entries
 from dralint.k8s.labels import NodeSelection, pod_node_selection
 from dralint.k8s.migration import (
     IMPLICIT_PREFIX,
@@ -29,10 +29,11 @@ from dralint.k8s.migration import (
     template_extended_requests,
 )
 from dralint.k8s.objects import POD_TEMPLATE_KINDS, KubeObject, PodTemplate, pod_templates
-from dralint.yaml.plain import as_dict
+from dralint.lint.context import Context
 from dralint.lint.refs import looks_like_typo, reference_finding, resolve, resolve_pod_claim
 from dralint.lint.registry import object_check
 from dralint.yaml.loader import DataPath
+from dralint.yaml.plain import as_dict
 
 
 def _plugin_coverage(ctx: Context, resource: str, selection: NodeSelection) -> tuple[bool, list[NodeAgent]]:

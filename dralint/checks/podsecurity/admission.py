@@ -15,7 +15,8 @@ finding, because the admission plugin knows nothing of it.
 
 from __future__ import annotations
 
-from typing import Iterator, NamedTuple
+from collections.abc import Iterator
+from typing import NamedTuple
 
 from dralint.diagnostics import Finding, Severity, Span
 from dralint.k8s.objects import POD_TEMPLATE_KINDS, KubeObject, PodTemplate, pod_templates

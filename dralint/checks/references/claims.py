@@ -3,22 +3,22 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Iterator
+from collections.abc import Iterator
 
+from dralint.diagnostics import Finding, Related
 from dralint.k8s.claims import (
     CLAIM_KINDS,
     DeviceRequest,
-    class_drivers,
     claim_spec_path,
+    class_drivers,
     device_requests,
     requests_in_scope,
 )
-from dralint.lint.context import Context
-from dralint.diagnostics import Finding, Related
 from dralint.k8s.objects import KubeObject
-from dralint.yaml.plain import as_list
+from dralint.lint.context import Context
 from dralint.lint.refs import reference_finding, resolve
 from dralint.lint.registry import object_check
+from dralint.yaml.plain import as_list
 
 NOT_IN_SCOPE = "REF001"
 ADMIN_ACCESS_LABEL = "resource.kubernetes.io/admin-access"

@@ -10,7 +10,8 @@ hold every Service (``--closed-world Service``), which REF027 reports.
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from dralint.diagnostics import Finding
 from dralint.k8s.objects import KubeObject

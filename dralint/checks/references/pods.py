@@ -6,17 +6,17 @@ typo in a JobSet's worker template is caught exactly like one in a bare Pod.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import replace
-from typing import Iterator
 
-from dralint.k8s.claims import class_drivers, device_requests, pod_claim_entries, request_names
-from dralint.lint.context import Context
 from dralint.diagnostics import Finding, Related
+from dralint.k8s.claims import class_drivers, device_requests, pod_claim_entries, request_names
 from dralint.k8s.objects import POD_TEMPLATE_KINDS, KubeObject, PodTemplate, pod_templates
-from dralint.yaml.plain import as_dict, as_list
+from dralint.lint.context import Context
 from dralint.lint.refs import looks_like_typo, reference_finding, resolve_pod_claim
 from dralint.lint.registry import object_check
 from dralint.yaml.loader import DataPath
+from dralint.yaml.plain import as_dict, as_list
 
 NOT_IN_SCOPE = "REF001"
 OTHER_FIELD = {"resourceClaimTemplateName": "resourceClaimName", "resourceClaimName": "resourceClaimTemplateName"}

@@ -8,7 +8,7 @@ may listen on ports it does not declare (kube-linter reports those too; dralint 
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from dralint.diagnostics import Finding
 from dralint.k8s.objects import POD_TEMPLATE_KINDS, KubeObject, pod_templates

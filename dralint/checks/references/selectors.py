@@ -10,7 +10,8 @@ selector's own rule reports.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
 
 from dralint.diagnostics import Finding, Related
 from dralint.k8s.labels import label_text

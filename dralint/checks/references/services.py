@@ -7,7 +7,8 @@ does not have is certain, a number only suspicious (containers may listen on und
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from dralint.diagnostics import Finding, Severity
 from dralint.k8s.objects import KubeObject, PodTemplate

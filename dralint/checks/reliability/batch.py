@@ -9,7 +9,7 @@ missed schedules (a controller outage, a long suspension) it stops scheduling al
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from dralint.diagnostics import Finding
 from dralint.k8s.objects import KubeObject

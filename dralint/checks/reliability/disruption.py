@@ -9,14 +9,15 @@ GPU-node maintenance stall on it. The workloads are matched with the budget's la
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
-from dralint.lint.context import Context
 from dralint.diagnostics import Finding
 from dralint.k8s.autoscaling import autoscaler_of, min_replicas
 from dralint.k8s.labels import selector_matches
 from dralint.k8s.namespaces import by_namespace
 from dralint.k8s.objects import KubeObject, pod_templates
+from dralint.lint.context import Context
 from dralint.lint.registry import object_check
 
 _SCALED_KINDS = ("Deployment", "StatefulSet", "ReplicaSet")

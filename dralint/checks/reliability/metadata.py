@@ -9,7 +9,7 @@ objects), so dralint reports only labels that disagree with each other.
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from dralint.diagnostics import Finding
 from dralint.k8s.labels import label_text

@@ -8,15 +8,16 @@ skipped (they finish before the app starts); native sidecars are checked.
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
-from dralint.lint.context import Context
-from dralint.lint.exemptions import enabled_rule_ids
 from dralint.diagnostics import Finding
 from dralint.k8s.objects import POD_TEMPLATE_KINDS, KubeObject, PodTemplate, pod_templates
 from dralint.k8s.quantity import quantity_value
-from dralint.lint.registry import object_check
 from dralint.k8s.workloads import running_containers
+from dralint.lint.context import Context
+from dralint.lint.exemptions import enabled_rule_ids
+from dralint.lint.registry import object_check
 from dralint.yaml.loader import DataPath
 
 #: (rule, section, resource): what each rule wants set.

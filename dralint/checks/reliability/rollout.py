@@ -7,7 +7,7 @@ training job's single worker, a database primary), so the finding is information
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from dralint.diagnostics import Finding
 from dralint.k8s.objects import KubeObject

@@ -7,7 +7,8 @@ may land on any node) is in the ``strict`` profile only.
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from dralint.diagnostics import Finding
 from dralint.k8s.migration import positive, template_extended_requests

@@ -9,19 +9,20 @@ declares ports, or pods a Service of the run selects.
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
-from dralint.lint.context import Context
-from dralint.lint.exemptions import enabled_rule_ids
 from dralint.diagnostics import Finding
 from dralint.k8s.autoscaling import autoscaler_of
 from dralint.k8s.images import image_tag
 from dralint.k8s.labels import map_selector_matches
 from dralint.k8s.namespaces import by_namespace
 from dralint.k8s.objects import POD_TEMPLATE_KINDS, KubeObject, PodTemplate, pod_templates
-from dralint.yaml.plain import as_dict, as_list
-from dralint.lint.registry import object_check
 from dralint.k8s.workloads import OPERATOR_PROBED_KINDS, running_containers, runs_to_completion
+from dralint.lint.context import Context
+from dralint.lint.exemptions import enabled_rule_ids
+from dralint.lint.registry import object_check
+from dralint.yaml.plain import as_dict, as_list
 
 REPLICATED_KINDS = frozenset({"Deployment", "StatefulSet", "Rollout"})
 

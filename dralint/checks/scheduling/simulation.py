@@ -7,10 +7,11 @@ SCH checks computed, so the table and the findings never disagree.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Mapping
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
-from dralint.lint.context import Context
 from dralint.k8s.objects import KubeObject, PodTemplate
+from dralint.lint.context import Context
 
 if TYPE_CHECKING:
     from dralint.k8s.allocator import Outcome, PodDemand

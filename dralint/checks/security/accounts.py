@@ -7,13 +7,13 @@ publish ResourceSlices) free of a finding they cannot act on.
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
-from dralint.lint.context import Context
-from dralint.lint.exemptions import enabled_rule_ids
 from dralint.diagnostics import Finding
 from dralint.k8s.objects import POD_TEMPLATE_KINDS, KubeObject, PodTemplate, pod_templates
 from dralint.k8s.rbac import BINDING_KINDS
+from dralint.lint.context import Context
+from dralint.lint.exemptions import enabled_rule_ids
 from dralint.lint.registry import object_check
 
 

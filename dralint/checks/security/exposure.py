@@ -9,7 +9,8 @@ for every name.
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from dralint.diagnostics import Finding, Severity
 from dralint.k8s.objects import POD_TEMPLATE_KINDS, KubeObject, pod_templates

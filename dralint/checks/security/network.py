@@ -8,13 +8,13 @@ Policies may live outside the linted files, so the finding says where dralint lo
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
-from dralint.lint.context import Context
 from dralint.diagnostics import Finding
 from dralint.k8s.labels import selector_matches
 from dralint.k8s.namespaces import by_namespace
 from dralint.k8s.objects import CLUSTER_SCOPED_KINDS, KubeObject, PodTemplate, pod_templates
+from dralint.lint.context import Context
 from dralint.lint.registry import context_check, object_check
 
 

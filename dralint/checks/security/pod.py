@@ -9,14 +9,14 @@ because the fix (one pod-level field) is per template too.
 
 from __future__ import annotations
 
-from typing import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from dralint.checks.podsecurity.admission import replaced
-from dralint.lint.context import Context
 from dralint.diagnostics import Finding
-from dralint.lint.exemptions import EXEMPTION_RULE, WAIVED_RULES, device_driver, enabled_rule_ids, exemption_enabled
 from dralint.k8s.objects import POD_TEMPLATE_KINDS, KubeObject, PodTemplate, pod_templates
 from dralint.k8s.podsec import ContainerSecurity, containers, is_windows, run_as_root
+from dralint.lint.context import Context
+from dralint.lint.exemptions import EXEMPTION_RULE, WAIVED_RULES, device_driver, enabled_rule_ids, exemption_enabled
 from dralint.lint.registry import object_check
 from dralint.yaml.loader import DataPath
 

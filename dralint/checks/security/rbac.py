@@ -7,12 +7,12 @@ so one grant never yields a pile of findings.
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
-from dralint.lint.context import Context
 from dralint.diagnostics import Finding, Related
 from dralint.k8s.objects import KubeObject
 from dralint.k8s.rbac import BINDING_KINDS, ROLE_KINDS, PolicyRule, is_full_admin, policy_rules
+from dralint.lint.context import Context
 from dralint.lint.registry import object_check
 
 _READ = ("get", "list", "watch")

@@ -9,11 +9,11 @@ empty values, ``$(VAR)`` references and plain numbers are not secrets either.
 from __future__ import annotations
 
 import re
-from typing import Iterator
+from collections.abc import Iterator
 
-from dralint.lint.context import Context
 from dralint.diagnostics import Finding, Severity
 from dralint.k8s.objects import POD_TEMPLATE_KINDS, KubeObject, pod_templates
+from dralint.lint.context import Context
 from dralint.lint.registry import object_check
 
 _SECRET_WORDS = frozenset(

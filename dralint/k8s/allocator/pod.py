@@ -9,8 +9,9 @@ otherwise a mapped DeviceClass turns it into requests of the special claim, allo
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 from dralint.k8s.allocator.model import Claim, extended_claim, parse_claim
 from dralint.k8s.inventory import AllocatedClaim, Inventory, Node, amount, object_data

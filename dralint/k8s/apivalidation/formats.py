@@ -9,11 +9,10 @@ The same functions back the ``format`` keyword of the schema overlay (through
 from __future__ import annotations
 
 import re
-
-from dralint.k8s.semver import is_semver
 from collections.abc import Callable
 
 from dralint.k8s.quantity import quantity_errors
+from dralint.k8s.semver import is_semver
 
 DNS_LABEL_MAX = 63
 DNS_SUBDOMAIN_MAX = 253

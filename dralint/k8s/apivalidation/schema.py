@@ -13,9 +13,10 @@ import copy
 import difflib
 import gzip
 import json
+from collections.abc import Callable, Iterator
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import jsonschema_rs
 import yaml

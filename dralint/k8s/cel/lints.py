@@ -15,8 +15,8 @@ from collections.abc import Iterator
 from typing import NamedTuple
 
 from dralint.k8s.cel.ast import Node
-from dralint.k8s.cel.engine import check, evaluate
 from dralint.k8s.cel.device import Device
+from dralint.k8s.cel.engine import check, evaluate
 from dralint.k8s.quantity import QuantityError, parse_quantity
 from dralint.k8s.semver import is_semver
 

@@ -11,14 +11,15 @@ Each step carries the ``kubectl`` command that shows its evidence.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Iterator, Mapping
+from typing import Any
 
 from dralint.k8s.allocator import Outcome, Simulator, extended_resource_classes, pod_demand
-from dralint.k8s.allocator.nodeselector import SelectorError, labels_match, node_matches
-from dralint.k8s.allocator.simulate import kubelet_features
-from dralint.k8s.allocator.search import ClaimResult, Pick
 from dralint.k8s.allocator.model import parse_claim
+from dralint.k8s.allocator.nodeselector import SelectorError, labels_match, node_matches
+from dralint.k8s.allocator.search import ClaimResult, Pick
+from dralint.k8s.allocator.simulate import kubelet_features
 from dralint.k8s.celmatch import cel_matcher
 from dralint.k8s.devicekinds import device_kind
 from dralint.k8s.doctor.dump import Dump
@@ -227,7 +228,7 @@ class PodDoctor:
             f"kubectl get pod {ref} -o yaml",
         )
 
-    def _drivers(self, pod: KubeObject, claims: "ClaimFinder") -> Iterator[Step]:
+    def _drivers(self, pod: KubeObject, claims: ClaimFinder) -> Iterator[Step]:
         """(a) devices of the classes the pod needs, on the nodes it may use."""
         command = (
             "kubectl get resourceslices -o custom-columns=NAME:.metadata.name,NODE:.spec.nodeName,"
@@ -314,7 +315,7 @@ class PodDoctor:
                     command,
                 )
 
-    def _allocation(self, pod: KubeObject, claims: "ClaimFinder") -> Iterator[Step]:
+    def _allocation(self, pod: KubeObject, claims: ClaimFinder) -> Iterator[Step]:
         """(d) the allocator on the dump's free devices."""
         command = (
             "kubectl get resourceclaims -A -o custom-columns=NAMESPACE:.metadata.namespace,NAME:.metadata.name,"
@@ -343,7 +344,7 @@ class PodDoctor:
         else:
             yield Step("allocation", PROBLEM, f"does not fit on the free devices: {outcome.summary()}", command)
 
-    def _node(self, pod: KubeObject, node_name: str, claims: "ClaimFinder") -> Iterator[Step]:
+    def _node(self, pod: KubeObject, node_name: str, claims: ClaimFinder) -> Iterator[Step]:
         """The scheduled node's kubelet version and device plugin."""
         command = (
             f"kubectl get node {node_name} -o jsonpath='{{.status.nodeInfo.kubeletVersion}}"
@@ -564,7 +565,7 @@ class ClaimFinder:
                 "claims",
                 OK,
                 f"{', '.join(wanted)}: the scheduler generates the claim when it binds the pod",
-                f"kubectl get deviceclasses -o custom-columns=NAME:.metadata.name,RESOURCE:.spec.extendedResourceName",
+                "kubectl get deviceclasses -o custom-columns=NAME:.metadata.name,RESOURCE:.spec.extendedResourceName",
             )
 
     def status_steps(self) -> Iterator[Step]:
