@@ -549,10 +549,16 @@ def test_a_list_reads_item_by_item_the_same(items, dumper, width, inserted):
 
 
 TAKEN_LISTS = {
-    "kubectl": "apiVersion: v1\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: a\n- apiVersion: v1\n  kind: ConfigMap\n"
-    '  metadata:\n    name: b\nkind: List\nmetadata:\n  resourceVersion: ""\n',
-    "indented items last": "---\nkind: PodList\napiVersion: v1\nitems:\n  - kind: Pod\n    metadata: {name: a}\n  -\n    kind: Pod\n",
-    "literal at an item's end": "kind: List\nitems:\n  - data:\n      s: |\n        x\n  - data:\n      s: |-\n        y\n\nmetadata: {}\n",
+    "kubectl": (
+        "apiVersion: v1\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: a\n"
+        '- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: b\nkind: List\nmetadata:\n  resourceVersion: ""\n'
+    ),
+    "indented items last": (
+        "---\nkind: PodList\napiVersion: v1\nitems:\n  - kind: Pod\n    metadata: {name: a}\n  -\n    kind: Pod\n"
+    ),
+    "literal at an item's end": (
+        "kind: List\nitems:\n  - data:\n      s: |\n        x\n  - data:\n      s: |-\n        y\n\nmetadata: {}\n"
+    ),
     "folded at an item's end": "kind: List\nitems:\n- a: one two\n    three\n- b: four\nmetadata: {}\n",
     "comments between items": "kind: List\nitems:\n# first\n- a: 1\n# second\n\n- a: 2\n  # inside\n",
     "empty value at an item's end": "kind: List\nitems:\n- a:\n- b:\n  c:\nx: 1\n",

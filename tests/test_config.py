@@ -155,7 +155,8 @@ def test_discovery_prefers_the_nearest_and_skips_pyproject_without_table(in_tmp)
 def test_paths_are_relative_to_the_config_file(in_tmp, monkeypatch):
     write(
         in_tmp / ".dralint.yaml",
-        "paths: [deploy]\ncontext: [shared]\nslices: ['example:h100']\nper-path-ignores:\n  deploy/vendor/*: [YAML002]\n",
+        "paths: [deploy]\ncontext: [shared]\nslices: ['example:h100']\nper-path-ignores:\n"
+        "  deploy/vendor/*: [YAML002]\n",
     )
     (in_tmp / "sub").mkdir()
     monkeypatch.chdir(in_tmp / "sub")

@@ -285,8 +285,8 @@ def test_device_plugin_and_driver_on_one_node_is_a_warning():
     )
     stuck, steps = found["p"]
     assert (
-        stuck
-        == "container app: image 'app:${TAG}' is invalid: '${TAG}' is an unrendered template placeholder (characters 5-10)"
+        stuck == "container app: image 'app:${TAG}' is invalid: '${TAG}' is an unrendered template placeholder "
+        "(characters 5-10)"
     )
     warning = [m for c, s, m in steps if s == WARNING]
     assert warning and warning[0].startswith("node n0 advertises example.com/gpu: 2 in status.allocatable")

@@ -42,7 +42,10 @@ def test_wheel_installs_and_lists_rules(tmp_path):
     )
     # Run from an empty directory with the installed copy first on the path, so neither the
     # checkout's dralint package nor its rules/ directory can be picked up.
-    script = "import dralint, sys; from dralint.cli.main import main; print(dralint.__file__, file=sys.stderr); main(['rules'])"
+    script = (
+        "import dralint, sys; from dralint.cli.main import main; print(dralint.__file__, file=sys.stderr); "
+        "main(['rules'])"
+    )
     env = {"PYTHONPATH": str(target), "PATH": "/usr/bin:/bin"}
     done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr

@@ -324,7 +324,10 @@ ODD_TEXT = (
 )
 
 
-POD = "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: team-a}\nspec:\n  containers:\n  - {name: c, image: nginx:1.25}\n"
+POD = (
+    "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: team-a}\nspec:\n  containers:\n"
+    "  - {name: c, image: nginx:1.25}\n"
+)
 
 
 def written_and_as_data(options: LintOptions, fixes: bool = True) -> tuple[str, str]:

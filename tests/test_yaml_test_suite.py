@@ -31,7 +31,10 @@ DIRECTIVE = "a reserved or future directive (%FOO, %YAML 1.3, %YAM), which libya
 COLON = "YAML 1.2's relaxed ':' rules (a plain scalar or anchor containing or starting with ':')"
 FLOW_KEY = "a flow mapping key whose ':' or second line is on the next line, which libyaml refuses"
 TAB = "a tab used as separation where 1.2 allows it (after indentation or before a flow node)"
-MARKER = "a document marker case libyaml handles differently ('...' without a document, bare document after '...', '%' at column 0 inside content)"
+MARKER = (
+    "a document marker case libyaml handles differently ('...' without a document, bare document after '...', "
+    "'%' at column 0 inside content)"
+)
 ZERO_INDENT = "a top-level block scalar with zero indentation"
 UNICODE_ANCHOR = "an anchor name outside the characters libyaml accepts (an emoji)"
 

@@ -463,7 +463,8 @@ def lint_command(
         result = dataclasses.replace(result, failed_gates=[])
         if not any(target is None and fmt not in ("text", "github") for fmt, target in targets):
             click.echo(
-                f"dralint: wrote baseline {write_baseline} with {len(recorded)} finding{'s' if len(recorded) != 1 else ''}",
+                f"dralint: wrote baseline {write_baseline} with {len(recorded)} "
+                f"finding{'s' if len(recorded) != 1 else ''}",
                 err=True,
             )
     if any(fmt == "sarif" for fmt, _ in targets):
@@ -479,7 +480,8 @@ def lint_command(
     if verbose:
         count = len(result.skipped)
         click.echo(
-            f"dralint: skipped {count} file{'s' if count != 1 else ''} with no Kubernetes document (plain YAML or JSON, or empty)",
+            f"dralint: skipped {count} file{'s' if count != 1 else ''} with no Kubernetes document (plain "
+            "YAML or JSON, or empty)",
             err=True,
         )
     if not result.sources:

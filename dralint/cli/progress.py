@@ -44,7 +44,8 @@ class ProgressLine:
         rate = self.documents / max(now - self.start, 1e-9)
         self._show(
             now,
-            f"dralint: {self.files:,} file{'s' if self.files != 1 else ''}, {self.documents:,} documents, {rate:,.0f} documents/s",
+            f"dralint: {self.files:,} file{'s' if self.files != 1 else ''}, {self.documents:,} documents, "
+            f"{rate:,.0f} documents/s",
         )
 
     def checking(self, objects: int, total: int) -> None:

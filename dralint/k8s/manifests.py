@@ -116,7 +116,8 @@ def objects_from(doc: Document, origin: str) -> tuple[list[KubeObject], list[Sha
                     "not-mapping",
                     doc,
                     base,
-                    f"{what} is {type_name(data)}, not a mapping; a Kubernetes object is a mapping with apiVersion and kind",
+                    f"{what} is {type_name(data)}, not a mapping; a Kubernetes object is a mapping with "
+                    "apiVersion and kind",
                 )
             )
             continue

@@ -677,7 +677,10 @@ def _run_wide_check(check: Check, ctx: Context, collect: _Collector) -> None:
 def _check_failed(check: Check, ctx: Context, collect: _Collector, obj: KubeObject | None, error: Exception) -> None:
     """Report a check that raised, as INT001 at the object (or the run's first file)."""
     where = traceback.extract_tb(error.__traceback__)[-1]
-    message = f"internal error in check {check.name}: {type(error).__name__}: {error} (at {where.filename.rsplit('/', 1)[-1]}:{where.lineno}); other checks still ran"
+    message = (
+        f"internal error in check {check.name}: {type(error).__name__}: {error} (at "
+        f"{where.filename.rsplit('/', 1)[-1]}:{where.lineno}); other checks still ran"
+    )
     if obj is not None:
         span = obj.span(("metadata",), key=True) if obj.get(("metadata",)) is not None else obj.span(())
     else:

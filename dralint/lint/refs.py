@@ -97,7 +97,8 @@ class Resolution(NamedTuple):
                 )
                 parts.insert(
                     0,
-                    f"a {self.kind} of that name exists in namespace{'s' if len(elsewhere) > 1 else ''} {listed}{unset}",
+                    f"a {self.kind} of that name exists in namespace{'s' if len(elsewhere) > 1 else ''} "
+                    f"{listed}{unset}",
                 )
             return head + "; " + "; ".join(parts)
         if self.status is Status.MISSING:

@@ -46,7 +46,8 @@ def rules_markdown(rules: list[Rule]) -> str:
     ]
     for rule in rules:
         lines.append(
-            f"| [{rule.id}](#{rule.id.lower()}-{rule.name}) | {rule.name} | {rule.severity.value} | {rule.category} | {rule.summary} |"
+            f"| [{rule.id}](#{rule.id.lower()}-{rule.name}) | {rule.name} | {rule.severity.value} | "
+            f"{rule.category} | {rule.summary} |"
         )
     lines.append("")
     for rule in rules:

@@ -310,7 +310,8 @@ def _meta_findings(
         if sup.until is not None and sup.until < today:
             out.append(
                 Finding(
-                    f"the suppression of {', '.join(sup.selectors)} ({sup.form}) expired on {sup.until.isoformat()}; its findings are reported again",
+                    f"the suppression of {', '.join(sup.selectors)} ({sup.form}) expired on "
+                    f"{sup.until.isoformat()}; its findings are reported again",
                     sup.span,
                     hint="fix the findings, or extend the date if the exception still holds",
                     rule=EXPIRED,
@@ -331,7 +332,8 @@ def _meta_findings(
             elif selector not in sup.used and any(r.id in enabled for r in named):
                 out.append(
                     Finding(
-                        f"the suppression of {selector} ({sup.form}) matches no finding; remove it so it cannot hide a future one",
+                        f"the suppression of {selector} ({sup.form}) matches no finding; remove it so it "
+                        "cannot hide a future one",
                         sup.span,
                         hint="delete the suppression, or move it to the line the finding is on",
                         rule=UNUSED,

@@ -307,4 +307,5 @@ def _result_texts(
             else ""
         )
         quiet = "" if suppression is None else silenced[suppression.kind, suppression.justification]
-        yield f"{heads[diag.rule, diag.severity]}{_string(diag.message)[:-1]}{hints[diag.hint]}{place}{logical}}}]{marks}{quiet}}}"
+        head = heads[diag.rule, diag.severity]
+        yield f"{head}{_string(diag.message)[:-1]}{hints[diag.hint]}{place}{logical}}}]{marks}{quiet}}}"

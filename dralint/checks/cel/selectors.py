@@ -1,8 +1,8 @@
 """CEL007, CEL009, CEL011, CEL013, CEL014, CEL016: selector mistakes the API server accepts.
 
 The checker types every attribute as dyn, so a version compared with a string compiles and only
-fails (or silently never matches) when the scheduler runs it.  With ``--slices`` the version and domain knowledge comes from the
-devices; without it, from names and literals.
+fails (or silently never matches) when the scheduler runs it.  With ``--slices`` the version and
+domain knowledge comes from the devices; without it, from names and literals.
 """
 
 from __future__ import annotations

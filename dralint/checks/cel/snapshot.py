@@ -174,7 +174,8 @@ def check_attribute_names(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
                 published = names.get((lookup.kind, lookup.domain))
                 if published and lookup.name not in published and lookup.domain not in STANDARD_DOMAINS:
                     message = (
-                        f"no device in the snapshot publishes {lookup.kind[:-1] if lookup.kind == 'attributes' else 'capacity'} "
+                        "no device in the snapshot publishes "
+                        f"{lookup.kind[:-1] if lookup.kind == 'attributes' else 'capacity'} "
                         f'"{lookup.name}" in domain "{lookup.domain}"'
                     )
                     yield _named(obj, path, expression, lookup.node.offset, lookup.name, message, sorted(published))

@@ -101,7 +101,10 @@ def _affinity_hint(plugin: NodeAgent, overlaps: list[_Overlap]) -> str:
     label = _dra_label(overlaps)
     if label is None:
         term = "{key: dra.example/managed, operator: DoesNotExist}"
-        lead = "label the nodes of the DRA pool (for example `dra.example/managed=true`) and exclude them from the device plugin"
+        lead = (
+            "label the nodes of the DRA pool (for example `dra.example/managed=true`) and exclude them from the "
+            "device plugin"
+        )
     elif label.operator == "Exists":
         term = f"{{key: {label.key}, operator: DoesNotExist}}"
         lead = "exclude the DRA pool from the device plugin"
@@ -138,7 +141,8 @@ def check_device_plugin_dra_overlap(ctx: Context) -> Iterator[Finding]:
         yield plugin.obj.finding(
             path,
             f"device plugin {plugin.obj.display} advertises {', '.join(sorted(plugin.names))} and DRA driver "
-            f"{', '.join(drivers)} publishes the same devices{where}: both hand them out, so one device can be given to two pods",
+            f"{', '.join(drivers)} publishes the same devices{where}: both hand them out, so one device can "
+            "be given to two pods",
             hint=_affinity_hint(plugin, overlaps),
             key=True,
             related=tuple(

@@ -75,7 +75,8 @@ def _quota_findings(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
                 continue
             yield obj.finding(
                 ("spec", "hard", key),
-                f"quota {key} does not count devices that pods in namespace {obj.namespace!r} get through ResourceClaims "
+                f"quota {key} does not count devices that pods in namespace {obj.namespace!r} get through "
+                "ResourceClaims "
                 f"of DeviceClass {class_name!r}; those are counted under {quota_key}",
                 hint=f'add the claim-based limit next to it in spec.hard: `{quota_key}: "{value}"`',
                 key=True,

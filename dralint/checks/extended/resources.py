@@ -166,7 +166,10 @@ def check_unprovided_extended_resource(obj: KubeObject, ctx: Context) -> Iterato
                 detail += (
                     f"; {device_class.display} maps the close name {name!r}, which no pod asks for: did you mean it?"
                 )
-                hint = f"make the two names agree: change the pod's resource to {name!r} or the DeviceClass's extendedResourceName to {request.resource!r}"
+                hint = (
+                    f"make the two names agree: change the pod's resource to {name!r} or the DeviceClass's "
+                    f"extendedResourceName to {request.resource!r}"
+                )
                 related += (
                     device_class.related(("spec", "extendedResourceName"), f"{device_class.display} maps {name}"),
                 )
@@ -276,10 +279,13 @@ def _twice(
     where: DataPath = request.path
     return obj.finding(
         where,
-        f"container {container.get('name', '?')!r} of {template.label} asks for {request.resource} and also claims devices of "
-        f"DeviceClass {', '.join(sorted(set(classes)))}: the same kind of device through two paths, which can double the "
+        f"container {container.get('name', '?')!r} of {template.label} asks for {request.resource} and also "
+        "claims devices of "
+        f"DeviceClass {', '.join(sorted(set(classes)))}: the same kind of device through two paths, which "
+        "can double the "
         "devices it holds or fail when one path has none left",
-        hint="request the devices one way (the claim, during a migration), and test the exact combination on a node before rollout",
+        hint="request the devices one way (the claim, during a migration), and test the exact combination on a "
+        "node before rollout",
         key=True,
         related=tuple(t.related(("metadata", "name"), f"{t.display} claims the devices") for t in targets),
     )

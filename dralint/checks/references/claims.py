@@ -146,7 +146,8 @@ def check_match_attribute_published(obj: KubeObject, ctx: Context) -> Iterator[F
         similar = sorted(n for n in names if n.rpartition("/")[2].lower() == attribute.rpartition("/")[2].lower())
         yield obj.finding(
             spec_path + ("devices", "constraints", index, "matchAttribute"),
-            f"matchAttribute {attribute!r}: none of the {count} devices of {', '.join(sorted(known[0]))} in the cluster state "
+            f"matchAttribute {attribute!r}: none of the {count} devices of {', '.join(sorted(known[0]))} in "
+            "the cluster state "
             "publishes this attribute, so the constraint can never be met and the claim cannot be allocated",
             hint=(
                 f"use {similar[0]!r}" if similar else "use an attribute the driver publishes (see the ResourceSlices)"

@@ -32,7 +32,8 @@ def check_probe_ports(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
                 hint = (
                     f"did you mean {near[0]!r}?"
                     if near
-                    else f"name a declared port, give the number, or add `ports: [{{name: {port}, containerPort: <n>}}]`"
+                    else f"name a declared port, give the number, or add `ports: [{{name: {port}, containerPort: "
+                    "<n>}]`"
                 )
                 yield obj.finding(
                     path + probe_path,

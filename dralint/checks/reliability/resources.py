@@ -140,7 +140,8 @@ def check_guaranteed_qos(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
         yield obj.finding(
             path + ("resources", "requests", resource),
             f"{template.label}: container '{name}' requests {request} {resource} but is limited to {limit}, "
-            "so the pod is not in the Guaranteed QoS class: it is evicted before Guaranteed pods and gets no exclusive CPUs",
+            "so the pod is not in the Guaranteed QoS class: it is evicted before Guaranteed pods and gets no "
+            "exclusive CPUs",
             hint=f"set the {resource} request equal to the limit ({limit})",
             rule="REL017",
         )
@@ -179,9 +180,11 @@ def check_ephemeral_storage(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
                 )
                 yield obj.finding(
                     where,
-                    f"{template.label}: container '{container.get('name', path[-1])}' has no ephemeral-storage {' or '.join(missing)}: "
+                    f"{template.label}: container '{container.get('name', path[-1])}' has no "
+                    f"ephemeral-storage {' or '.join(missing)}: "
                     "logs and scratch files can fill the node's disk, and the kubelet then evicts pods at random",
-                    hint="add `resources: {requests: {ephemeral-storage: 1Gi}, limits: {ephemeral-storage: 2Gi}}` sized from observed usage",
+                    hint="add `resources: {requests: {ephemeral-storage: 1Gi}, limits: {ephemeral-storage: 2Gi}}` "
+                    "sized from observed usage",
                     rule="REL018",
                     key=True,
                 )

@@ -24,6 +24,8 @@ def check_deployment_strategy(obj: KubeObject, ctx: Context) -> Iterator[Finding
     if isinstance(strategy, str) and strategy != "RollingUpdate":
         yield obj.finding(
             ("spec", "strategy", "type"),
-            f"{obj.display} updates with the {strategy} strategy: every rollout stops all old pods before new ones start, so the workload is down meanwhile",
-            hint="use `strategy: {type: RollingUpdate}` unless the pods must never overlap (a device or lock only one may hold)",
+            f"{obj.display} updates with the {strategy} strategy: every rollout stops all old pods before "
+            "new ones start, so the workload is down meanwhile",
+            hint="use `strategy: {type: RollingUpdate}` unless the pods must never overlap (a device or lock only "
+            "one may hold)",
         )

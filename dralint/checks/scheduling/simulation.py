@@ -1,8 +1,8 @@
 """The run's snapshot and simulator, built once per lint run through ``ctx.memo``.
 
 Other checks (the CEL helper's "selectors match no device") use :func:`snapshot_inventory` or
-:func:`snapshot_cel_devices` so there is one view of the cluster per run. ``dralint simulate`` reads the same outcomes the
-SCH checks computed, so the table and the findings never disagree.
+:func:`snapshot_cel_devices` so there is one view of the cluster per run. ``dralint simulate`` reads
+the same outcomes the SCH checks computed, so the table and the findings never disagree.
 """
 
 from __future__ import annotations

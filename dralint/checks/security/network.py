@@ -58,7 +58,8 @@ def check_network_policy(ctx: Context) -> Iterator[Finding]:
             yield obj.finding(
                 where,
                 f"{template.label} accepts traffic from any pod: {seen}",
-                hint="add a default-deny policy (`kind: NetworkPolicy`, `spec: {podSelector: {}, policyTypes: [Ingress, Egress]}`) plus allow rules; "
+                hint="add a default-deny policy (`kind: NetworkPolicy`, `spec: {podSelector: {}, policyTypes: "
+                "[Ingress, Egress]}`) plus allow rules; "
                 "if policies are applied from elsewhere, pass them with --context",
                 key=True,
             )
@@ -71,5 +72,6 @@ def check_default_namespace(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
         yield obj.finding(
             ("metadata", "namespace"),
             f"{obj.display} is placed in the default namespace, which every user and tool shares",
-            hint="set `metadata: {namespace: <team-or-app>}`, or drop the field and choose the namespace at deploy time (kubectl -n, kustomize, Helm)",
+            hint="set `metadata: {namespace: <team-or-app>}`, or drop the field and choose the namespace at "
+            "deploy time (kubectl -n, kustomize, Helm)",
         )

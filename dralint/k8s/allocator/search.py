@@ -237,7 +237,8 @@ class Search:
                 counts = []
                 if req.prioritized and not features.prioritized_list:
                     raise Fatal(
-                        f"claim {claim.label}, request {req.name}: has subrequests, but the DRAPrioritizedList feature is disabled"
+                        f"claim {claim.label}, request {req.name}: has subrequests, but the "
+                        "DRAPrioritizedList feature is disabled"
                     )
                 for alt in req.alternatives:
                     if alt.capacity and not features.consumable_capacity:
@@ -257,7 +258,8 @@ class Search:
                 minimum += min(counts)
             if minimum > MAX_RESULTS:
                 raise Fatal(
-                    f"claim {claim.label}: number of requested devices {minimum} exceeds the claim limit of {MAX_RESULTS}"
+                    f"claim {claim.label}: number of requested devices {minimum} exceeds the claim limit of "
+                    f"{MAX_RESULTS}"
                 )
 
     def _all_mode_devices(self, ci: int, claim: Claim, alt: Alternative) -> list[Device]:

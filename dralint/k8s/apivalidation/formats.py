@@ -122,7 +122,8 @@ def label_key(value: str) -> list[str]:
     errors: list[str] = []
     if value.count("/") > 1:
         return [
-            "a qualified name must consist of alphanumeric characters, '-', '_' or '.' with an optional DNS subdomain prefix and '/'"
+            "a qualified name must consist of alphanumeric characters, '-', '_' or '.' with an optional DNS "
+            "subdomain prefix and '/'"
         ]
     if "/" in value:
         errors += [f"prefix part {e}" for e in dns_subdomain(prefix)] if prefix else ["prefix part must be non-empty"]

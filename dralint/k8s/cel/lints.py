@@ -264,7 +264,8 @@ def version_string_comparisons(
             )
             notes.append(
                 SelectorNote(
-                    f'"{lookup.name}" is a version attribute; comparing it with the string {json.dumps(text)} is {outcome}',
+                    f'"{lookup.name}" is a version attribute; comparing it with the string '
+                    f"{json.dumps(text)} is {outcome}",
                     call.offset,
                     call.offset + len(_operator(call)),
                     hint=f'compare versions: device.attributes["{lookup.domain}"].{lookup.name}'
@@ -408,13 +409,15 @@ def scalar_comprehensions(expression: str, root: Node, gates: dict[str, bool]) -
         macro = expression[start:end]
         notes.append(
             SelectorNote(
-                f"'{macro}' iterates over attribute {read.domain}/{read.name}, but with {LIST_ATTRIBUTES_GATE} off (the v1.37 "
+                f"'{macro}' iterates over attribute {read.domain}/{read.name}, but with "
+                f"{LIST_ATTRIBUTES_GATE} off (the v1.37 "
                 "default) an attribute value is a single int, bool, string or version, and the API server rejects the "
                 "selector: \"expression of type 'any' cannot be range of a comprehension\"",
                 start,
                 end,
                 fails=True,
-                hint=f'compare the value directly (e.g. device.attributes["{read.domain}"].{read.name} == ...), or enable '
+                hint=f'compare the value directly (e.g. device.attributes["{read.domain}"].{read.name} == ...), '
+                "or enable "
                 f"{LIST_ATTRIBUTES_GATE} on the cluster and pass --feature-gates {LIST_ATTRIBUTES_GATE}=true",
             )
         )
