@@ -116,10 +116,9 @@ def _device(body: str) -> list[tuple[str, str]]:
 
 
 def test_attributes_plus_capacity_limit_32():
-    ok = "attributes: {%s}\ncapacity: {%s}" % (
-        ", ".join(f"a{i}: {{int: 1}}" for i in range(20)),
-        ", ".join(f"c{i}: {{value: 1}}" for i in range(12)),
-    )
+    attributes = ", ".join(f"a{i}: {{int: 1}}" for i in range(20))
+    capacities = ", ".join(f"c{i}: {{value: 1}}" for i in range(12))
+    ok = f"attributes: {{{attributes}}}\ncapacity: {{{capacities}}}"
     assert _device(ok) == []
     too_many = ok.replace("c0: {value: 1}", "c0: {value: 1}, c99: {value: 1}")
     assert _device(too_many) == [

@@ -465,7 +465,7 @@ def test_positions_are_read_on_demand_and_survive_freezing_and_workers():
     documents = load(source).documents
     expected = [d._walk(())[0] for d in events_only(text).documents]
     assert all(isinstance(d._root, blockfast.Segment) for d in documents)  # nothing built yet
-    for document, tree in zip(documents, expected):
+    for document, tree in zip(documents, expected, strict=True):
         document.freeze()
         assert len(document._frozen) < len(pickle.dumps((document.data, tree), 5))
         assert document._walk(())[0] == tree
@@ -495,7 +495,7 @@ def cut_into_items(result: LoadResult) -> list:
             children = document._walk(("items",))[0][5]
             out.extend(
                 (document.index, number, repr(item), repr(pos))
-                for number, (item, pos) in enumerate(zip(data["items"], children))
+                for number, (item, pos) in enumerate(zip(data["items"], children, strict=True))
             )
         else:
             out.append((document.index, None, repr(data), repr(document._walk(())[0])))

@@ -329,7 +329,7 @@ def fix_replacements(result: RunResult) -> dict[Diagnostic, tuple[Replacement, .
         return list(_each_alone(path, result.sources[path].text, diagnostics))
 
     out: dict[Diagnostic, tuple[Replacement, ...]] = {}
-    for (_, diagnostics), found in zip(tasks, ordered_map(fix_task, len(tasks), jobs)):
+    for (_, diagnostics), found in zip(tasks, ordered_map(fix_task, len(tasks), jobs), strict=True):
         out.update((diagnostics[number], replacements) for number, replacements in found)
     return out
 

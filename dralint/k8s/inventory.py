@@ -465,7 +465,7 @@ class Inventory:
         found = []
         for selector, taint in self.taint_rules:
             wanted = (selector.get("driver"), selector.get("pool"), selector.get("device"))
-            if all(w in (None, "", have) for w, have in zip(wanted, (driver, pool, name))):
+            if all(w in (None, "", have) for w, have in zip(wanted, (driver, pool, name), strict=True)):
                 found.append(taint)
         return tuple(found)
 

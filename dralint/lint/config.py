@@ -151,10 +151,7 @@ def load_config(path: str) -> LoadedConfig:
         )
         return config
     config.source = SourceText(shown, text)
-    if Path(path).name == PYPROJECT:
-        data = _pyproject_table(config)
-    else:
-        data = _yaml_mapping(config)
+    data = _pyproject_table(config) if Path(path).name == PYPROJECT else _yaml_mapping(config)
     if data:
         _validate(config, data, os.path.dirname(os.path.abspath(path)))
     return config

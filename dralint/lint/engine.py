@@ -547,7 +547,7 @@ def _load_sources(
     if workers <= 1:
         meanwhile = None
     cuts = [_pieces(source, workers) if isinstance(source, SourceText) else None for source in parse]
-    tasks = [(source, piece) for source, cut in zip(parse, cuts) for piece in cut or (None,)]
+    tasks = [(source, piece) for source, cut in zip(parse, cuts, strict=True) for piece in cut or (None,)]
 
     def parse_one(index: int) -> _Parsed | _NotParsed | _PieceRead:
         source, piece = tasks[index]
@@ -752,7 +752,7 @@ def _check_group(group: list[KubeObject], checks: list[Check], ctx: Context, col
                 except Exception as error:  # one broken check must not stop the others
                     out.append((error, check))
     add = collect.add
-    for obj, made in zip(group, found):
+    for obj, made in zip(group, found, strict=True):
         for item, check in made:
             if isinstance(item, Exception):
                 _check_failed(check, ctx, collect, obj, item)

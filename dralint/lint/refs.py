@@ -371,7 +371,7 @@ def _differ_in_one_short_word(a: str, b: str) -> bool:
     words_a, words_b = re.split(r"[.\-_/]", a.lower()), re.split(r"[.\-_/]", b.lower())
     if len(words_a) != len(words_b):
         return False
-    differing = [(x, y) for x, y in zip(words_a, words_b) if x != y]
+    differing = [(x, y) for x, y in zip(words_a, words_b, strict=True) if x != y]
     return len(differing) == 1 and max(len(differing[0][0]), len(differing[0][1])) <= 3
 
 

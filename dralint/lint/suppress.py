@@ -26,7 +26,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from typing import NamedTuple
 
-from dralint.diagnostics import Diagnostic, Finding, ObjectRef, Span, Suppressed
+from dralint.diagnostics import Diagnostic, Finding, Span, Suppressed
 from dralint.k8s.objects import KubeObject, pod_templates
 from dralint.lint.catalog import Rule, load_catalog
 from dralint.lint.config import UNKNOWN_RULE
@@ -211,6 +211,12 @@ def _within(outer: Span) -> Callable[[Diagnostic], bool]:
     return lambda d: d.span.path == outer.path and start <= (d.span.line, d.span.column) < end
 
 
+def _on_object(obj: KubeObject) -> Callable[[Diagnostic], bool]:
+    """An object's annotation covers the findings inside its text and those attributed to it."""
+    inside, ref = _within(obj.span(())), obj.ref
+    return lambda d: inside(d) or d.object == ref
+
+
 def _annotation(
     obj: KubeObject, meta_path: tuple, covers: Callable[[Diagnostic], bool], what: str, findings: list[Finding]
 ) -> Suppression | None:
@@ -253,13 +259,7 @@ def annotation_suppressions(objects: Iterable[KubeObject], findings: list[Findin
     """Suppressions from object annotations and pod-template annotations."""
     out: list[Suppression] = []
     for obj in objects:
-
-        def on_object(
-            d: Diagnostic, inside: Callable[[Diagnostic], bool] = _within(obj.span(())), ref: ObjectRef = obj.ref
-        ) -> bool:
-            return inside(d) or d.object == ref
-
-        found = _annotation(obj, ("metadata",), on_object, f"on {obj.display}", findings)
+        found = _annotation(obj, ("metadata",), _on_object(obj), f"on {obj.display}", findings)
         if found:
             out.append(found)
         for template in pod_templates(obj):

@@ -641,7 +641,7 @@ def read_documents(
     whose first line is file line ``line``: the loader reads the stretches of a large file in
     several processes (``dralint.yaml.loader.pieces``). Returns (offset where the reader
     stopped, why), or (the stretch's end, None) when every document was read."""
-    for start, stop in zip(starts, stops):
+    for start, stop in zip(starts, stops, strict=True):
         if start == until:
             return start, "the loader reads the rest"
         next_line = line + text.count("\n", start, stop)
@@ -718,7 +718,7 @@ def stretches(text: str, size: int, max_depth: int) -> list[DocumentRun | ItemRu
                 DocumentRun(starts[first:last], stops[first:last], first_line, max(first - empty_prelude, 0), whole)
             )
 
-    for number, (start, stop) in enumerate(zip(starts, stops)):
+    for number, (start, stop) in enumerate(zip(starts, stops, strict=True)):
         next_line = line + text.count("\n", start, stop)
         items = None
         if stop - start > size:

@@ -872,7 +872,7 @@ def numbered_right(cut: list[Piece], counts: list[int]) -> bool:
     planner numbers a piece by the documents before it, and each piece read (``counts``) tells
     how many there were."""
     following = 0  # the number of the next document
-    for piece, count in zip(cut, counts):
+    for piece, count in zip(cut, counts, strict=True):
         within_list = isinstance(piece, blockfast.ItemRun) and piece.first > 0
         if piece.document != (following - 1 if within_list else following):
             return False
@@ -886,13 +886,15 @@ def _too_large(text: str) -> dict[int, tuple[int, bool]]:
     if len(text) <= MAX_DOCUMENT_CHARS:
         return {}
     out = {}
-    for start, stop in zip(*blockfast.document_bounds(text)):
+    for start, stop in zip(*blockfast.document_bounds(text), strict=True):
         if stop - start <= MAX_DOCUMENT_CHARS:
             continue
         layout = _list_layout(text, start, stop)
         if layout is None:
             out[start] = (stop, False)
-        elif max(b - a for a, b in zip(layout.items, [*layout.items[1:], layout.stop])) > MAX_DOCUMENT_CHARS:
+        elif (
+            max(b - a for a, b in zip(layout.items, [*layout.items[1:], layout.stop], strict=True)) > MAX_DOCUMENT_CHARS
+        ):
             out[start] = (stop, True)
     return out
 
@@ -985,7 +987,7 @@ def _cut_list(document: Document) -> list[Document] | None:
     entry = document._walk(("items",))[0]
     return [
         Document(document.source, document.index, item, pos, document.finite, number)
-        for number, (item, pos) in enumerate(zip(data["items"], entry[5]))
+        for number, (item, pos) in enumerate(zip(data["items"], entry[5], strict=True))
     ]
 
 

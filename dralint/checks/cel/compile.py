@@ -52,7 +52,7 @@ def _gated_uses(expression: str, ast: Node, ctx: Context) -> list[SelectorNote]:
 def check_selector_compiles(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     """Compile every selector as the API server does."""
     for group in selector_groups(obj):
-        for path, expression in zip(group.paths, group.expressions):
+        for path, expression in zip(group.paths, group.expressions, strict=True):
             result = check(expression)
             for issue in _first_syntax_error(result.errors):
                 rule = _RULE_BY_KIND.get(issue.kind, "CEL001")

@@ -8,6 +8,7 @@ domain knowledge comes from the devices; without it, from names and literals.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import partial
 
 from dralint.checks.cel.sites import SELECTOR_KINDS, class_expressions, selector_groups
 from dralint.checks.cel.snapshot import Inventory, inventory, uses_snapshot
@@ -96,14 +97,14 @@ def check_selector_semantics(obj: KubeObject, ctx: Context) -> Iterator[Finding]
     for group in selector_groups(obj):
         scope = class_expressions(obj, group, ctx) + group.expressions
         drivers = set().union(*(_pinned(e, ctx) for e in scope))
-        for path, expression in zip(group.paths, group.expressions):
+        for path, expression in zip(group.paths, group.expressions, strict=True):
             result = check(expression)
             if not result.ok or result.ast is None:
                 continue
             for rule, note, severity in _notes(expression, result.ast, drivers, snapshot, ctx):
                 yield _finding(obj, path, note, rule, severity)
             constant = (
-                ctx.memo((__name__, "constant", expression), lambda: constant_value(expression)) if constants else None
+                ctx.memo((__name__, "constant", expression), partial(constant_value, expression)) if constants else None
             )
             if constant is not None:
                 outcome = {True: "always true: it selects every device", False: "always false: it selects no device"}

@@ -166,7 +166,7 @@ def check_attribute_names(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     names = inventory(ctx).names
     domains = {domain for _kind, domain in names}
     for group in selector_groups(obj):
-        for path, expression in zip(group.paths, group.expressions):
+        for path, expression in zip(group.paths, group.expressions, strict=True):
             result = check(expression)
             if result.ast is None:
                 continue

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from itertools import pairwise
 
 from dralint.diagnostics import Finding, Severity
 from dralint.k8s.objects import POD_TEMPLATE_KINDS, KubeObject, pod_templates
@@ -55,7 +56,7 @@ def secret_like(name: str) -> bool:
     words = [w.upper() for w in _WORD.findall(name)]
     if not words or words[-1] in _POINTER_WORDS:
         return False
-    return any(w in _SECRET_WORDS for w in words) or any(pair in _SECRET_PAIRS for pair in zip(words, words[1:]))
+    return any(w in _SECRET_WORDS for w in words) or any(pair in _SECRET_PAIRS for pair in pairwise(words))
 
 
 def _literal(value: object) -> bool:

@@ -134,7 +134,7 @@ def pod_demand(
     shared: set[int] = set()
     allocated: list[AllocatedClaim] = []
     unresolved: list[str] = []
-    for i, entry in enumerate(as_list(spec.get("resourceClaims"))):
+    for entry in as_list(spec.get("resourceClaims")):
         if not isinstance(entry, Mapping):
             continue
         tmpl = entry.get("resourceClaimTemplateName")

@@ -676,7 +676,7 @@ class _Policy(NamedTuple):
 def _valid_values(policy: _Policy, options: list[Any]) -> list[Issue]:
     issues = policy.default_required("validValues")
     parsed = [quantity_value(o) for o in options]
-    for k, (raw, q) in enumerate(zip(options, parsed)):
+    for k, (raw, q) in enumerate(zip(options, parsed, strict=True)):
         if q is None:
             continue
         if q > policy.capacity:

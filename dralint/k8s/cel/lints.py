@@ -402,7 +402,7 @@ def scalar_comprehensions(expression: str, root: Node, gates: dict[str, bool]) -
         source = node.iter_range
         if source.kind == "call" and source.value == "orValue" and source.target is not None:
             source = source.target  # device.attributes["d"].?name.orValue([]) iterates the value too
-        read = next((l for l in lookups(source) if l.node is source and l.kind == "attributes"), None)
+        read = next((found for found in lookups(source) if found.node is source and found.kind == "attributes"), None)
         if read is None:
             continue
         start, end = _macro_name_span(expression, node.offset)
