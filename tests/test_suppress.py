@@ -171,7 +171,7 @@ def lint_trainer(tmp_path, text, today=dt.date(2027, 1, 31)):
 
 
 def test_the_readme_forms_silence_real_checks(tmp_path):
-    """The three forms against the reliability and security checks, as the README shows them;
+    """The three forms against the reliability and security checks, as docs/configuration.md shows them;
     the object's annotation reaches the container findings in its pod template."""
     result = lint_trainer(tmp_path, TRAINER)
     assert rules_of(result) == []

@@ -1,5 +1,5 @@
-"""Regenerate rules/catalog.json, dralint/lint/check_index.py, docs/rules.md, docs/peers.md and the
-README peer table from the rule catalog and the check modules (tests fail when any is stale)."""
+"""Regenerate rules/catalog.json, dralint/lint/check_index.py, docs/rules.md and docs/peers.md from
+the rule catalog and the check modules (tests fail when any is stale)."""
 
 from __future__ import annotations
 
@@ -13,11 +13,10 @@ sys.path.insert(0, str(ROOT))
 
 from dralint.lint.catalog import COMPILED_NAME, compile_catalog, load_catalog, rules_dir  # noqa: E402
 from dralint.lint.registry import check_index  # noqa: E402
-from dralint.lint.ruledocs import README_END, README_START, peer_parity, peer_table, replace_between, rules_markdown  # noqa: E402
+from dralint.lint.ruledocs import peer_parity, rules_markdown  # noqa: E402
 
 TARGET = ROOT / "docs" / "rules.md"
 CHECK_INDEX = ROOT / "dralint" / "lint" / "check_index.py"
-README = ROOT / "README.md"
 ELSEWHERE = ROOT / "docs" / "peer-coverage-elsewhere.yaml"
 PEER_CHECKS = ROOT / "docs" / "peer-checks.yaml"
 PARITY = ROOT / "docs" / "peers.md"
@@ -45,11 +44,6 @@ def main() -> None:
     rules = sorted(load_catalog().values(), key=lambda r: r.id)
     TARGET.write_text(rules_markdown(rules), encoding="utf-8")
     print(f"wrote {TARGET} ({len(rules)} rules)")
-    readme = README.read_text(encoding="utf-8")
-    README.write_text(
-        replace_between(readme, README_START, README_END, peer_table(rules, elsewhere_rows())), encoding="utf-8"
-    )
-    print(f"updated the peer table in {README}")
     PARITY.write_text(peer_parity(rules, peer_checks(), elsewhere_rows()), encoding="utf-8")
     print(f"wrote {PARITY}")
 

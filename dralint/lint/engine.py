@@ -729,7 +729,7 @@ def _check_group(group: list[KubeObject], checks: list[Check], ctx: Context, col
     the order of ``checks``, as if the objects had been checked one after the other.
 
     Why: the same work took 18-21% less CPU on 10,000 documents than object by object
-    (paired turns, README *Speed*), for 0.6% more instructions. An object meets some 25
+    (paired turns, docs/performance.md), for 0.6% more instructions. An object meets some 25
     checks, each a few Python functions; one check's code run over 32 objects in a row keeps
     the processor's caches and branch predictors on it, where 25 checks taking turns did not
     (cachegrind: 11% fewer first-level data misses, 14% fewer mispredicted conditional

@@ -1,4 +1,4 @@
-"""``--format json``: the stable machine contract (version 1), documented in the README."""
+"""``--format json``: the stable machine contract (version 1), documented in docs/output-formats.md."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """``--format sarif``: SARIF 2.1.0 for GitHub code scanning and other SARIF viewers.
 
-The shape follows what GitHub reads (see the README's CI section): one run, a driver with
+The shape follows what GitHub reads (docs/output-formats.md, docs/ci.md): one run, a driver with
 name, semanticVersion and the rules that occur (each with its full documentation in
 ``help``), results with a 1-based full region, a repository-relative URI against
 ``%SRCROOT%`` (``--sarif-root``), ``partialFingerprints`` that survive line moves, related
