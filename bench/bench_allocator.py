@@ -154,8 +154,8 @@ def workloads(count: int, per_node: int, seed: int = 11) -> list[dict[str, Any]]
 
 def direct(nodes: int, per_node: int, templates: int, allocated: float, uuids: bool = False) -> None:
     """Inventory + simulator on plain dicts: the allocator's own cost, in both walk modes."""
-    from dralint.k8s.allocator import Simulator, extended_resource_classes, pod_demand
     from dralint.checks.scheduling.simulation import cel_matcher
+    from dralint.k8s.allocator import Simulator, extended_resource_classes, pod_demand
     from dralint.k8s.inventory import Inventory
 
     snap = snapshot(nodes, per_node, allocated, uuids=uuids)

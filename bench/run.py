@@ -25,8 +25,10 @@ from bench.generate import generate  # noqa: E402
 
 STEPS = {
     "parse": "import yaml; list(yaml.load_all(open(PATH, encoding='utf-8'), Loader=yaml.CSafeLoader))",
-    "load": "from dralint.yaml.loader import load, SourceText; load(SourceText(PATH, open(PATH, encoding='utf-8').read()))",
-    "lint": "from dralint.lint.engine import lint; from dralint.lint.options import LintOptions; lint(LintOptions(paths=[PATH], profile=PROFILE, jobs=1))",
+    "load": "from dralint.yaml.loader import load, SourceText; load(SourceText(PATH, open(PATH, "
+    "encoding='utf-8').read()))",
+    "lint": "from dralint.lint.engine import lint; from dralint.lint.options import LintOptions; "
+    "lint(LintOptions(paths=[PATH], profile=PROFILE, jobs=1))",
 }
 RUNNER = """
 import resource, sys, time
@@ -41,7 +43,8 @@ print(elapsed, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 SETUP = {
     "parse": "import yaml",
     "load": "import dralint.yaml.loader",
-    "lint": "import dralint.lint.engine, dralint.lint.registry; dralint.lint.registry.all_checks(); import dralint.lint.catalog; dralint.lint.catalog.load_catalog()",
+    "lint": "import dralint.lint.engine, dralint.lint.registry; dralint.lint.registry.all_checks(); import "
+    "dralint.lint.catalog; dralint.lint.catalog.load_catalog()",
 }
 
 
@@ -84,7 +87,8 @@ def main() -> None:
         for step in STEPS:
             figures = row[step]
             print(
-                f"  {step:<6} {figures['seconds']:>7.3f} s  {figures['docs_per_s']:>8} docs/s  peak {figures['peak_mib']:>6.1f} MiB"
+                f"  {step:<6} {figures['seconds']:>7.3f} s  {figures['docs_per_s']:>8} docs/s  peak "
+                f"{figures['peak_mib']:>6.1f} MiB"
             )
         print(f"  dralint lint / bare parse = {row['lint_to_parse']}x   (loader alone: {row['load_to_parse']}x)")
 

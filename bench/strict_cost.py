@@ -17,8 +17,8 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -53,7 +53,8 @@ def main() -> None:
     assert len(load(firing).problems) == 1
     loader_fired = best(lambda: load(firing), args.repeat)
     print(
-        f"{args.documents} documents, {len(text) / 1e6:.1f} MB, {len(result.documents)} parsed, prefilter fired: {fired}"
+        f"{args.documents} documents, {len(text) / 1e6:.1f} MB, {len(result.documents)} parsed, prefilter "
+        f"fired: {fired}"
     )
     print(f"load (as run)     {loader:7.3f} s")
     print(f"precondition      {prefilter:7.3f} s  ratio to load {prefilter / loader:.3f}")

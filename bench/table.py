@@ -6,11 +6,12 @@
 
 Every command runs in a fresh interpreter and is measured by the kernel's accounting for that
 child (``os.wait4``): CPU seconds (user + system) and peak resident memory. CPU time, not wall
-time (except for ``--jobs``, whose point is wall time), because these machines are shared and a loaded core stretches wall time for everyone;
-ratios, not absolute figures, for the same reason. The commands a ratio compares run in turns,
-and each ratio is the median over ``--repeat`` turns of the ratio within a turn (a neighbour
-that loads the machine for a while then loads both sides of a ratio); the seconds shown are
-medians too. Bytecode caching is left on (as on a user's machine), so the first run warms it.
+time (except for ``--jobs``, whose point is wall time), because these machines are shared and a
+loaded core stretches wall time for everyone; ratios, not absolute figures, for the same reason.
+The commands a ratio compares run in turns, and each ratio is the median over ``--repeat`` turns
+of the ratio within a turn (a neighbour that loads the machine for a while then loads both sides
+of a ratio); the seconds shown are medians too. Bytecode caching is left on (as on a user's
+machine), so the first run warms it.
 """
 
 from __future__ import annotations
@@ -24,9 +25,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -42,7 +43,10 @@ SMALL = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  namespa
 
 def parse_command(*paths: str) -> list[str]:
     """The floor: the bare libyaml parse (CSafeLoader) of the same files, in a fresh interpreter."""
-    code = "import sys, yaml\nfor p in sys.argv[1:]:\n    list(yaml.load_all(open(p, encoding='utf-8'), Loader=yaml.CSafeLoader))"
+    code = (
+        "import sys, yaml\nfor p in sys.argv[1:]:\n    list(yaml.load_all(open(p, encoding='utf-8'), "
+        "Loader=yaml.CSafeLoader))"
+    )
     return [PY, "-c", code, *paths]
 
 
@@ -136,7 +140,8 @@ def row_cold(tmp: Path, args: argparse.Namespace) -> None:
     floor, lint = paired.figures
     line(
         "cold start",
-        f"lint one small file {lint.cpu:.3f} s / python -c 'import yaml' {floor.cpu:.3f} s = {paired.cpu_ratio[1]:.1f}x",
+        f"lint one small file {lint.cpu:.3f} s / python -c 'import yaml' {floor.cpu:.3f} s = "
+        f"{paired.cpu_ratio[1]:.1f}x",
         "<= 6x",
     )
 
@@ -156,7 +161,8 @@ def row_throughput(tmp: Path, args: argparse.Namespace) -> None:
     line(
         "throughput",
         f"{docs:,} documents, one file, --format json, --jobs 1 {serial.cpu:.2f} s / bare CSafeLoader parse "
-        f"{floor.cpu:.2f} s = {serial_ratio:.2f}x (turns {low:.2f}-{high:.2f}x; default --jobs: {default_ratio:.2f}x CPU, "
+        f"{floor.cpu:.2f} s = {serial_ratio:.2f}x (turns {low:.2f}-{high:.2f}x; default --jobs: "
+        f"{default_ratio:.2f}x CPU, "
         f"{paired.wall_ratio[2] / paired.wall_ratio[1]:.2f}x the wall time of --jobs 1)",
         "<= 2.0x",
     )
@@ -218,7 +224,8 @@ def row_big_file(tmp: Path, args: argparse.Namespace) -> None:
         line(
             "big file",
             f"{path.stat().st_size / 2**20:.0f} MiB in one file, {form}: {verdict}; --jobs 1 {one.cpu:.2f} s / parse "
-            f"{floor.cpu:.2f} s = {one.cpu / floor.cpu:.2f}x, peak {one.peak_mib:.0f} MiB; --jobs 2 wall {two.wall:.2f} s = "
+            f"{floor.cpu:.2f} s = {one.cpu / floor.cpu:.2f}x, peak {one.peak_mib:.0f} MiB; --jobs 2 wall "
+            f"{two.wall:.2f} s = "
             f"{paired.wall_ratio[1]:.2f}x, peak {two.peak_mib:.0f} MiB",
             "accepted up to 256 MiB",
         )
@@ -252,8 +259,10 @@ def row_jobs(tmp: Path, args: argparse.Namespace) -> None:
     (low, high), (halves_low, halves_high) = paired.wall_spread[1:]
     line(
         "jobs",
-        f"{files} files, wall time: --jobs 2 {two.wall:.2f} s / --jobs 1 {one.wall:.2f} s = {paired.wall_ratio[1]:.2f}x "
-        f"(turns {low:.2f}-{high:.2f}x; CPU {paired.cpu_ratio[1]:.2f}x); two --jobs 1 runs on half the files each, side by side: "
+        f"{files} files, wall time: --jobs 2 {two.wall:.2f} s / --jobs 1 {one.wall:.2f} s = "
+        f"{paired.wall_ratio[1]:.2f}x "
+        f"(turns {low:.2f}-{high:.2f}x; CPU {paired.cpu_ratio[1]:.2f}x); two --jobs 1 runs on half the files "
+        "each, side by side: "
         f"{paired.wall_ratio[2]:.2f}x (turns {halves_low:.2f}-{halves_high:.2f}x; CPU {paired.cpu_ratio[2]:.2f}x)",
         "2 jobs <= 0.6x of 1 job",
     )
@@ -301,7 +310,8 @@ def row_simulate(tmp: Path, args: argparse.Namespace) -> None:
             sim = measure(DRALINT + ["simulate", "--slices", str(slices), str(manifests)], args.repeat)
             line(
                 "simulate",
-                f"{nodes:,} nodes x 8 devices x 200 workloads, snapshot as {form}: {sim.cpu:.1f} s ({sim.wall:.1f} s wall), "
+                f"{nodes:,} nodes x 8 devices x 200 workloads, snapshot as {form}: {sim.cpu:.1f} s "
+                f"({sim.wall:.1f} s wall), "
                 f"peak {sim.peak_mib:.0f} MiB; bare parse {floor.cpu:.1f} s = {sim.cpu / floor.cpu:.1f}x",
                 "10,000 nodes <= 5 s and <= 300 MiB",
             )
@@ -325,7 +335,8 @@ def main() -> None:
     parser.add_argument("--nodes", type=int, nargs="+", default=[1000, 10000], help="fleet sizes for the simulate row")
     args = parser.parse_args()
     print(
-        f"# {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}, Python {sys.version.split()[0]}; CPU seconds, medians of {args.repeat}",
+        f"# {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}, Python {sys.version.split()[0]}; "
+        f"CPU seconds, medians of {args.repeat}",
         flush=True,
     )
     with tempfile.TemporaryDirectory() as tmp:

@@ -12,9 +12,10 @@ import json
 import re
 import sys
 import tempfile
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 import yaml
 from click.testing import CliRunner
@@ -69,7 +70,7 @@ class Tally:
     templates_agreed: int = 0
     disagreements: list[Disagreement] = field(default_factory=list)
 
-    def add(self, other: "Tally") -> None:
+    def add(self, other: Tally) -> None:
         for name in vars(self):
             if name != "disagreements":
                 setattr(self, name, getattr(self, name) + getattr(other, name))
@@ -306,9 +307,12 @@ def figures(t: Tally) -> str:
             "| measure | agreement | on |",
             "|---|---|---|",
             f"| recall of server field errors | {percent(t.recalled, t.server_errors)} | {t.server_errors} errors |",
-            f"| false-error rate (API error on an object the server accepts) | {percent(t.falsely_rejected, t.accepted)} | {t.accepted} accepted objects |",
-            f"| CEL compile error and cost-limit agreement | {percent(t.selectors_agreed, t.selectors)} | {t.selectors} selectors |",
-            f"| allocation agreement (`simulate` feasible nodes) | {percent(t.templates_agreed, t.templates)} | {t.templates} pod templates |",
+            "| false-error rate (API error on an object the server accepts) | "
+            f"{percent(t.falsely_rejected, t.accepted)} | {t.accepted} accepted objects |",
+            f"| CEL compile error and cost-limit agreement | {percent(t.selectors_agreed, t.selectors)} | "
+            f"{t.selectors} selectors |",
+            "| allocation agreement (`simulate` feasible nodes) | "
+            f"{percent(t.templates_agreed, t.templates)} | {t.templates} pod templates |",
             f"| inputs / objects / objects the server validates | {t.inputs} / {t.objects} / {t.validated} | |",
         ]
     )

@@ -6,15 +6,16 @@ fingerprinted without anyone worrying that a later stage changed it.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import MISSING, dataclass, fields
-from enum import Enum
+from enum import StrEnum
 from itertools import chain, compress, count, islice
 from operator import attrgetter, ne
 from traceback import extract_tb
-from typing import Any, Iterable, Iterator, NamedTuple, Sequence, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 
-class Severity(str, Enum):
+class Severity(StrEnum):
     """How bad a finding is; the string values are part of the JSON contract."""
 
     ERROR = "error"
@@ -186,13 +187,13 @@ def from_rows(rows: Iterable[Row], known: Sequence[ObjectRef] = ()) -> list[Diag
     """The diagnostics ``to_rows`` encoded with the same ``known`` objects, equal to the
     originals."""
     out: list[Diagnostic] = []
-    spans: dict[int, Span] = {}  # by id: the rows hold every fields tuple until the end
-    for rule, name, severity, message, fields, hint, obj, field_path, related, rendered in rows:
-        span = spans.get(id(fields))
+    spans: dict[int, Span] = {}  # by id: the rows hold every place tuple until the end
+    for rule, name, severity, message, place, hint, obj, field_path, related, rendered in rows:
+        span = spans.get(id(place))
         if span is None:
-            path, line, column, end_line, end_column = fields
+            path, line, column, end_line, end_column = place
             # One int object for both ends of a one-line span, as the loader makes them.
-            span = spans[id(fields)] = Span(path, line, column, line if end_line == line else end_line, end_column)
+            span = spans[id(place)] = Span(path, line, column, line if end_line == line else end_line, end_column)
         if type(obj) is int:
             obj = known[obj]
         out.append(Diagnostic(rule, name, severity, message, span, hint, obj, field_path, related, rendered))

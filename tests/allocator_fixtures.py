@@ -6,7 +6,8 @@ The fake matcher knows a handful of named predicates instead of CEL; the allocat
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from dralint.k8s.allocator import EvalError, Features, Search, Selection, Simulator, parse_claim
 from dralint.k8s.allocator.view import State, node_view
@@ -20,7 +21,7 @@ def _attr_is(name: str, value: Any) -> Callable[[Device], bool]:
     return lambda d: d.attribute(f"{DRIVER}/{name}") == (kind, value)
 
 
-PREDICATES: dict[str, Callable[[Device], "bool | EvalError"]] = {
+PREDICATES: dict[str, Callable[[Device], bool | EvalError]] = {
     "is-h100": _attr_is("model", "H100"),
     "is-a100": _attr_is("model", "A100"),
     "is-gpu": lambda d: d.driver == DRIVER,
@@ -34,7 +35,7 @@ PREDICATES: dict[str, Callable[[Device], "bool | EvalError"]] = {
 }
 
 
-def fake_matcher(exprs: tuple[str, ...], dev: Device) -> "bool | EvalError":
+def fake_matcher(exprs: tuple[str, ...], dev: Device) -> bool | EvalError:
     """All named predicates true; the first error is reported with its selector index."""
     for i, expr in enumerate(exprs):
         got = PREDICATES[expr](dev)

@@ -3,10 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
-from dralint.k8s.allocator import BudgetExceeded, Fatal, Features
-from dralint.k8s.allocator.explain import explain
-from dralint.k8s.allocator.view import State
 from allocator_fixtures import (
     allocate,
     allocated_claim,
@@ -16,6 +12,10 @@ from allocator_fixtures import (
     request,
     resource_slice,
 )
+
+from dralint.k8s.allocator import BudgetExceeded, Fatal, Features
+from dralint.k8s.allocator.explain import explain
+from dralint.k8s.allocator.view import State
 
 
 def gpus(n: int, node: str = "n1", **extra) -> dict:

@@ -53,11 +53,11 @@ def brute_force(devs, claims) -> bool:
             slots += [(ci, ri, h100)] * count
     usable = [i for i, (_, _, tainted) in enumerate(devs) if not tainted]
     for chosen in permutations(usable, len(slots)):
-        if any(h100 and devs[d][0] != "H100" for (_, _, h100), d in zip(slots, chosen)):
+        if any(h100 and devs[d][0] != "H100" for (_, _, h100), d in zip(slots, chosen, strict=True)):
             continue
         ok = True
         for ci, (_, constraint) in enumerate(claims):
-            roots = [devs[d][1] for (c, _, _), d in zip(slots, chosen) if c == ci]
+            roots = [devs[d][1] for (c, _, _), d in zip(slots, chosen, strict=True) if c == ci]
             if constraint == "matchAttribute" and len(set(roots)) > 1:
                 ok = False
             if constraint == "distinctAttribute" and len(set(roots)) != len(roots):
@@ -85,7 +85,7 @@ def test_every_solution_is_valid(devs, claims):
     names = [name for _, name in picked(results)]
     assert len(names) == len(set(names)), "a dedicated device was given twice"
     by_name = {f"d{i}": d for i, d in enumerate(devs)}
-    for result, (requests, constraint) in zip(results, claims):
+    for result, (requests, constraint) in zip(results, claims, strict=True):
         for j, (count, h100) in enumerate(requests):
             got = [p.device.id.name for p in result.picks if p.request == f"r{j}"]
             assert len(got) == count

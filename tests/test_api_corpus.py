@@ -6,9 +6,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import pytest
-
 from conftest import CORPUS, require
+
 from dralint.diagnostics import Severity
 from dralint.lint.engine import lint
 from dralint.lint.options import LintOptions

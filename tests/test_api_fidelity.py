@@ -588,14 +588,18 @@ apiVersion: resource.k8s.io/v1
 kind: ResourceSlice
 metadata: {name: x}
 spec:
-  nodeSelector: {nodeSelectorTerms: [{matchExpressions: [1, {key: 3, operator: [], values: 5}], matchFields: [{values: [3]}]}]}
+  nodeSelector:
+    nodeSelectorTerms: [{matchExpressions: [1, {key: 3, operator: [], values: 5}], matchFields: [{values: [3]}]}]
 ---
 apiVersion: resource.k8s.io/v1
 kind: DeviceClass
 metadata: {name: why}
 spec:
   selectors:
-  - cel: {expression: 'device.attributes["a.com"]["x"].exists(v, v) && [1].all(x, x > 0) && device.attributes["a.com"].exists(k, true)'}
+  - cel:
+      expression: >-
+        device.attributes["a.com"]["x"].exists(v, v) && [1].all(x, x > 0)
+        && device.attributes["a.com"].exists(k, true)
 """
 
 

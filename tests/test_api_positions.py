@@ -7,10 +7,10 @@ a missing required field at the key of the mapping that lacks it, a too-long lis
 from __future__ import annotations
 
 from click.testing import CliRunner
-
 from conftest import lint_text
-from dralint.cli.main import main
 from dra_manifests import resource_claim
+
+from dralint.cli.main import main
 
 
 def _found(tmp_path, manifest: str, rule: str, **options):
@@ -166,7 +166,10 @@ def test_unquoted_yaml_boolean_where_a_string_belongs(tmp_path):
 
 def _requests(n: int) -> str:
     items = "".join(f"    - {{name: r{i}, exactly: {{deviceClassName: gpu.example.com}}}}\n" for i in range(n))
-    return f"apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata:\n  name: many\nspec:\n  devices:\n    requests:\n{items}"
+    return (
+        "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata:\n  name: many\nspec:\n  devices:\n"
+        f"    requests:\n{items}"
+    )
 
 
 def test_32_requests_are_fine_33_are_too_many_at_the_list_key(tmp_path):

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import copy
 import datetime
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 import yaml
-
 from dra_manifests import resource_claim
+
 from dralint.k8s.apivalidation import check_pod_spec, validate_object
 
 MANIFESTS = (

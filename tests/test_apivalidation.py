@@ -8,13 +8,12 @@ from typing import Any
 
 import pytest
 import yaml
-
-from dralint.k8s.apivalidation import check_pod_spec, validate_object, version_verdict
-from dralint.k8s.apivalidation import errors as E
-from dralint.k8s.apivalidation import formats, meta
-from dralint.k8s.quantity import quantity_value
-from dralint.k8s.apivalidation.schema import schema_set
 from dra_manifests import resource_claim
+
+from dralint.k8s.apivalidation import check_pod_spec, formats, meta, validate_object, version_verdict
+from dralint.k8s.apivalidation import errors as E
+from dralint.k8s.apivalidation.schema import schema_set
+from dralint.k8s.quantity import quantity_value
 
 
 def _errors(text: str, **gates: bool) -> list[tuple[str, str]]:
@@ -117,10 +116,9 @@ def _device(body: str) -> list[tuple[str, str]]:
 
 
 def test_attributes_plus_capacity_limit_32():
-    ok = "attributes: {%s}\ncapacity: {%s}" % (
-        ", ".join(f"a{i}: {{int: 1}}" for i in range(20)),
-        ", ".join(f"c{i}: {{value: 1}}" for i in range(12)),
-    )
+    attributes = ", ".join(f"a{i}: {{int: 1}}" for i in range(20))
+    capacities = ", ".join(f"c{i}: {{value: 1}}" for i in range(12))
+    ok = f"attributes: {{{attributes}}}\ncapacity: {{{capacities}}}"
     assert _device(ok) == []
     too_many = ok.replace("c0: {value: 1}", "c0: {value: 1}, c99: {value: 1}")
     assert _device(too_many) == [
@@ -136,7 +134,8 @@ def test_attribute_value_rules():
     ) in found
     assert (
         E.INVALID_VALUE,
-        'spec.devices[0].attributes.v.version: Invalid value: "1.2": must be a string compatible with semver.org spec 2.0.0',
+        'spec.devices[0].attributes.v.version: Invalid value: "1.2": must be a string compatible with '
+        "semver.org spec 2.0.0",
     ) in found
     assert (E.TOO_LONG, "spec.devices[0].attributes.s.string: Too long: may not be more than 64 bytes") in found
 
@@ -153,13 +152,22 @@ def test_capacity_request_policy_rules():
     messages = [m for _, m in _device(bad)]
     assert any("max is larger than capacity value" in m for m in messages)
     assert any("default" in m and "multiple of a given step" in m for m in messages)
-    values = "allowMultipleAllocations: true\ncapacity:\n  mem: {value: 8Gi, requestPolicy: {default: 3Gi, validValues: [2Gi, 1Gi, 16Gi]}}"
+    values = (
+        "allowMultipleAllocations: true\ncapacity:\n  mem: {value: 8Gi, requestPolicy: {default: 3Gi, "
+        "validValues: [2Gi, 1Gi, 16Gi]}}"
+    )
     assert [m for _, m in _device(values)] == [
-        'spec.devices[0].capacity.mem.requestPolicy.validValues[1]: Invalid value: "1Gi": values must be sorted in ascending order and unique',
-        'spec.devices[0].capacity.mem.requestPolicy.validValues[2]: Invalid value: "16Gi": option is larger than capacity value',
-        'spec.devices[0].capacity.mem.requestPolicy.default: Invalid value: "3Gi": default value is not valid according to the requestPolicy',
+        'spec.devices[0].capacity.mem.requestPolicy.validValues[1]: Invalid value: "1Gi": values must be '
+        "sorted in ascending order and unique",
+        'spec.devices[0].capacity.mem.requestPolicy.validValues[2]: Invalid value: "16Gi": option is larger '
+        "than capacity value",
+        'spec.devices[0].capacity.mem.requestPolicy.default: Invalid value: "3Gi": default value is not '
+        "valid according to the requestPolicy",
     ]
-    no_default = "allowMultipleAllocations: true\ncapacity:\n  mem: {value: 8Gi, requestPolicy: {validRange: {min: 1Gi, step: 0}}}"
+    no_default = (
+        "allowMultipleAllocations: true\ncapacity:\n  mem: {value: 8Gi, requestPolicy: {validRange: {min: 1Gi, "
+        "step: 0}}}"
+    )
     assert [m for _, m in _device(no_default)] == [
         "spec.devices[0].capacity.mem.requestPolicy.default: Required value: required when validRange is defined",
         "spec.devices[0].capacity.mem.requestPolicy.validRange.step: Invalid value: 0: must be greater than zero",
@@ -167,7 +175,10 @@ def test_capacity_request_policy_rules():
 
 
 def test_node_allocatable_resources_rules():
-    good = "capacity: {cores: {value: 8}}\nnodeAllocatableResources:\n  cpu: {mapping: {capacityKey: cores, capacityMultiplier: 1}}"
+    good = (
+        "capacity: {cores: {value: 8}}\nnodeAllocatableResources:\n"
+        "  cpu: {mapping: {capacityKey: cores, capacityMultiplier: 1}}"
+    )
     assert [r for r, _ in _device(good)] == [E.FEATURE_GATED]
     bad = (
         "capacity: {cores: {value: 8}}\nnodeAllocatableResources:\n  example.com/gpu: {}\n"
@@ -175,10 +186,14 @@ def test_node_allocatable_resources_rules():
     )
     found = [m for r, m in _device(bad) if r != E.FEATURE_GATED]
     assert found == [
-        'spec.devices[0].nodeAllocatableResources[example.com/gpu]: Invalid value: "example.com/gpu": must be a node-allocatable resource name, not an extended resource',
-        "spec.devices[0].nodeAllocatableResources[example.com/gpu]: Required value: `mapping` or `overhead` is required",
-        "spec.devices[0].nodeAllocatableResources.cpu.mapping: Required value: `capacityKey` and `capacityMultiplier` must be set together",
-        'spec.devices[0].nodeAllocatableResources.cpu.mapping.capacityKey: Invalid value: "threads": must name an entry of the device\'s capacity',
+        'spec.devices[0].nodeAllocatableResources[example.com/gpu]: Invalid value: "example.com/gpu": must '
+        "be a node-allocatable resource name, not an extended resource",
+        "spec.devices[0].nodeAllocatableResources[example.com/gpu]: Required value: `mapping` or `overhead` "
+        "is required",
+        "spec.devices[0].nodeAllocatableResources.cpu.mapping: Required value: `capacityKey` and "
+        "`capacityMultiplier` must be set together",
+        'spec.devices[0].nodeAllocatableResources.cpu.mapping.capacityKey: Invalid value: "threads": must '
+        "name an entry of the device's capacity",
         "spec.devices[0].nodeAllocatableResources.cpu.mapping.deviceMultiplier: Invalid value: 0: must be positive",
         "spec.devices[0].nodeAllocatableResources.cpu.overhead.perPod: Invalid value: -1: must be non-negative",
     ]
@@ -195,7 +210,8 @@ def test_slice_node_selection_one_of_and_counters_xor_devices():
     assert _errors(text) == [  # false does not count as choosing, so both complaints apply
         (
             E.ONE_OF,
-            "spec: Required value: exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required",
+            "spec: Required value: exactly one of `nodeName`, `nodeSelector`, `allNodes`, "
+            "`perDeviceNodeSelection` is required",
         ),
         (E.INVALID_VALUE, "spec.allNodes: Invalid value: false: must be either unset or set to true"),
     ]
@@ -259,11 +275,13 @@ spec:
             (E.INVALID_VALUE, "spec.metadata.name: Forbidden: cannot be set"),
             (
                 E.INVALID_VALUE,
-                "spec.spec.devices.requests[0].exactly.count: Invalid value: 2: must not be specified when allocationMode is 'All'",
+                "spec.spec.devices.requests[0].exactly.count: Invalid value: 2: must not be specified when "
+                "allocationMode is 'All'",
             ),
             (
                 E.INVALID_VALUE,
-                'spec.spec.devices.requests[0].exactly.tolerations[0].value: Invalid value: "v": must be empty for operator `Exists`',
+                'spec.spec.devices.requests[0].exactly.tolerations[0].value: Invalid value: "v": must be '
+                "empty for operator `Exists`",
             ),
             (
                 E.UNSUPPORTED_VALUE,
@@ -298,7 +316,8 @@ def test_derived_attribute_must_be_referenced_by_a_constraint():
         (
             E.UNDEFINED_REFERENCE,
             (
-                'spec.devices.requests[0].exactly.derivedAttributes[0].name: Invalid value: "example.com/numa": must be referenced '
+                "spec.devices.requests[0].exactly.derivedAttributes[0].name: Invalid value: "
+                '"example.com/numa": must be referenced '
                 "by at least one matchAttribute or distinctAttribute constraint targeting this request"
             ),
         )
@@ -425,13 +444,15 @@ def test_container_claim_names_are_left_to_the_reference_checks():
         (
             {"requests": {"example.com/gpu": 1}},
             [
-                "spec.containers[0].resources.limits[example.com/gpu]: Required value: Limit must be set for non overcommitable resources"
+                "spec.containers[0].resources.limits[example.com/gpu]: Required value: Limit must be set for "
+                "non overcommitable resources"
             ],
         ),
         (
             {"limits": {"example.com/gpu": 2}, "requests": {"example.com/gpu": 1}},
             [
-                "spec.containers[0].resources.requests[example.com/gpu]: Invalid value: 1: must be equal to example.com/gpu limit of 2"
+                "spec.containers[0].resources.requests[example.com/gpu]: Invalid value: 1: must be equal to "
+                "example.com/gpu limit of 2"
             ],
         ),
         ({"limits": {"cpu": "500m", "kubernetes.io/foo": "0.5"}}, []),

@@ -121,7 +121,8 @@ def test_only_a_run_with_other_processes_and_a_small_report_prepares_early(monke
 
 
 _MANIFESTS = {
-    "kept.yaml": "apiVersion: v1\nkind: Pod\nmetadata:\n  name: kept\n  namespace: a\nspec:\n  containers:\n  - name: app\n    image: nginx:1.27\n",
+    "kept.yaml": "apiVersion: v1\nkind: Pod\nmetadata:\n  name: kept\n  namespace: a\nspec:\n  containers:\n"
+    "  - name: app\n    image: nginx:1.27\n",
     "silenced.yaml": (
         "apiVersion: v1\nkind: Pod\nmetadata:\n  name: quiet\n  namespace: a\n  annotations:\n"
         "    dralint.io/ignore: SEC003\nspec:\n  containers:\n  - name: app\n    image: nginx:1.27\n"

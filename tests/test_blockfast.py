@@ -17,10 +17,10 @@ from unittest import mock
 
 import pytest
 import yaml
+from conftest import CORPUS, YAML_TEST_SUITE
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import CORPUS, YAML_TEST_SUITE
 from dralint.yaml import blockfast, loader
 from dralint.yaml.loader import MAX_DEPTH, LoadResult, SourceText, load
 from dralint.yaml.sources import SourceFile, decode
@@ -467,7 +467,7 @@ def test_positions_are_read_on_demand_and_survive_freezing_and_workers():
     documents = load(source).documents
     expected = [d._walk(())[0] for d in events_only(text).documents]
     assert all(isinstance(d._root, blockfast.Segment) for d in documents)  # nothing built yet
-    for document, tree in zip(documents, expected):
+    for document, tree in zip(documents, expected, strict=True):
         document.freeze()
         assert len(document._frozen) < len(pickle.dumps((document.data, tree), 5))
         assert document._walk(())[0] == tree
@@ -497,7 +497,7 @@ def cut_into_items(result: LoadResult) -> list:
             children = document._walk(("items",))[0][5]
             out.extend(
                 (document.index, number, repr(item), repr(pos))
-                for number, (item, pos) in enumerate(zip(data["items"], children))
+                for number, (item, pos) in enumerate(zip(data["items"], children, strict=True))
             )
         else:
             out.append((document.index, None, repr(data), repr(document._walk(())[0])))
@@ -551,10 +551,16 @@ def test_a_list_reads_item_by_item_the_same(items, dumper, width, inserted):
 
 
 TAKEN_LISTS = {
-    "kubectl": "apiVersion: v1\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: a\n- apiVersion: v1\n  kind: ConfigMap\n"
-    '  metadata:\n    name: b\nkind: List\nmetadata:\n  resourceVersion: ""\n',
-    "indented items last": "---\nkind: PodList\napiVersion: v1\nitems:\n  - kind: Pod\n    metadata: {name: a}\n  -\n    kind: Pod\n",
-    "literal at an item's end": "kind: List\nitems:\n  - data:\n      s: |\n        x\n  - data:\n      s: |-\n        y\n\nmetadata: {}\n",
+    "kubectl": (
+        "apiVersion: v1\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: a\n"
+        '- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: b\nkind: List\nmetadata:\n  resourceVersion: ""\n'
+    ),
+    "indented items last": (
+        "---\nkind: PodList\napiVersion: v1\nitems:\n  - kind: Pod\n    metadata: {name: a}\n  -\n    kind: Pod\n"
+    ),
+    "literal at an item's end": (
+        "kind: List\nitems:\n  - data:\n      s: |\n        x\n  - data:\n      s: |-\n        y\n\nmetadata: {}\n"
+    ),
     "folded at an item's end": "kind: List\nitems:\n- a: one two\n    three\n- b: four\nmetadata: {}\n",
     "comments between items": "kind: List\nitems:\n# first\n- a: 1\n# second\n\n- a: 2\n  # inside\n",
     "empty value at an item's end": "kind: List\nitems:\n- a:\n- b:\n  c:\nx: 1\n",

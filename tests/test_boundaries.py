@@ -7,8 +7,9 @@ accepted value and the first refused one.
 from __future__ import annotations
 
 import pytest
-
 from allocator_fixtures import allocate, claim_spec, request
+from test_allocator import gpus
+
 from dralint.k8s.allocator import MAX_RESULTS, Fatal
 from dralint.k8s.apivalidation import validate_object
 from dralint.k8s.apivalidation.semantic import (
@@ -21,8 +22,6 @@ from dralint.lint.config import load_config
 from dralint.lint.score import score
 from dralint.yaml.loader import MAX_DEPTH, SourceText, load
 from dralint.yaml.sources import FileIssue, SourceFile, read
-from test_allocator import gpus
-
 
 # --- the allocator's per-claim device limit -------------------------------------------------
 

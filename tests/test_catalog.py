@@ -5,14 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from conftest import lint_text
+
 from dralint.lint.catalog import COMPILED_NAME, _raw_rules, compile_catalog, load_catalog, rules_dir
-from dralint.lint.registry import check_index
-from dralint.lint.ruledocs import rules_markdown
 from dralint.lint.engine import ENGINE_RULES
 from dralint.lint.gate import STAGE_RULES
-from dralint.lint.registry import implemented_rules, object_check
+from dralint.lint.registry import check_index, implemented_rules, object_check
+from dralint.lint.ruledocs import rules_markdown
 
 CATALOG = load_catalog()
 

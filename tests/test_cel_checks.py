@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from conftest import lint_text
 
 HEAD = """apiVersion: resource.k8s.io/v1

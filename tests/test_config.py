@@ -6,9 +6,9 @@ import dataclasses
 from pathlib import Path
 
 import yaml
+from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from click.testing import CliRunner
 
 from dralint.cli.main import main
 from dralint.lint.config import KEYS, config_key, find_config, load_config
@@ -157,7 +157,8 @@ def test_discovery_prefers_the_nearest_and_skips_pyproject_without_table(in_tmp)
 def test_paths_are_relative_to_the_config_file(in_tmp, monkeypatch):
     write(
         in_tmp / ".dralint.yaml",
-        "paths: [deploy]\ncontext: [shared]\nslices: ['example:h100']\nper-path-ignores:\n  deploy/vendor/*: [YAML002]\n",
+        "paths: [deploy]\ncontext: [shared]\nslices: ['example:h100']\nper-path-ignores:\n"
+        "  deploy/vendor/*: [YAML002]\n",
     )
     (in_tmp / "sub").mkdir()
     monkeypatch.chdir(in_tmp / "sub")
@@ -215,13 +216,22 @@ def test_config_show(in_tmp):
     assert bad.exit_code == 1 and ".dralint.yaml:1:10: error: profile must be one of" in bad.output
 
 
-def test_readme_config_reference_is_a_valid_config(in_tmp):
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
-    section = readme.split("### Configuration", 1)[1]
-    example = section.split("```yaml\n", 1)[1].split("```", 1)[0]
+def _first_yaml_block(page: str, heading: str) -> str:
+    text = (Path(__file__).resolve().parent.parent / page).read_text(encoding="utf-8")
+    return text.split(f"\n{heading}\n", 1)[1].split("```yaml\n", 1)[1].split("```", 1)[0]
+
+
+def test_config_reference_names_every_key_and_is_a_valid_config(in_tmp):
+    example = _first_yaml_block("docs/configuration.md", "## The configuration file")
     config = load_config(write(in_tmp / ".dralint.yaml", example))
-    assert [f for f in config.findings if f.rule == "CFG001"] == []
+    assert config.findings == []
     assert {config_key(name) for name in config.values} == set(KEYS)
+
+
+def test_readme_config_example_is_a_valid_config(in_tmp):
+    example = _first_yaml_block("README.md", "## Configuration")
+    config = load_config(write(in_tmp / ".dralint.yaml", example))
+    assert config.findings == [] and "profile" in {config_key(name) for name in config.values}
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

@@ -26,7 +26,10 @@ def deploy(replicas: int = 2) -> str:
 
 
 def service(selector: str = "{app: web}", ports: str = "[{port: 80, targetPort: http}]", extra: str = "") -> str:
-    return f"apiVersion: v1\nkind: Service\nmetadata: {{name: web, namespace: shop}}\nspec:\n  selector: {selector}\n  ports: {ports}\n{extra}---\n"
+    return (
+        "apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: shop}\nspec:\n"
+        f"  selector: {selector}\n  ports: {ports}\n{extra}---\n"
+    )
 
 
 def pod(spec: str, container: str = "") -> str:
@@ -70,7 +73,8 @@ def test_labels_that_controllers_add_count_as_present(lint_manifest):
 def test_services_without_selector_or_external_name_are_skipped(lint_manifest):
     text = (
         service("{}")
-        + "apiVersion: v1\nkind: Service\nmetadata: {name: ext, namespace: shop}\nspec:\n  type: ExternalName\n  externalName: db.example.com\n  selector: {app: x}\n"
+        + "apiVersion: v1\nkind: Service\nmetadata: {name: ext, namespace: shop}\nspec:\n  type: ExternalName\n"
+        "  externalName: db.example.com\n  selector: {app: x}\n"
     )
     result = lint_manifest(text, closed_world={"Pod"})
     assert not fired(result, "REF013") and not fired(result, "REF012")
@@ -95,10 +99,15 @@ def test_numbered_target_port_is_a_warning_only_when_ports_are_declared(lint_man
 
 
 def test_pdb_and_network_policy_selectors(lint_manifest):
-    pdb = "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: web, namespace: shop}\nspec:\n  maxUnavailable: 1\n  selector: {matchLabels: {app: webb}}\n---\n"
+    pdb = (
+        "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: web, namespace: shop}\nspec:\n"
+        "  maxUnavailable: 1\n  selector: {matchLabels: {app: webb}}\n---\n"
+    )
     policy = (
-        "apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: {name: web, namespace: shop}\nspec:\n  podSelector: {}\n"
-        "  ingress:\n  - from:\n    - podSelector: {matchLabels: {app: front}}\n    - namespaceSelector: {}\n      podSelector: {matchLabels: {app: x}}\n"
+        "apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: {name: web, namespace: shop}\n"
+        "spec:\n  podSelector: {}\n"
+        "  ingress:\n  - from:\n    - podSelector: {matchLabels: {app: front}}\n    - namespaceSelector: {}\n"
+        "      podSelector: {matchLabels: {app: x}}\n"
     )
     result = lint_manifest(deploy() + pdb + policy, closed_world={"Pod"})
     assert len(fired(result, "REF019")) == 1
@@ -142,16 +151,21 @@ def test_keys_are_checked_only_against_found_objects(lint_manifest):
 
 
 def test_pvc_typo_is_an_error(lint_manifest):
-    pvc = "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: model-cache, namespace: shop}\nspec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}\n---\n"
+    pvc = (
+        "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: model-cache, namespace: shop}\n"
+        "spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}\n---\n"
+    )
     volumes = "  volumes:\n  - name: a\n    persistentVolumeClaim: {claimName: model-cahce}\n"
     assert fired(lint_manifest(pvc + pod(volumes)), "REF024")
 
 
 def test_ingress_backend_service_port_and_class(lint_manifest):
     ingress = (
-        "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {name: web, namespace: shop}\nspec:\n  ingressClassName: nginx\n"
+        "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {name: web, namespace: shop}\nspec:\n"
+        "  ingressClassName: nginx\n"
         "  defaultBackend: {service: {name: web, port: {name: https}}}\n"
-        "  rules:\n  - http:\n      paths:\n      - {path: /, pathType: Prefix, backend: {service: {name: api, port: {number: 80}}}}\n"
+        "  rules:\n  - http:\n      paths:\n      - {path: /, pathType: Prefix, backend: {service: {name: "
+        "api, port: {number: 80}}}}\n"
     )
     result = lint_manifest(service(ports="[{name: http, port: 80, targetPort: http}]") + ingress)
     (port,) = fired(result, "REF015")
@@ -171,7 +185,8 @@ def test_ingress_port_against_a_service_with_mapping_ports(lint_manifest):
     hashed: REF015 still decides, and no check fails with INT001."""
     ingress = (
         "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {name: web, namespace: shop}\nspec:\n"
-        "  rules:\n  - http:\n      paths:\n      - {path: /, pathType: Prefix, backend: {service: {name: web, port: {number: 80}}}}\n"
+        "  rules:\n  - http:\n      paths:\n      - {path: /, pathType: Prefix, backend: {service: {name: "
+        "web, port: {number: 80}}}}\n"
         "      - {path: /a, pathType: Prefix, backend: {service: {name: web, port: {name: http}}}}\n"
     )
     result = lint_manifest(
@@ -182,7 +197,11 @@ def test_ingress_port_against_a_service_with_mapping_ports(lint_manifest):
 
 
 def test_hpa_target_and_pinned_replicas(lint_manifest):
-    hpa = "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: web, namespace: shop}\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  minReplicas: 2\n  maxReplicas: 5\n"
+    hpa = (
+        "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: web, namespace: shop}\n"
+        "spec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  minReplicas: 2\n"
+        "  maxReplicas: 5\n"
+    )
     result = lint_manifest(deploy() + hpa)
     (pinned,) = fired(result, "REF018")
     assert pinned.span.line == 5 and not fired(result, "REF017") and not fired(result, "REF012")
@@ -190,8 +209,15 @@ def test_hpa_target_and_pinned_replicas(lint_manifest):
 
 
 def test_pdb_min_available_against_hpa_min_replicas(lint_manifest):
-    hpa = "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: web, namespace: shop}\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  minReplicas: 2\n  maxReplicas: 5\n---\n"
-    pdb = "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: web, namespace: shop}\nspec:\n  minAvailable: 2\n  selector: {matchLabels: {app: web}}\n"
+    hpa = (
+        "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: web, namespace: shop}\n"
+        "spec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  minReplicas: 2\n"
+        "  maxReplicas: 5\n---\n"
+    )
+    pdb = (
+        "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: web, namespace: shop}\nspec:\n"
+        "  minAvailable: 2\n  selector: {matchLabels: {app: web}}\n"
+    )
     (diag,) = fired(lint_manifest(deploy(replicas=4) + hpa + pdb), "REL009")
     assert "scaled down to 2" in diag.message
     assert not fired(lint_manifest(deploy(replicas=4) + pdb), "REL009")
@@ -220,9 +246,12 @@ def test_secrets_made_by_operators_are_found(lint_manifest):
         "    envFrom:\n    - secretRef: {name: api-tls}\n    - secretRef: {name: db}\n    - secretRef: {name: sealed}\n"
     )
     makers = (
-        "apiVersion: cert-manager.io/v1\nkind: Certificate\nmetadata: {name: api, namespace: shop}\nspec: {secretName: api-tls, dnsNames: [a.example.com], issuerRef: {name: le}}\n---\n"
-        "apiVersion: external-secrets.io/v1\nkind: ExternalSecret\nmetadata: {name: db, namespace: shop}\nspec: {secretStoreRef: {name: vault}}\n---\n"
-        "apiVersion: bitnami.com/v1alpha1\nkind: SealedSecret\nmetadata: {name: sealed, namespace: shop}\nspec: {encryptedData: {}}\n---\n"
+        "apiVersion: cert-manager.io/v1\nkind: Certificate\nmetadata: {name: api, namespace: shop}\n"
+        "spec: {secretName: api-tls, dnsNames: [a.example.com], issuerRef: {name: le}}\n---\n"
+        "apiVersion: external-secrets.io/v1\nkind: ExternalSecret\nmetadata: {name: db, namespace: shop}\n"
+        "spec: {secretStoreRef: {name: vault}}\n---\n"
+        "apiVersion: bitnami.com/v1alpha1\nkind: SealedSecret\nmetadata: {name: sealed, namespace: shop}\n"
+        "spec: {encryptedData: {}}\n---\n"
     )
     result = lint_manifest(makers + pod("", env), closed_world={"Secret"})
     assert not fired(result, "REF022") and not fired(result, "REF012")

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-
 from conftest import CORPUS, require
+
 from dralint.cli.main import main
 
 require(CORPUS / "INDEX.md", "the shared corpus")

@@ -4,8 +4,8 @@ its target is right there (skipped without the shared corpus)."""
 from __future__ import annotations
 
 import pytest
-
 from conftest import CORPUS, require
+
 from dralint.lint.engine import lint
 from dralint.lint.options import LintOptions
 

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-
 import pytest
-
 from conftest import CORPUS, require
+
 from dralint.lint.engine import lint
 from dralint.lint.options import LintOptions
 

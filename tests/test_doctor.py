@@ -285,8 +285,8 @@ def test_device_plugin_and_driver_on_one_node_is_a_warning():
     )
     stuck, steps = found["p"]
     assert (
-        stuck
-        == "container app: image 'app:${TAG}' is invalid: '${TAG}' is an unrendered template placeholder (characters 5-10)"
+        stuck == "container app: image 'app:${TAG}' is invalid: '${TAG}' is an unrendered template placeholder "
+        "(characters 5-10)"
     )
     warning = [m for c, s, m in steps if s == WARNING]
     assert warning and warning[0].startswith("node n0 advertises example.com/gpu: 2 in status.allocatable")
@@ -407,7 +407,7 @@ def test_running_pod_in_crash_loop_points_at_the_logs():
         "container app: waiting, CrashLoopBackOff: back-off 5m0s",
         "kubectl logs -n ml p -c app --previous",
     )
-    assert ("claims", "ok") == (found.steps[2].check, found.steps[2].status)
+    assert (found.steps[2].check, found.steps[2].status) == ("claims", "ok")
 
 
 def test_unscheduled_extended_resource_pod_runs_through_the_allocator():

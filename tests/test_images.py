@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-
 from conftest import lint_text
+
 from dralint.k8s.images import image_problem
 
 
@@ -89,7 +89,10 @@ def test_findings_are_at_the_exact_characters(tmp_path):
 
 
 def test_workload_templates_are_checked(tmp_path):
-    manifest = "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: j\nspec:\n  template:\n    spec:\n      restartPolicy: Never\n      containers:\n      - name: c\n        image: app:${TAG}\n"
+    manifest = (
+        "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: j\nspec:\n  template:\n    spec:\n"
+        "      restartPolicy: Never\n      containers:\n      - name: c\n        image: app:${TAG}\n"
+    )
     result = lint_text(tmp_path, manifest, select=["API040"])
     found = [(d.span.line, d.span.column) for d in result.diagnostics if d.rule == "API040"]
     assert found == [(11, 20)]

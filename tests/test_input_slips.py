@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 from click.testing import CliRunner
-
 from conftest import rules_of
+
 from dralint.cli.main import main
 from dralint.reporters.terminal import printable
 

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 from datetime import date
 from fractions import Fraction
-
 from unittest import mock
 
 import pytest
 import yaml
-
-from conftest import CORPUS
-from dralint.k8s.inventory import DeviceId, Inventory
 from allocator_fixtures import allocated_claim, device, resource_slice
+from conftest import CORPUS
+
+from dralint.k8s.inventory import DeviceId, Inventory
 
 
 def problems(inv: Inventory) -> list[tuple[str, tuple]]:

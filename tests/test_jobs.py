@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
+from dralint import reporters
 from dralint.lint import engine, parallel
 from dralint.lint.engine import lint
 from dralint.lint.options import LintOptions
-from dralint import reporters
 from dralint.reporters import chunked_reporter, reporter
 from dralint.yaml.loader import THAWED, SourceText, load
 
@@ -58,7 +58,6 @@ def _repository(tmp_path: Path, files: int = 6, per_file: int = 45) -> list[str]
 
 def _report(paths: list[str], jobs: int, fmt: str = "json") -> str:
     from dralint.lint.gate import lint_with_config
-
     from dralint.reporters import text
 
     # As the CLI runs it: a text report is written file by file while the checks run (jobs > 1).

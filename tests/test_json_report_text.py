@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from conftest import lint_text
+
 from dralint.reporters import RepeatedTexts
 from dralint.reporters.json_report import document, render
 

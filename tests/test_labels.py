@@ -5,17 +5,18 @@ from __future__ import annotations
 from itertools import product
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dralint.k8s.labels import (
     NodeSelection,
     NodeTerm,
+    Requirement,
     map_selector_matches,
     pod_node_selection,
     satisfiable,
     selector_matches,
     selector_requirements,
-    Requirement,
 )
 
 

@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
-
 from conftest import lint_text
+
 from dralint.lint.engine import lint
 from dralint.lint.options import LintOptions
 
@@ -198,7 +198,8 @@ def test_no_dra_in_the_run_means_no_extended_resource_verdict(tmp_path):
 
 def test_unprovided_extended_resource_is_an_error_when_classes_and_nodes_are_known(tmp_path):
     state = (
-        "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: resource.k8s.io/v1, kind: DeviceClass, metadata: {name: x}}\n"
+        "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: resource.k8s.io/v1, kind: DeviceClass, metadata: "
+        "{name: x}}\n"
         "- {apiVersion: v1, kind: Node, metadata: {name: n1}, status: {allocatable: {other.example/fpga: '2'}}}\n"
     )
     (diag,) = [

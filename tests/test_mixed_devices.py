@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 from click.testing import CliRunner
-
 from conftest import lint_text
+
 from dralint.cli.main import main
 from dralint.k8s.allocator.examples import h100_mig, mixed
 from dralint.k8s.devicekinds import DeviceKind, cel_condition, narrowing_attribute, summarize

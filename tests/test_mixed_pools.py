@@ -6,8 +6,8 @@ import json
 
 import pytest
 from click.testing import CliRunner
-
 from conftest import lint_text
+
 from dralint.cli.main import main
 from dralint.k8s.kubelet import minor_version, too_old
 
@@ -173,7 +173,8 @@ spec:
     result = lint_text(tmp_path, guide, slices=fleet(True), select=["SCH001"])
     assert [d.message for d in result.diagnostics] == [
         "Pod default/legacy cannot be scheduled on any of the 2 node(s) of the snapshot: 1 node: not enough devices "
-        "of class gpu.example.com (need 1, node has 0 free); 1 node: the node's device plugin advertises example.com/gpu "
+        "of class gpu.example.com (need 1, node has 0 free); 1 node: the node's device plugin advertises "
+        "example.com/gpu "
         "while DRA driver gpu.example.com publishes devices of class gpu.example.com on it (both would hand them out)"
     ]
 

@@ -9,9 +9,6 @@ from __future__ import annotations
 from typing import Any
 from unittest import mock
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 from allocator_fixtures import (
     DEFAULT_CLASSES,
     DRIVER,
@@ -23,6 +20,9 @@ from allocator_fixtures import (
     request,
     resource_slice,
 )
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from dralint.k8s.allocator import Outcome, Simulator, extended_resource_classes, pod_demand
 from dralint.k8s.allocator.search import Search, Selection
 from dralint.k8s.inventory import Inventory

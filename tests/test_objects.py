@@ -18,7 +18,8 @@ def objects(text: str, lists: bool = False):
 
 def test_namespace_defaults_and_cluster_scope():
     pod, dc = objects(
-        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n---\napiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu, namespace: ignored}\n"
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n---\napiVersion: resource.k8s.io/v1\n"
+        "kind: DeviceClass\nmetadata: {name: gpu, namespace: ignored}\n"
     )
     assert (pod.namespace, dc.namespace) == ("default", None)
     assert (dc.group, dc.version) == ("resource.k8s.io", "v1")
@@ -26,7 +27,10 @@ def test_namespace_defaults_and_cluster_scope():
 
 @pytest.mark.parametrize("lists", [False, True], ids=["one document", "items as documents"])
 def test_list_items_become_objects_with_positions(lists):
-    text = "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: a}\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: b\n"
+    text = (
+        "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: a}\n"
+        "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: b\n"
+    )
     first, second = objects(text, lists)
     assert (first.name, second.name) == ("a", "b")
     assert (second.doc.index, second.doc.item, second.base) == ((0, 1, ()) if lists else (0, None, ("items", 1)))
@@ -53,32 +57,40 @@ WORKLOADS = {
     "Job": ("batch/v1", "spec:\n  parallelism: 4\n  template:\n    spec:\n      containers: [{name: c}]\n", [4]),
     "CronJob": (
         "batch/v1",
-        "spec:\n  jobTemplate:\n    spec:\n      parallelism: 2\n      template:\n        spec:\n          containers: [{name: c}]\n",
+        "spec:\n  jobTemplate:\n    spec:\n      parallelism: 2\n      template:\n        spec:\n"
+        "          containers: [{name: c}]\n",
         [2],
     ),
     "JobSet": (
         "jobset.x-k8s.io/v1alpha2",
-        "spec:\n  replicatedJobs:\n  - name: w\n    replicas: 2\n    template:\n      spec:\n        parallelism: 3\n        template:\n          spec:\n            containers: [{name: c}]\n",
+        "spec:\n  replicatedJobs:\n  - name: w\n    replicas: 2\n    template:\n      spec:\n"
+        "        parallelism: 3\n        template:\n          spec:\n            containers: [{name: c}]\n",
         [6],
     ),
     "MPIJob": (
         "kubeflow.org/v2beta1",
-        "spec:\n  mpiReplicaSpecs:\n    Launcher:\n      replicas: 1\n      template:\n        spec:\n          containers: [{name: c}]\n    Worker:\n      replicas: 8\n      template:\n        spec:\n          containers: [{name: c}]\n",
+        "spec:\n  mpiReplicaSpecs:\n    Launcher:\n      replicas: 1\n      template:\n        spec:\n"
+        "          containers: [{name: c}]\n    Worker:\n      replicas: 8\n      template:\n        spec:\n"
+        "          containers: [{name: c}]\n",
         [1, 8],
     ),
     "PyTorchJob": (
         "kubeflow.org/v1",
-        "spec:\n  pytorchReplicaSpecs:\n    Master:\n      template:\n        spec:\n          containers: [{name: c}]\n",
+        "spec:\n  pytorchReplicaSpecs:\n    Master:\n      template:\n        spec:\n"
+        "          containers: [{name: c}]\n",
         [1],
     ),
     "LeaderWorkerSet": (
         "leaderworkerset.x-k8s.io/v1",
-        "spec:\n  replicas: 2\n  leaderWorkerTemplate:\n    size: 4\n    leaderTemplate:\n      spec:\n        containers: [{name: c}]\n    workerTemplate:\n      spec:\n        containers: [{name: c}]\n",
+        "spec:\n  replicas: 2\n  leaderWorkerTemplate:\n    size: 4\n    leaderTemplate:\n      spec:\n"
+        "        containers: [{name: c}]\n    workerTemplate:\n      spec:\n        containers: [{name: c}]\n",
         [2, 6],
     ),
     "RayCluster": (
         "ray.io/v1",
-        "spec:\n  headGroupSpec:\n    template:\n      spec:\n        containers: [{name: c}]\n  workerGroupSpecs:\n  - groupName: gpu\n    replicas: 5\n    template:\n      spec:\n        containers: [{name: c}]\n",
+        "spec:\n  headGroupSpec:\n    template:\n      spec:\n        containers: [{name: c}]\n"
+        "  workerGroupSpecs:\n  - groupName: gpu\n    replicas: 5\n    template:\n      spec:\n"
+        "        containers: [{name: c}]\n",
         [1, 5],
     ),
     "Rollout": (
@@ -134,9 +146,11 @@ def test_running_containers_are_kept_per_template():
 
     (job,) = objects(
         "apiVersion: kubeflow.org/v2beta1\nkind: MPIJob\nmetadata: {name: j}\nspec:\n  mpiReplicaSpecs:\n"
-        "    Launcher:\n      template:\n        spec:\n          initContainers: [{name: side, restartPolicy: Always}]\n"
+        "    Launcher:\n      template:\n        spec:\n          initContainers: [{name: side, "
+        "restartPolicy: Always}]\n"
         "          containers: [{name: l}]\n"
-        "    Worker:\n      template:\n        spec:\n          initContainers: [{name: setup}]\n          containers: [{name: w}]\n"
+        "    Worker:\n      template:\n        spec:\n          initContainers: [{name: setup}]\n"
+        "          containers: [{name: w}]\n"
     )
     launcher, worker = pod_templates(job)
     for _ in range(2):
@@ -148,7 +162,8 @@ def test_items_of_one_list_keep_their_own_pod_templates():
     """A List's items read as one document share it, and so the place their templates are
     kept: each item must still get its own, whichever is asked first."""
     text = (
-        "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Pod\n  metadata: {name: a}\n  spec: {containers: [{name: ca}]}\n"
+        "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Pod\n  metadata: {name: a}\n"
+        "  spec: {containers: [{name: ca}]}\n"
         "- apiVersion: v1\n  kind: Pod\n  metadata: {name: b}\n  spec: {containers: [{name: cb}]}\n"
     )
     first, second = objects(text)
@@ -166,7 +181,8 @@ def test_extended_requests_are_kept_per_template_mode_and_container():
         "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n"
         "  - {name: a, resources: {limits: {nvidia.com/gpu: 1, cpu: 1}}}\n"
         "  - {name: b}\n"
-        "  - {name: c, resources: {requests: {deviceclass.resource.kubernetes.io/gpu: 2}, limits: {example.com/nic: 1}}}\n"
+        "  - {name: c, resources: {requests: {deviceclass.resource.kubernetes.io/gpu: 2}, limits: "
+        "{example.com/nic: 1}}}\n"
     )
     (template,) = pod_templates(pod)
     for _ in range(2):

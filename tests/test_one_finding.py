@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from conftest import rules_of
+
 from dralint.diagnostics import Diagnostic, ObjectRef, Severity, Span
 from dralint.lint.dedup import one_file
 

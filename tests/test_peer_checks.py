@@ -7,21 +7,28 @@ import copy
 import random
 
 import yaml
+from conftest import lint_text
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from conftest import lint_text
-from dralint.lint.catalog import load_catalog
 from podtext import fired, pod
 
-SERVICE = "apiVersion: v1\nkind: Service\nmetadata: {{name: web, namespace: team-a}}\nspec:\n{spec}  ports: [{{port: {port}, targetPort: 8080}}]\n"
+from dralint.lint.catalog import load_catalog
+
+SERVICE = (
+    "apiVersion: v1\nkind: Service\nmetadata: {{name: web, namespace: team-a}}\nspec:\n"
+    "{spec}  ports: [{{port: {port}, targetPort: 8080}}]\n"
+)
 INGRESS = (
-    "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {{name: web, namespace: team-a}}\nspec:\n{tls}  rules:\n"
-    "  - {host}http:\n      paths:\n      - {{path: /, pathType: Prefix, backend: {{service: {{name: web, port: {{number: 80}}}}}}}}\n"
+    "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {{name: web, namespace: team-a}}\nspec:\n"
+    "{tls}  rules:\n"
+    "  - {host}http:\n      paths:\n      - {{path: /, pathType: Prefix, backend: {{service: {{name: web, "
+    "port: {{number: 80}}}}}}}}\n"
 )
 DEPLOY = (
-    "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: team-a\n{meta}spec:\n  replicas: {replicas}\n"
-    "  selector: {{matchLabels: {{app: web}}}}\n  template:\n    metadata: {{labels: {labels}}}\n    spec:\n      containers:\n"
+    "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: team-a\n{meta}spec:\n"
+    "  replicas: {replicas}\n"
+    "  selector: {{matchLabels: {{app: web}}}}\n  template:\n    metadata: {{labels: {labels}}}\n    spec:\n"
+    "      containers:\n"
     "      - {{name: web, image: 'registry.example/web:2.1'}}\n"
 )
 
@@ -73,7 +80,8 @@ def test_secrets_read_into_env_and_secret_looking_configmaps(lint_manifest):
     )
     assert len(fired(lint_manifest(pod(container=container)), "SEC045")) == 2
     config_map = (
-        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: team-a}\ndata:\n  API_TOKEN: abc123xyz\n  TOKEN_PATH: /var/run/token\n"
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: team-a}\ndata:\n"
+        "  API_TOKEN: abc123xyz\n  TOKEN_PATH: /var/run/token\n"
         "  app.properties: |\n    db.password=s3cret\n  template.properties: |\n    db.password=${DB_PASSWORD}\n"
         "  tls.key: |\n    -----BEGIN RSA PRIVATE KEY-----\n    abc\n"
     )
@@ -88,13 +96,17 @@ def test_explicit_token_automount_is_reported_at_the_field(lint_manifest):
 
 
 def test_job_ttl_and_cronjob_deadline(lint_manifest):
-    job = "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j, namespace: team-a}\nspec:\n  template:\n    spec:\n      restartPolicy: Never\n      containers: [{name: c, image: 'r.example/c:1'}]\n"
+    job = (
+        "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j, namespace: team-a}\nspec:\n  template:\n    spec:\n"
+        "      restartPolicy: Never\n      containers: [{name: c, image: 'r.example/c:1'}]\n"
+    )
     assert len(fired(lint_manifest(job), "REL014")) == 1
     assert not fired(
         lint_manifest(job.replace("spec:\n  template", "spec:\n  ttlSecondsAfterFinished: 60\n  template")), "REL014"
     )
     cron = (
-        "apiVersion: batch/v1\nkind: CronJob\nmetadata: {name: c, namespace: team-a}\nspec:\n  schedule: '@hourly'\n  jobTemplate:\n    spec:\n      template:\n"
+        "apiVersion: batch/v1\nkind: CronJob\nmetadata: {name: c, namespace: team-a}\nspec:\n"
+        "  schedule: '@hourly'\n  jobTemplate:\n    spec:\n      template:\n"
         "        spec:\n          restartPolicy: Never\n          containers: [{name: c, image: 'r.example/c:1'}]\n"
     )
     result = lint_manifest(cron)
@@ -120,7 +132,10 @@ def test_guaranteed_qos_compares_quantities_by_value(lint_manifest):
 
 def test_ephemeral_storage_counts_limit_range_defaults(lint_manifest):
     assert len(fired(lint_manifest(pod()), "REL018")) == 1
-    limit_range = "apiVersion: v1\nkind: LimitRange\nmetadata: {name: d, namespace: team-a}\nspec:\n  limits:\n  - {type: Container, default: {ephemeral-storage: 2Gi}}\n---\n"
+    limit_range = (
+        "apiVersion: v1\nkind: LimitRange\nmetadata: {name: d, namespace: team-a}\nspec:\n  limits:\n"
+        "  - {type: Container, default: {ephemeral-storage: 2Gi}}\n---\n"
+    )
     assert not fired(lint_manifest(limit_range + pod()), "REL018")
 
 
@@ -135,7 +150,10 @@ def test_priority_class_allow_list_is_opt_in(lint_manifest):
 
 def test_node_affinity_skips_daemonsets_and_accepts_preferred_terms(lint_manifest):
     assert len(fired(lint_manifest(pod()), "REL020")) == 1
-    preferred = "  affinity:\n    nodeAffinity:\n      preferredDuringSchedulingIgnoredDuringExecution:\n      - {weight: 1, preference: {matchExpressions: [{key: pool, operator: In, values: [a]}]}}\n"
+    preferred = (
+        "  affinity:\n    nodeAffinity:\n      preferredDuringSchedulingIgnoredDuringExecution:\n"
+        "      - {weight: 1, preference: {matchExpressions: [{key: pool, operator: In, values: [a]}]}}\n"
+    )
     assert not fired(lint_manifest(pod(spec=preferred)), "REL020")
     daemon = deploy().replace("Deployment", "DaemonSet").replace("  replicas: 3\n", "")
     assert not fired(lint_manifest(daemon), "REL020")
@@ -154,7 +172,11 @@ def test_identical_probes_only_when_thresholds_match_too(lint_manifest):
 
 
 def test_hpa_floor_is_configurable_and_min_equal_max_never_scales(lint_manifest):
-    hpa = "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: web, namespace: team-a}\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  minReplicas: 2\n  maxReplicas: 2\n"
+    hpa = (
+        "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: web, namespace: team-a}\n"
+        "spec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  minReplicas: 2\n"
+        "  maxReplicas: 2\n"
+    )
     result = lint_manifest(hpa)
     assert not fired(result, "REL011") and len(fired(result, "REL022")) == 1
     (floor,) = fired(lint_manifest(hpa, hpa_min_replicas=3), "REL011")
@@ -162,7 +184,10 @@ def test_hpa_floor_is_configurable_and_min_equal_max_never_scales(lint_manifest)
 
 
 def test_pdb_eviction_policy_and_missing_budget(lint_manifest):
-    pdb = "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: web, namespace: team-a}\nspec:\n  maxUnavailable: 1\n  selector: {matchLabels: {app: web}}\n"
+    pdb = (
+        "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: web, namespace: team-a}\nspec:\n"
+        "  maxUnavailable: 1\n  selector: {matchLabels: {app: web}}\n"
+    )
     assert len(fired(lint_manifest(deploy() + "---\n" + pdb), "REL023")) == 1
     assert not fired(lint_manifest(deploy() + "---\n" + pdb), "REL024")
     assert len(fired(lint_manifest(deploy()), "REL024")) == 1

@@ -118,14 +118,20 @@ def _spread(lint_manifest, constraints: str, rule: str) -> list[tuple[int, int, 
 
 
 def test_spread_values_the_server_refuses_are_api_errors_at_the_value(lint_manifest):
-    bad = '  - maxSkew: 0\n    topologyKey: ""\n    whenUnsatisfiable: Sometimes\n    minDomains: 0\n    labelSelector: {matchLabels: {app: web}}\n'
+    bad = (
+        '  - maxSkew: 0\n    topologyKey: ""\n    whenUnsatisfiable: Sometimes\n    minDomains: 0\n'
+        "    labelSelector: {matchLabels: {app: web}}\n"
+    )
     assert [(line, col) for line, col, _ in _spread(lint_manifest, bad, "API009")] == [(9, 14), (12, 17)]
     assert [(line, col) for line, col, _ in _spread(lint_manifest, bad, "API003")] == [(10, 18)]
     assert [(line, col) for line, col, _ in _spread(lint_manifest, bad, "API004")] == [(11, 24)]
 
 
 def test_min_domains_needs_do_not_schedule_and_pairs_may_not_repeat(lint_manifest):
-    one = "  - maxSkew: 1\n    topologyKey: zone\n    whenUnsatisfiable: ScheduleAnyway\n    minDomains: 2\n    labelSelector: {matchLabels: {app: web}}\n"
+    one = (
+        "  - maxSkew: 1\n    topologyKey: zone\n    whenUnsatisfiable: ScheduleAnyway\n    minDomains: 2\n"
+        "    labelSelector: {matchLabels: {app: web}}\n"
+    )
     messages = [m for _, _, m in _spread(lint_manifest, one + one.replace("    minDomains: 2\n", ""), "API009")]
     assert len(messages) == 1 and "only use minDomains if whenUnsatisfiable=DoNotSchedule" in messages[0]
     twice = one.replace("    minDomains: 2\n", "")
@@ -135,7 +141,10 @@ def test_min_domains_needs_do_not_schedule_and_pairs_may_not_repeat(lint_manifes
 
 
 def test_valid_constraints_are_clean(lint_manifest):
-    good = "  - maxSkew: 1\n    topologyKey: zone\n    whenUnsatisfiable: DoNotSchedule\n    minDomains: 3\n    labelSelector: {matchLabels: {app: web}}\n"
+    good = (
+        "  - maxSkew: 1\n    topologyKey: zone\n    whenUnsatisfiable: DoNotSchedule\n    minDomains: 3\n"
+        "    labelSelector: {matchLabels: {app: web}}\n"
+    )
     result = lint_manifest(_SPREAD_POD.format(constraints=good + good.replace("zone", "kubernetes.io/hostname")))
     assert not [d for d in result.diagnostics if d.rule.startswith("API") or d.rule == "REL029"]
 
@@ -164,7 +173,10 @@ def _port_errors(lint_manifest, ports: str) -> list[tuple[str, int, int]]:
 
 
 def test_duplicate_and_malformed_port_names_are_refused_as_the_server_does(lint_manifest):
-    ports = "    - {name: http, containerPort: 8080}\n    - {name: http, containerPort: 8081}\n    - {name: metrics-endpoint-v2, containerPort: 9090}\n"
+    ports = (
+        "    - {name: http, containerPort: 8080}\n    - {name: http, containerPort: 8081}\n"
+        "    - {name: metrics-endpoint-v2, containerPort: 9090}\n"
+    )
     assert _port_errors(lint_manifest, ports) == [("API010", 12, 14), ("API007", 13, 14)]
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from conftest import lint_text
 
 TEMPLATE = """\
@@ -104,19 +103,23 @@ def test_known_request_is_clean(tmp_path):
     "workload,expected",
     [
         (
-            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d, namespace: ml}\nspec:\n  replicas: 3\n  template:\n    spec:\n{spec}",
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d, namespace: ml}\nspec:\n"
+            "  replicas: 3\n  template:\n    spec:\n{spec}",
             "3 pods",
         ),
         (
-            "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: d, namespace: ml}\nspec:\n  template:\n    spec:\n{spec}",
+            "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: d, namespace: ml}\nspec:\n  template:\n"
+            "    spec:\n{spec}",
             "one pod per node",
         ),
         (
-            "apiVersion: batch/v1\nkind: Job\nmetadata: {name: d, namespace: ml}\nspec:\n  parallelism: 2\n  template:\n    spec:\n{spec}",
+            "apiVersion: batch/v1\nkind: Job\nmetadata: {name: d, namespace: ml}\nspec:\n  parallelism: 2\n"
+            "  template:\n    spec:\n{spec}",
             "2 pods",
         ),
         (
-            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d, namespace: ml}\nspec:\n  replicas: 1\n  template:\n    spec:\n{spec}",
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d, namespace: ml}\nspec:\n"
+            "  replicas: 1\n  template:\n    spec:\n{spec}",
             None,
         ),
     ],

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-
 from conftest import rules_of
 from podtext import fired
 from test_sarif import github_problems, sarif, schema_errors
+
 from dralint.diagnostics import Severity
 from dralint.k8s.pod_security_standards import (
     LATEST,
@@ -236,8 +236,14 @@ def test_user_namespace_pods_skip_the_root_checks_from_v1_35(lint_manifest):
 
 
 def test_ephemeral_and_init_containers_are_checked(lint_manifest):
-    spec = "  initContainers:\n  - name: init\n    image: registry.example.com/i:1.0\n    securityContext: {privileged: true}\n"
-    spec += "  ephemeralContainers:\n  - name: debug\n    image: registry.example.com/d:1.0\n    securityContext: {privileged: true}\n"
+    spec = (
+        "  initContainers:\n  - name: init\n    image: registry.example.com/i:1.0\n"
+        "    securityContext: {privileged: true}\n"
+    )
+    spec += (
+        "  ephemeralContainers:\n  - name: debug\n    image: registry.example.com/d:1.0\n"
+        "    securityContext: {privileged: true}\n"
+    )
     found = fired(lint_manifest(namespace(enforce="baseline") + POD.format(spec=spec, container="")), "PSS002")
     assert sorted(d.message.split("Privileged Containers: ")[1] for d in found) == [
         "ephemeral container 'debug' sets privileged: true",

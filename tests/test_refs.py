@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-
 from conftest import lint_text
+
 from dralint.lint.engine import lint
 from dralint.lint.options import LintOptions
 from dralint.lint.refs import Status, edit_distance, looks_like_typo, resolve
@@ -232,8 +232,8 @@ spec:
 
 
 def test_typo_suggestions_agree_before_and_after_the_variant_index_is_built():
-    from dralint.lint.context import Context
     from dralint.k8s.manifests import objects_from
+    from dralint.lint.context import Context
     from dralint.lint.refs import _LINEAR_LOOKUPS, _index
     from dralint.yaml.loader import SourceText, load
 
@@ -241,7 +241,8 @@ def test_typo_suggestions_agree_before_and_after_the_variant_index_is_built():
         f"{stem}-{n}" for stem in ("single-h100", "two-gpus-same-root", "mig-1g") for n in ("train", "serve", "eval")
     ]
     text = "\n---\n".join(
-        f"apiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\nmetadata: {{name: {n}, namespace: ml}}\nspec: {{spec: {{}}}}"
+        "apiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\n"
+        f"metadata: {{name: {n}, namespace: ml}}\nspec: {{spec: {{}}}}"
         for n in names
     )
     objects = [o for doc in load(SourceText("t.yaml", text)).documents for o in objects_from(doc, "scan")[0]]

@@ -7,8 +7,8 @@ import random
 from pathlib import Path
 
 import yaml
-
 from conftest import lint_text
+
 from dralint.lint.catalog import load_catalog
 
 ROOT = Path(__file__).resolve().parent.parent

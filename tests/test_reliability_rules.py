@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import pytest
-
 from conftest import rules_of
 from podtext import pod
-from dralint.k8s.images import image_tag
 
+from dralint.k8s.images import image_tag
 
 SIZING = {"REL001", "REL002", "REL003", "REL004"}
 
@@ -32,7 +31,10 @@ def test_pod_level_resources_cover_containers(lint_manifest):
 
 
 def test_limit_range_of_another_namespace_does_not_count(lint_manifest):
-    limit_range = "apiVersion: v1\nkind: LimitRange\nmetadata: {name: d, namespace: other}\nspec:\n  limits:\n  - {type: Container, default: {cpu: '1', memory: 1Gi}}\n---\n"
+    limit_range = (
+        "apiVersion: v1\nkind: LimitRange\nmetadata: {name: d, namespace: other}\nspec:\n  limits:\n"
+        "  - {type: Container, default: {cpu: '1', memory: 1Gi}}\n---\n"
+    )
     assert sizing(lint_manifest(limit_range + pod())) == SIZING
 
 
@@ -86,7 +88,10 @@ def test_sidecar_needs_liveness_but_plain_init_container_does_not(lint_manifest)
 
 def test_readiness_only_where_traffic_arrives(lint_manifest):
     assert "REL007" not in rules_of(lint_manifest(pod()))
-    service = "apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: team-a}\nspec:\n  selector: {app: web}\n  ports: [{port: 80}]\n---\n"
+    service = (
+        "apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: team-a}\nspec:\n  selector: {app: web}\n"
+        "  ports: [{port: 80}]\n---\n"
+    )
     found = [d for d in lint_manifest(service + pod()).diagnostics if d.rule == "REL007"]
     assert len(found) == 1 and "Service web" in found[0].message and found[0].related
     selectorless = (
@@ -111,7 +116,11 @@ spec:
 def test_single_replica_unless_autoscaled_or_scaled_to_zero(lint_manifest):
     assert "REL008" in rules_of(lint_manifest(DEPLOY.format(replicas="")))
     assert "REL008" not in rules_of(lint_manifest(DEPLOY.format(replicas="  replicas: 0\n")))
-    hpa = "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: web, namespace: team-a}\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  minReplicas: 2\n  maxReplicas: 5\n---\n"
+    hpa = (
+        "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: web, namespace: team-a}\n"
+        "spec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  minReplicas: 2\n"
+        "  maxReplicas: 5\n---\n"
+    )
     assert "REL008" not in rules_of(lint_manifest(hpa + DEPLOY.format(replicas="")))
 
 

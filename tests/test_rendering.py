@@ -22,8 +22,10 @@ import pytest
 from dralint.lint.config import load_config
 from dralint.lint.gate import lint_with_config
 from dralint.lint.options import LintOptions
-from dralint.reporters.json_report import document as json_document, render as json_render
-from dralint.reporters.sarif import document as sarif_document, render as sarif_render
+from dralint.reporters.json_report import document as json_document
+from dralint.reporters.json_report import render as json_render
+from dralint.reporters.sarif import document as sarif_document
+from dralint.reporters.sarif import render as sarif_render
 from dralint.yaml.render import RenderUnit, plan, strip_build_metadata
 from dralint.yaml.templates import locate_key
 
@@ -602,7 +604,8 @@ def test_the_cli_passes_the_helm_options(tools, tmp_path):
 def test_a_render_that_is_not_yaml_is_a_syntax_finding_at_the_template(tools, tmp_path):
     broken = tmp_path / "bin" / "helm"
     broken.write_bytes(
-        b"#!/bin/sh\nprintf -- '---\\n# Source: gpu-training/templates/job.yaml\\napiVersion: v1\\nkind: [oops\\n\\377\\n'\n"
+        b"#!/bin/sh\nprintf -- '---\\n# Source: gpu-training/templates/job.yaml\\napiVersion: v1\\nkind: "
+        b"[oops\\n\\377\\n'\n"
     )
     broken.chmod(0o755)
     diag = _only(lint([CHART]), "YAML001")

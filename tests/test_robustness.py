@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 
 import dralint.yaml.sources
 from dralint.cli.main import main
-from dralint.yaml.sources import MAX_FILE_BYTES, SourceFile, decode
 from dralint.yaml.loader import MAX_DEPTH, MAX_DOCUMENT_CHARS, SourceText, load
+from dralint.yaml.sources import MAX_FILE_BYTES, SourceFile, decode
 from dralint.yaml.strict import strict_problems
 
 GOOD = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  namespace: team-a\n"

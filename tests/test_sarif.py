@@ -8,15 +8,14 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
-import pytest
 from click.testing import CliRunner
-
 from conftest import CORPUS, require
-from dralint.lint.catalog import Rule
+
 from dralint.cli.main import main
 from dralint.diagnostics import Severity
 from dralint.fix.runner import fix_replacements
 from dralint.lint.baseline import baseline_document
+from dralint.lint.catalog import Rule
 from dralint.lint.gate import lint_with_config
 from dralint.lint.options import LintOptions
 from dralint.reporters.sarif import chunks, document, rule_descriptor
@@ -325,7 +324,10 @@ ODD_TEXT = (
 )
 
 
-POD = "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: team-a}\nspec:\n  containers:\n  - {name: c, image: nginx:1.25}\n"
+POD = (
+    "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: team-a}\nspec:\n  containers:\n"
+    "  - {name: c, image: nginx:1.25}\n"
+)
 
 
 def written_and_as_data(options: LintOptions, fixes: bool = True) -> tuple[str, str]:

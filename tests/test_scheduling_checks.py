@@ -6,10 +6,10 @@ import json
 import textwrap
 
 from click.testing import CliRunner
-
 from conftest import lint_text
-from dralint.k8s.allocator.examples import EXAMPLES, load_example
+
 from dralint.cli.main import main
+from dralint.k8s.allocator.examples import EXAMPLES, load_example
 from dralint.k8s.inventory import Inventory
 
 CLASS = """\
@@ -164,8 +164,8 @@ def test_simulate_text_table_and_exit_codes(tmp_path):
     out = runner.invoke(main, ["simulate", "--slices", "example:kind", str(tmp_path / "w.yaml")])
     assert out.exit_code == 1
     assert (
-        "1 node(s) (dra-example-driver-cluster-worker): not enough devices of class gpu.example.com (need 9, node has 8 free)"
-        in out.output
+        "1 node(s) (dra-example-driver-cluster-worker): not enough devices of class gpu.example.com (need 9, "
+        "node has 8 free)" in out.output
     )
 
 

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import pytest
-
 from conftest import rules_of
 from podtext import fired, pod
+
 from dralint.checks.security.secrets import secret_like
 from dralint.diagnostics import Severity
 
 
 def test_pod_level_hardening_satisfies_every_container(lint_manifest):
     text = pod(
-        spec="  securityContext:\n    runAsNonRoot: true\n    runAsUser: 10001\n    seccompProfile: {type: RuntimeDefault}\n"
+        spec="  securityContext:\n    runAsNonRoot: true\n    runAsUser: 10001\n"
+        "    seccompProfile: {type: RuntimeDefault}\n"
     )
     text += "  - name: second\n    image: registry.example.com/b:1.0\n"
     result = lint_manifest(text)
@@ -262,7 +263,10 @@ subjects: [{kind: ServiceAccount, name: ctl, namespace: {a: 1}}]
 
 
 def test_service_account_that_disables_automount_covers_the_pod(lint_manifest):
-    sa = "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: ctl, namespace: team-a}\nautomountServiceAccountToken: false\n---\n"
+    sa = (
+        "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: ctl, namespace: team-a}\n"
+        "automountServiceAccountToken: false\n---\n"
+    )
     result = lint_manifest(sa + pod(spec="  serviceAccountName: ctl\n"))
     assert not fired(result, "SEC014")
 

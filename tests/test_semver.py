@@ -1,5 +1,7 @@
 """Semver 2.0.0 as the Kubernetes CEL semver library (blang/semver v4) reads it."""
 
+from itertools import pairwise
+
 import pytest
 
 from dralint.k8s.semver import SemverError, is_semver, parse_semver
@@ -92,7 +94,7 @@ def test_precedence_chain_from_the_spec() -> None:
         "10.0.0",
     ]
     versions = [parse_semver(t) for t in chain]
-    for lower, higher in zip(versions, versions[1:]):
+    for lower, higher in pairwise(versions):
         assert lower.compare(higher) == -1
         assert higher.compare(lower) == 1
     assert sorted(reversed(versions)) == versions

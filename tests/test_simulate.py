@@ -5,10 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-
-from dralint.k8s.allocator import Features, Simulator, extended_resource_classes, pod_demand
-from dralint.k8s.allocator.pod import IMPLICIT_PREFIX
-from dralint.k8s.inventory import Inventory
 from allocator_fixtures import (
     DEFAULT_CLASSES,
     allocated_claim,
@@ -19,6 +15,10 @@ from allocator_fixtures import (
     request,
     resource_slice,
 )
+
+from dralint.k8s.allocator import Features, Simulator, extended_resource_classes, pod_demand
+from dralint.k8s.allocator.pod import IMPLICIT_PREFIX
+from dralint.k8s.inventory import Inventory
 
 
 def template(name: str, spec: dict[str, Any]) -> dict[str, Any]:

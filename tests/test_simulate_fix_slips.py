@@ -52,8 +52,8 @@ def test_simulate_says_why_the_remaining_replicas_do_not_fit():
     ]
     text = as_text([trainer])
     assert (
-        "    replica 3 of 3 does not fit once 2 hold their devices:\n      2 node(s) (h100-node-2, h100-node-3): not enough"
-        in text
+        "    replica 3 of 3 does not fit once 2 hold their devices:\n"
+        "      2 node(s) (h100-node-2, h100-node-3): not enough" in text
     )
 
 

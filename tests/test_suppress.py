@@ -6,9 +6,10 @@ from __future__ import annotations
 import datetime as dt
 
 from conftest import lint_text, rules_of
+
+from dralint.diagnostics import Severity
 from dralint.lint.engine import lint
 from dralint.lint.gate import finish
-from dralint.diagnostics import Severity
 from dralint.lint.options import LintOptions
 
 CM = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n"
@@ -170,7 +171,7 @@ def lint_trainer(tmp_path, text, today=dt.date(2027, 1, 31)):
 
 
 def test_the_readme_forms_silence_real_checks(tmp_path):
-    """The three forms against the reliability and security checks, as the README shows them;
+    """The three forms against the reliability and security checks, as docs/configuration.md shows them;
     the object's annotation reaches the container findings in its pod template."""
     result = lint_trainer(tmp_path, TRAINER)
     assert rules_of(result) == []

@@ -14,8 +14,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from dralint.yaml import loader
-from dralint.yaml.sources import SourceFile, decode
 from dralint.yaml.loader import MAX_DEPTH, Document, LoadResult, SourceText, load
+from dralint.yaml.sources import SourceFile, decode
 
 
 def parse(text: str) -> LoadResult:

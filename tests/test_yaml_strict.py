@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 import yaml
+from conftest import lint_text
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import lint_text
 from dralint.yaml.loader import SourceText, load
 from dralint.yaml.strict import may_need_check, strict_problems
 

@@ -15,12 +15,12 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-
 from conftest import YAML_TEST_SUITE, require
+
 from dralint.cli.main import main
 from dralint.lint.engine import ENGINE_RULES
-from dralint.yaml.sources import SourceFile, decode
 from dralint.yaml.loader import SourceText, load
+from dralint.yaml.sources import SourceFile, decode
 
 SUITE = YAML_TEST_SUITE
 
@@ -31,7 +31,10 @@ DIRECTIVE = "a reserved or future directive (%FOO, %YAML 1.3, %YAM), which libya
 COLON = "YAML 1.2's relaxed ':' rules (a plain scalar or anchor containing or starting with ':')"
 FLOW_KEY = "a flow mapping key whose ':' or second line is on the next line, which libyaml refuses"
 TAB = "a tab used as separation where 1.2 allows it (after indentation or before a flow node)"
-MARKER = "a document marker case libyaml handles differently ('...' without a document, bare document after '...', '%' at column 0 inside content)"
+MARKER = (
+    "a document marker case libyaml handles differently ('...' without a document, bare document after '...', "
+    "'%' at column 0 inside content)"
+)
 ZERO_INDENT = "a top-level block scalar with zero indentation"
 UNICODE_ANCHOR = "an anchor name outside the characters libyaml accepts (an emoji)"
 

@@ -1,6 +1,6 @@
-"""Regenerate rules/catalog.json, dralint/lint/check_index.py, docs/rules.md, docs/peers.md, the
-README peer table and the driver catalog's compiled.json from the rule catalog, the check modules
-and dralint/k8s/drivers/data (tests fail when any is stale)."""
+"""Regenerate rules/catalog.json, dralint/lint/check_index.py, docs/rules.md, docs/peers.md and the
+driver catalog's compiled.json from the rule catalog, the check modules and dralint/k8s/drivers/data
+(tests fail when any is stale)."""
 
 from __future__ import annotations
 
@@ -12,14 +12,14 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from dralint.k8s.drivers.catalog import COMPILED as DRIVERS_COMPILED, compiled_catalog  # noqa: E402
+from dralint.k8s.drivers.catalog import COMPILED as DRIVERS_COMPILED  # noqa: E402
+from dralint.k8s.drivers.catalog import compiled_catalog  # noqa: E402
 from dralint.lint.catalog import COMPILED_NAME, compile_catalog, load_catalog, rules_dir  # noqa: E402
 from dralint.lint.registry import check_index  # noqa: E402
-from dralint.lint.ruledocs import README_END, README_START, peer_parity, peer_table, replace_between, rules_markdown  # noqa: E402
+from dralint.lint.ruledocs import peer_parity, rules_markdown  # noqa: E402
 
 TARGET = ROOT / "docs" / "rules.md"
 CHECK_INDEX = ROOT / "dralint" / "lint" / "check_index.py"
-README = ROOT / "README.md"
 ELSEWHERE = ROOT / "docs" / "peer-coverage-elsewhere.yaml"
 PEER_CHECKS = ROOT / "docs" / "peer-checks.yaml"
 PARITY = ROOT / "docs" / "peers.md"
@@ -47,11 +47,6 @@ def main() -> None:
     rules = sorted(load_catalog().values(), key=lambda r: r.id)
     TARGET.write_text(rules_markdown(rules), encoding="utf-8")
     print(f"wrote {TARGET} ({len(rules)} rules)")
-    readme = README.read_text(encoding="utf-8")
-    README.write_text(
-        replace_between(readme, README_START, README_END, peer_table(rules, elsewhere_rows())), encoding="utf-8"
-    )
-    print(f"updated the peer table in {README}")
     PARITY.write_text(peer_parity(rules, peer_checks(), elsewhere_rows()), encoding="utf-8")
     print(f"wrote {PARITY}")
     DRIVERS_COMPILED.write_text(compiled_catalog(), encoding="utf-8")

@@ -39,7 +39,8 @@ def config_command(ctx: click.Context, show: bool, config_path: str | None) -> N
     problems = to_diagnostics(config.findings, LintOptions(profile="strict")) if config is not None else []
     for diag in problems:
         click.echo(
-            f"{diag.span.path}:{diag.span.line}:{diag.span.column}: {diag.severity.value}: {diag.message} [{diag.rule}]",
+            f"{diag.span.path}:{diag.span.line}:{diag.span.column}: {diag.severity.value}: {diag.message} "
+            f"[{diag.rule}]",
             err=True,
         )
     if any(d.severity.value == "error" for d in problems):

@@ -71,7 +71,8 @@ def _report(outcome: FileFix, diff: bool) -> None:
     for record in outcome.rejected:
         click.echo(
             printable(
-                f"{outcome.path}:{record.line}:{record.column}: {record.rule} not fixed ({record.description}): {record.reason}"
+                f"{outcome.path}:{record.line}:{record.column}: {record.rule} not fixed "
+                f"({record.description}): {record.reason}"
             ),
             err=True,
         )

@@ -30,8 +30,8 @@ from dralint.lint.baseline import BaselineError, baseline_texts
 from dralint.lint.catalog import load_catalog
 from dralint.lint.config import LoadedConfig, find_config, load_config
 from dralint.lint.context import CLOSABLE_KINDS
-from dralint.lint.gate import lint_with_config
 from dralint.lint.engine import UnknownEnvironment
+from dralint.lint.gate import lint_with_config
 from dralint.lint.options import FAIL_ON, PROFILES, PSS_LEVELS, LintOptions
 from dralint.lint.selectors import did_you_mean, selector_words, split_names, unknown_selectors
 from dralint.reporters import FORMATS, chunked_reporter, joined
@@ -602,7 +602,8 @@ def lint_command(
         result = dataclasses.replace(result, failed_gates=[])
         if not any(target is None and fmt not in ("text", "github") for fmt, target in targets):
             click.echo(
-                f"dralint: wrote baseline {write_baseline} with {len(recorded)} finding{'s' if len(recorded) != 1 else ''}",
+                f"dralint: wrote baseline {write_baseline} with {len(recorded)} "
+                f"finding{'s' if len(recorded) != 1 else ''}",
                 err=True,
             )
     if any(fmt == "sarif" for fmt, _ in targets):
@@ -618,7 +619,8 @@ def lint_command(
     if verbose:
         count = len(result.skipped)
         click.echo(
-            f"dralint: skipped {count} file{'s' if count != 1 else ''} with no Kubernetes document (plain YAML or JSON, or empty)",
+            f"dralint: skipped {count} file{'s' if count != 1 else ''} with no Kubernetes document (plain "
+            "YAML or JSON, or empty)",
             err=True,
         )
     if not result.sources:

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Callable, TextIO
+from collections.abc import Callable
+from typing import TextIO
 
 #: Seconds before the line first appears, and between two updates of it.
 DELAY = 2.0
@@ -43,7 +44,8 @@ class ProgressLine:
         rate = self.documents / max(now - self.start, 1e-9)
         self._show(
             now,
-            f"dralint: {self.files:,} file{'s' if self.files != 1 else ''}, {self.documents:,} documents, {rate:,.0f} documents/s",
+            f"dralint: {self.files:,} file{'s' if self.files != 1 else ''}, {self.documents:,} documents, "
+            f"{rate:,.0f} documents/s",
         )
 
     def checking(self, objects: int, total: int) -> None:

@@ -11,20 +11,22 @@ from __future__ import annotations
 import json
 import sys
 from collections import Counter
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import click
 
+from dralint.checks.scheduling.simulation import Simulation, simulation
+from dralint.cli.progress import ProgressLine
+from dralint.cli.progress import wanted as progress_wanted
 from dralint.diagnostics import internal_error
 from dralint.k8s.allocator import Outcome, Pick, PodDemand
-from dralint.k8s.allocator.pod import EXTENDED_CLAIM_LABEL, request_label
 from dralint.k8s.allocator.examples import EXAMPLES
-from dralint.checks.scheduling.simulation import Simulation, simulation
-from dralint.cli.progress import ProgressLine, wanted as progress_wanted
-from dralint.lint.engine import lint, without_cyclic_gc
+from dralint.k8s.allocator.pod import EXTENDED_CLAIM_LABEL, request_label
 from dralint.k8s.devicekinds import device_kind
 from dralint.k8s.inventory import Inventory, format_amount
 from dralint.k8s.objects import pod_templates
+from dralint.lint.engine import lint, without_cyclic_gc
 from dralint.lint.options import LintOptions
 from dralint.reporters.terminal import printable
 

@@ -25,7 +25,8 @@ from __future__ import annotations
 
 import copy
 import functools
-from typing import Any, Callable, Iterator, MutableMapping, NamedTuple
+from collections.abc import Callable, Iterator, MutableMapping
+from typing import Any, NamedTuple
 
 from ruamel.yaml.error import CommentMark
 from ruamel.yaml.tokens import CommentToken
@@ -255,7 +256,7 @@ class _Comments(NamedTuple):
     lines: list[str]
     eol_column: int | None  # None: the first line is a full-line comment, not on the key's line
 
-    def shifted(self, from_column: int | None, delta: int) -> "_Comments":
+    def shifted(self, from_column: int | None, delta: int) -> _Comments:
         """The comments moved ``delta`` columns, for a key moved one level deeper or shallower."""
         lines = self.lines
         if from_column is not None and delta:

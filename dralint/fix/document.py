@@ -22,6 +22,7 @@ import re
 import warnings
 from collections import Counter
 from difflib import SequenceMatcher
+from itertools import pairwise
 from typing import Any, NamedTuple
 
 from ruamel.yaml import YAML
@@ -121,7 +122,7 @@ def _detect_indent(lines: list[str]) -> tuple[int, int, int]:
         body = line.lstrip(" ")
         if body.startswith("- ") and body[1:].strip():
             gap[len(body) - 1 - len(body[1:].lstrip(" "))] += 1
-    for parent, child in zip(content, content[1:]):
+    for parent, child in pairwise(content):
         if not parent.rstrip().endswith(":"):
             continue
         parent_indent = len(parent) - len(parent.lstrip(" "))

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import difflib
 import re
-from typing import Any, Callable, MutableMapping, NamedTuple
+from collections.abc import Callable, MutableMapping
+from typing import Any, NamedTuple
 
-from dralint.k8s.apivalidation.schema import schema_set
 from dralint.diagnostics import Diagnostic
 from dralint.fix import convert
 from dralint.fix.document import EditableFile
+from dralint.k8s.apivalidation.schema import schema_set
 from dralint.yaml.loader import DataPath, Document
 
 #: Rules whose fixes run first: renames leave every other data path where it was, while a

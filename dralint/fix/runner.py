@@ -18,7 +18,8 @@ import os
 import stat
 import tempfile
 from collections import Counter
-from typing import Iterable, Iterator, NamedTuple
+from collections.abc import Iterable, Iterator
+from typing import NamedTuple
 
 from dralint.diagnostics import Diagnostic, Replacement, Severity, Span
 from dralint.fix.document import EditableFile, LineEdit, NotEditable
@@ -559,7 +560,7 @@ def fix_replacements(result: RunResult) -> dict[Diagnostic, tuple[Replacement, .
         return list(_each_alone(path, result.sources[path].text, diagnostics))
 
     out: dict[Diagnostic, tuple[Replacement, ...]] = {}
-    for (_, diagnostics), found in zip(tasks, ordered_map(fix_task, len(tasks), jobs)):
+    for (_, diagnostics), found in zip(tasks, ordered_map(fix_task, len(tasks), jobs), strict=True):
         out.update((diagnostics[number], replacements) for number, replacements in found)
     return out
 

@@ -6,7 +6,7 @@ engine; this module is the one place that joins the two, for the lint run and ``
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from dralint.k8s.allocator import EvalError, Matcher
 from dralint.k8s.cel import Device as CelDevice

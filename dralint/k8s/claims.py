@@ -9,11 +9,12 @@ which drivers a DeviceClass can hand out. The shapes differ between versions (v1
 from __future__ import annotations
 
 import re
-from typing import Any, Iterator, NamedTuple
+from collections.abc import Iterator
+from typing import Any, NamedTuple
 
 from dralint.k8s.objects import KubeObject
-from dralint.yaml.plain import as_list
 from dralint.yaml.loader import DataPath
+from dralint.yaml.plain import as_list
 
 CLAIM_KINDS = ("ResourceClaim", "ResourceClaimTemplate")
 _DRIVER_EQUALS = re.compile(r"""device\.driver\s*==\s*(['"])([^'"]+)\1|(['"])([^'"]+)\3\s*==\s*device\.driver""")

@@ -171,7 +171,7 @@ def _strategy(kind: str, spec: Mapping[str, Any]) -> list[ApiError]:
                 E.INVALID_VALUE,
                 E.forbidden(base + ("rollingUpdate",), detail),
                 key=True,
-                hint=f"remove `rollingUpdate`, or set `type: RollingUpdate`",
+                hint="remove `rollingUpdate`, or set `type: RollingUpdate`",
             )
         ]
     return _stalled_rollout(kind, base, rolling) if kind_of in (None, "RollingUpdate") else []

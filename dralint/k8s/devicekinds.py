@@ -17,7 +17,8 @@ between kinds: the one to add to the class selector.
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import TYPE_CHECKING, Any, Iterable, Mapping, NamedTuple, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:  # read from an inventory built elsewhere, never built here
     from dralint.k8s.inventory import Device, Inventory

@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import marshal
 from collections import defaultdict
+from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
-from dralint.yaml.plain import as_list, as_mapping
 from dralint.k8s.apivalidation import non_finite_numbers
 from dralint.k8s.quantity import DECIMAL_SI, Quantity, QuantityError, parse_quantity
+from dralint.yaml.plain import as_list, as_mapping
 
 Path = tuple[str | int, ...]
 
@@ -120,7 +120,7 @@ class Slice:
     generation: int
     slice_count: int
     selection: NodeSelection
-    devices: list["Device"]
+    devices: list[Device]
     counter_sets: dict[str, dict[str, Fraction]]
     source: Any
     base: Path
@@ -421,7 +421,7 @@ class Inventory:
     # ------------------------------------------------------------------ building
 
     @classmethod
-    def build(cls, items: Iterable[Any]) -> "Inventory":
+    def build(cls, items: Iterable[Any]) -> Inventory:
         """Index ResourceSlices, DeviceClasses, Nodes, ResourceClaims and DeviceTaintRules.
 
         Other kinds are ignored so a whole ``kubectl get`` dump can be passed in.
@@ -477,7 +477,7 @@ class Inventory:
         found = []
         for selector, taint in self.taint_rules:
             wanted = (selector.get("driver"), selector.get("pool"), selector.get("device"))
-            if all(w in (None, "", have) for w, have in zip(wanted, (driver, pool, name))):
+            if all(w in (None, "", have) for w, have in zip(wanted, (driver, pool, name), strict=True)):
                 found.append(taint)
         return tuple(found)
 

@@ -19,7 +19,8 @@ cluster's Nodes are not known.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, Mapping, NamedTuple
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, NamedTuple
 
 from dralint.yaml.plain import as_dict
 
@@ -204,7 +205,7 @@ class NodeSelection(NamedTuple):
         fields_for_name = [Requirement("metadata.name", "In", (self.node_name,))] if self.node_name else []
         return [(list(self.required) + list(t.labels), list(t.fields) + fields_for_name) for t in terms]
 
-    def may_overlap(self, other: "NodeSelection", excluding: Iterable["NodeSelection"] = ()) -> bool:
+    def may_overlap(self, other: NodeSelection, excluding: Iterable[NodeSelection] = ()) -> bool:
         """Whether some node could be selected by both, whatever labels the cluster uses,
         optionally outside every selection in ``excluding``."""
         outside: list[list[Requirement]] = [[]]

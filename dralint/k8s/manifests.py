@@ -6,8 +6,8 @@ import sys
 from typing import Any, NamedTuple
 
 from dralint.k8s.objects import CLUSTER_SCOPED_KINDS, KubeObject
-from dralint.yaml.plain import as_dict, type_name
 from dralint.yaml.loader import DataPath, Document
+from dralint.yaml.plain import as_dict, type_name
 
 
 class ShapeProblem(NamedTuple):
@@ -116,7 +116,8 @@ def objects_from(doc: Document, origin: str) -> tuple[list[KubeObject], list[Sha
                     "not-mapping",
                     doc,
                     base,
-                    f"{what} is {type_name(data)}, not a mapping; a Kubernetes object is a mapping with apiVersion and kind",
+                    f"{what} is {type_name(data)}, not a mapping; a Kubernetes object is a mapping with "
+                    "apiVersion and kind",
                 )
             )
             continue

@@ -11,14 +11,15 @@ the pieces in a run; the checks in ``dralint.checks.extended`` judge how they fi
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterator
 from datetime import datetime
-from typing import Any, Callable, Iterator, NamedTuple
+from typing import Any, NamedTuple
 
 from dralint.k8s.claims import class_drivers
 from dralint.k8s.labels import NodeSelection, node_selector_terms, pod_node_selection
 from dralint.k8s.objects import KubeObject, ObjectIndex, PodTemplate, pod_templates
-from dralint.yaml.plain import as_dict, as_list
 from dralint.yaml.loader import DataPath
+from dralint.yaml.plain import as_dict, as_list
 
 IMPLICIT_PREFIX = "deviceclass.resource.kubernetes.io/"
 DEVICE_PLUGIN_DIR = "/var/lib/kubelet/device-plugins"

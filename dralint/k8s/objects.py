@@ -8,7 +8,8 @@ and the common batch/ML CRDs) keeps its pods, so no check repeats that knowledge
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable, Iterator, Protocol, TypeVar
+from collections.abc import Callable, Iterator
+from typing import Any, Protocol, TypeVar
 
 from dralint.diagnostics import Finding, ObjectRef, Related, Severity, Span
 from dralint.yaml.loader import DataPath, Document

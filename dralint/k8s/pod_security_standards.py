@@ -16,7 +16,8 @@ v1.37, not the documentation page, which lags it (image volumes, the newer sysct
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, Iterator, NamedTuple
+from collections.abc import Callable, Iterator
+from typing import Any, NamedTuple
 
 from dralint.k8s.objects import PodTemplate
 from dralint.k8s.podsec import ContainerSecurity, containers, is_windows

@@ -9,7 +9,8 @@ without its target, so it is listed as optional.
 
 from __future__ import annotations
 
-from typing import Any, Iterator, NamedTuple
+from collections.abc import Iterator
+from typing import Any, NamedTuple
 
 from dralint.k8s.objects import PodTemplate
 from dralint.yaml.loader import DataPath

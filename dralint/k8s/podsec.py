@@ -10,7 +10,8 @@ it instead of guessing.
 
 from __future__ import annotations
 
-from typing import Any, Iterator, NamedTuple
+from collections.abc import Iterator
+from typing import Any, NamedTuple
 
 from dralint.k8s.objects import PodTemplate
 from dralint.yaml.loader import DataPath

@@ -8,7 +8,8 @@ listen on any port, so only names can be proved wrong.
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from dralint.yaml.loader import DataPath
 

@@ -8,7 +8,8 @@ of comparing strings themselves, so ``*`` and subresources are handled the same 
 
 from __future__ import annotations
 
-from typing import Any, Iterator, NamedTuple
+from collections.abc import Iterator
+from typing import Any, NamedTuple
 
 from dralint.k8s.objects import KubeObject
 from dralint.yaml.loader import DataPath

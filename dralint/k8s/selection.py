@@ -9,7 +9,8 @@ not held against a selector here: a selector term on such a key is treated as sa
 
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from dralint.k8s.labels import map_selector_matches, selector_matches
 from dralint.k8s.objects import ObjectIndex, PodTemplate, pod_templates

@@ -53,7 +53,7 @@ class Semver:
             return -1 if left < right else 1
         if not self.pre or not other.pre:
             return (not self.pre) - (not other.pre)
-        for a, b in zip(self.pre, other.pre):
+        for a, b in zip(self.pre, other.pre, strict=False):
             result = _compare_identifier(a, b)
             if result:
                 return result

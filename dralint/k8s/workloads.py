@@ -7,7 +7,8 @@ answers live here once so reliability checks agree with each other.
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from dralint.k8s.objects import PodTemplate
 from dralint.yaml.loader import DataPath

@@ -16,10 +16,10 @@ is exactly what finishing every file at the end gave.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import replace
 from itertools import groupby
 from operator import attrgetter
-from typing import Callable, Collection, Iterable, Mapping, Sequence
 
 from dralint.diagnostics import Diagnostic, Span, by_file
 from dralint.k8s.objects import KubeObject

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Iterator
 from json.encoder import encode_basestring_ascii as _string
-from typing import Any, Iterator
+from typing import Any
 
 from dralint import __version__
 from dralint.diagnostics import Diagnostic
@@ -61,7 +62,8 @@ def baseline_texts(diagnostics: list[Diagnostic], fingerprints: dict[Diagnostic,
         if path is None:
             path = paths[diag.span.path] = _string(normal_path(diag.span.path))
         yield (
-            f'{separator}    {{\n      "fingerprint": {_string(fingerprints[diag])},\n      "rule": {_string(diag.rule)},\n'
+            f'{separator}    {{\n      "fingerprint": {_string(fingerprints[diag])},\n'
+            f'      "rule": {_string(diag.rule)},\n'
             f'      "path": {path},\n      "message": {_string(diag.message)}\n    }}'
         )
         separator = ",\n"
@@ -89,7 +91,8 @@ def read_baseline(path: str) -> Counter[str]:
         )
     if data.get("fingerprint") != FINGERPRINT_VERSION:
         raise BaselineError(
-            f"{path}: written with fingerprint recipe {data.get('fingerprint')!r}, this dralint uses {FINGERPRINT_VERSION!r}; write it again"
+            f"{path}: written with fingerprint recipe {data.get('fingerprint')!r}, this dralint uses "
+            f"{FINGERPRINT_VERSION!r}; write it again"
         )
     known: Counter[str] = Counter()
     for entry in data["findings"]:

@@ -16,16 +16,17 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
+from collections.abc import Callable
 from collections.abc import Set as AbstractSet
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
-from dralint.lint.catalog import load_catalog
 from dralint.diagnostics import Finding, Severity, Span
 from dralint.k8s.features import DRA_GATES
+from dralint.lint.catalog import load_catalog
 from dralint.lint.context import CLOSABLE_KINDS
-from dralint.lint.selectors import did_you_mean, selector_words, split_names, unknown_selectors
 from dralint.lint.options import FAIL_ON, PROFILES, PSS_LEVELS, LintOptions
+from dralint.lint.selectors import did_you_mean, selector_words, split_names, unknown_selectors
 from dralint.yaml.loader import SourceText, load
 from dralint.yaml.plain import type_name
 
@@ -151,10 +152,7 @@ def load_config(path: str) -> LoadedConfig:
         )
         return config
     config.source = SourceText(shown, text)
-    if Path(path).name == PYPROJECT:
-        data = _pyproject_table(config)
-    else:
-        data = _yaml_mapping(config)
+    data = _pyproject_table(config) if Path(path).name == PYPROJECT else _yaml_mapping(config)
     if data:
         _validate(config, data, os.path.dirname(os.path.abspath(path)))
     return config

@@ -7,7 +7,8 @@ index builds it in its own module through ``memo`` instead of growing this class
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any, Callable, Iterable, TypeVar
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar
 
 from dralint.k8s.objects import KubeObject
 from dralint.lint.environments import Environments, tagged

@@ -26,7 +26,7 @@ from dralint.diagnostics import Diagnostic, Related, sort_one_file
 _PRECEDENCE = ("YAML", "API", "CEL", "REF", "EXT", "SCH")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _family(rule: str) -> str:
     return rule.rstrip("0123456789")
 

@@ -11,19 +11,13 @@ import copy
 import gc
 import os
 from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import closing, contextmanager
 from dataclasses import dataclass, field, replace
 from operator import attrgetter
-from typing import Any, BinaryIO, Callable, Iterable, Iterator, NamedTuple, Protocol, Sequence, cast
+from typing import Any, BinaryIO, NamedTuple, Protocol, cast
 
-from dralint.k8s.allocator.examples import PREFIX as EXAMPLE_PREFIX, example_sources
-from dralint.lint.catalog import DRA_CATEGORIES, Rule, load_catalog
-from dralint.lint.context import Context
-from dralint.lint.environments import environments, tagged
-from dralint.lint.assembly import Assembly, Prepare
-from dralint.lint.fingerprint import fingerprints
 from dralint.diagnostics import (
-    internal_error,
     Diagnostic,
     Finding,
     ObjectRef,
@@ -34,17 +28,23 @@ from dralint.diagnostics import (
     Span,
     Suppressed,
     from_rows,
+    internal_error,
     to_rows,
 )
+from dralint.k8s.allocator.examples import PREFIX as EXAMPLE_PREFIX
+from dralint.k8s.allocator.examples import example_sources
 from dralint.k8s.manifests import ShapeProblem, objects_from
 from dralint.k8s.objects import KubeObject
+from dralint.lint.assembly import Assembly, Prepare
+from dralint.lint.catalog import DRA_CATEGORIES, Rule, load_catalog
+from dralint.lint.context import Context
+from dralint.lint.environments import environments, tagged
+from dralint.lint.fingerprint import fingerprints
 from dralint.lint.options import LintOptions
 from dralint.lint.parallel import available_cpus, chunk_size, ordered_map
 from dralint.lint.registry import Check, all_checks
 from dralint.lint.rendering import Remapper, as_stream, render_units
 from dralint.lint.score import score
-from dralint.yaml.render import RenderedSource, RenderIssue, plan
-from dralint.yaml.sources import FileIssue, SourceFile, UnreadFile, discover, not_a_manifest, read
 from dralint.yaml.loader import (
     THAWED,
     Document,
@@ -56,6 +56,8 @@ from dralint.yaml.loader import (
     numbered_right,
     pieces,
 )
+from dralint.yaml.render import RenderedSource, RenderIssue, plan
+from dralint.yaml.sources import FileIssue, SourceFile, UnreadFile, discover, not_a_manifest, read
 
 
 class Progress(Protocol):
@@ -548,7 +550,7 @@ def _load_sources(
     if workers <= 1:
         meanwhile = None
     cuts = [_pieces(source, workers) if isinstance(source, SourceText) else None for source in parse]
-    tasks = [(source, piece) for source, cut in zip(parse, cuts) for piece in cut or (None,)]
+    tasks = [(source, piece) for source, cut in zip(parse, cuts, strict=True) for piece in cut or (None,)]
 
     def parse_one(index: int) -> _Parsed | _NotParsed | _PieceRead:
         source, piece = tasks[index]
@@ -735,7 +737,7 @@ def _check_group(group: list[KubeObject], checks: list[Check], ctx: Context, col
     the order of ``checks``, as if the objects had been checked one after the other.
 
     Why: the same work took 18-21% less CPU on 10,000 documents than object by object
-    (paired turns, README *Speed*), for 0.6% more instructions. An object meets some 25
+    (paired turns, docs/performance.md), for 0.6% more instructions. An object meets some 25
     checks, each a few Python functions; one check's code run over 32 objects in a row keeps
     the processor's caches and branch predictors on it, where 25 checks taking turns did not
     (cachegrind: 11% fewer first-level data misses, 14% fewer mispredicted conditional
@@ -758,7 +760,7 @@ def _check_group(group: list[KubeObject], checks: list[Check], ctx: Context, col
                 except Exception as error:  # one broken check must not stop the others
                     out.append((error, check))
     add = collect.add if not ctx.label else _tagging(collect, ctx)
-    for obj, made in zip(group, found):
+    for obj, made in zip(group, found, strict=True):
         for item, check in made:
             if isinstance(item, Exception):
                 _check_failed(check, ctx, collect, obj, item)

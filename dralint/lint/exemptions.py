@@ -18,11 +18,11 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from dralint.k8s.migration import DEVICE_PLUGIN_DIR, DRA_PLUGIN_DIRS
+from dralint.k8s.objects import PodTemplate
 from dralint.lint.catalog import load_catalog
 from dralint.lint.context import Context
 from dralint.lint.engine import enabled_rules
-from dralint.k8s.migration import DEVICE_PLUGIN_DIR, DRA_PLUGIN_DIRS
-from dralint.k8s.objects import PodTemplate
 from dralint.yaml.loader import DataPath
 
 ANNOTATION = "dralint.io/device-driver"

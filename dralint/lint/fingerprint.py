@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from typing import Iterable
+from collections.abc import Iterable
 
 from dralint.diagnostics import Diagnostic, in_report_order
 from dralint.yaml.loader import SourceText

@@ -11,11 +11,11 @@ import dataclasses
 import datetime as dt
 from typing import BinaryIO
 
+from dralint.diagnostics import Diagnostic, Severity, in_report_order
 from dralint.lint import suppress
+from dralint.lint.assembly import Prepare
 from dralint.lint.baseline import read_baseline, split_known
 from dralint.lint.config import BAD_CONFIG, UNKNOWN_RULE, LoadedConfig
-from dralint.diagnostics import Diagnostic, Severity, in_report_order
-from dralint.lint.assembly import Prepare
 from dralint.lint.engine import FileResult, Progress, RunResult, count_per_file, lint, to_diagnostics
 from dralint.lint.fingerprint import fingerprints
 from dralint.lint.options import LintOptions
@@ -26,7 +26,7 @@ STAGE_RULES = frozenset({BAD_CONFIG, UNKNOWN_RULE, suppress.UNUSED, suppress.EXP
 
 def today_utc() -> dt.date:
     """The date expiry dates are compared with; UTC so CI and laptops agree."""
-    return dt.datetime.now(dt.timezone.utc).date()
+    return dt.datetime.now(dt.UTC).date()
 
 
 def failed_gates(result: RunResult, options: LintOptions) -> list[str]:

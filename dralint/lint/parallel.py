@@ -14,7 +14,8 @@ from __future__ import annotations
 import io
 import os
 import pickle
-from typing import TYPE_CHECKING, Any, Callable, Generator, TypeVar, cast
+from collections.abc import Callable, Generator
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection
@@ -110,7 +111,7 @@ def ordered_map(
             if mine or receive is None:
                 yield from done
             else:
-                yield from (receive(index, item) for index, item in zip(chunk, done))
+                yield from (receive(index, item) for index, item in zip(chunk, done, strict=True))
 
 
 #: Bytes before a worker's pickled results in its message: the chunk number, or -1 for a failure.
@@ -183,7 +184,7 @@ class _Workers:
             while (number := self._claim()) is not None:
                 done = self._computed(number)
                 if self._send is not None:
-                    done = [self._send(index, item) for index, item in zip(self._chunks[number], done)]
+                    done = [self._send(index, item) for index, item in zip(self._chunks[number], done, strict=True)]
                 _send_message(writer, number, done)
         except BaseException as error:  # the parent raises it where it waits for this chunk
             _send_message(writer, -1, _portable(error))

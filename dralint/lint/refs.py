@@ -23,10 +23,10 @@ import enum
 import re
 from typing import Any, NamedTuple
 
-from dralint.lint.catalog import load_catalog
-from dralint.lint.context import Context
 from dralint.diagnostics import Finding, Related, Severity
 from dralint.k8s.objects import KubeObject
+from dralint.lint.catalog import load_catalog
+from dralint.lint.context import Context
 from dralint.yaml.loader import DataPath
 
 
@@ -102,7 +102,8 @@ class Resolution(NamedTuple):
                 )
                 parts.insert(
                     0,
-                    f"a {self.kind} of that name exists in namespace{'s' if len(elsewhere) > 1 else ''} {listed}{unset}",
+                    f"a {self.kind} of that name exists in namespace{'s' if len(elsewhere) > 1 else ''} "
+                    f"{listed}{unset}",
                 )
             return head + "; " + "; ".join(parts)
         if self.status is Status.MISSING:
@@ -395,7 +396,7 @@ def _differ_in_one_short_word(a: str, b: str) -> bool:
     words_a, words_b = re.split(r"[.\-_/]", a.lower()), re.split(r"[.\-_/]", b.lower())
     if len(words_a) != len(words_b):
         return False
-    differing = [(x, y) for x, y in zip(words_a, words_b) if x != y]
+    differing = [(x, y) for x, y in zip(words_a, words_b, strict=True) if x != y]
     return len(differing) == 1 and max(len(differing[0][0]), len(differing[0][1])) <= 3
 
 

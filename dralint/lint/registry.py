@@ -16,13 +16,14 @@ from __future__ import annotations
 import importlib
 import json
 import zlib
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterable
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from dralint.lint.context import Context
     from dralint.diagnostics import Finding
     from dralint.k8s.objects import KubeObject
+    from dralint.lint.context import Context
 
 ObjectCheckFn = Callable[["KubeObject", "Context"], Iterable["Finding"]]
 ContextCheckFn = Callable[["Context"], Iterable["Finding"]]
@@ -104,7 +105,7 @@ def _wanted(modules: list[tuple[str, Path]], kinds: Iterable[str] | None) -> lis
         return names
     from dralint.lint import check_index
 
-    if check_index.DIGEST != _digest(modules):
+    if _digest(modules) != check_index.DIGEST:
         return names
     present = set(kinds)
     # None: a check for every kind or a run-wide check; missing: a module newer than the index.

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from dralint.diagnostics import Diagnostic, Related, Span
 from dralint.lint.options import LintOptions

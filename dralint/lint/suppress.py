@@ -23,14 +23,15 @@ import dataclasses
 import datetime as dt
 import fnmatch
 import re
-from typing import Callable, Iterable, Iterator, NamedTuple
+from collections.abc import Callable, Iterable, Iterator
+from typing import NamedTuple
 
+from dralint.diagnostics import Diagnostic, Finding, Span, Suppressed
+from dralint.k8s.objects import KubeObject, pod_templates
 from dralint.lint.catalog import Rule, load_catalog
 from dralint.lint.config import UNKNOWN_RULE
-from dralint.diagnostics import Diagnostic, Finding, ObjectRef, Span, Suppressed
 from dralint.lint.engine import RunResult, enabled_rules, rule_matches
 from dralint.lint.fingerprint import normal_path
-from dralint.k8s.objects import KubeObject, pod_templates
 from dralint.lint.options import LintOptions
 from dralint.yaml.loader import Document, SourceText, iter_paths
 
@@ -210,6 +211,12 @@ def _within(outer: Span) -> Callable[[Diagnostic], bool]:
     return lambda d: d.span.path == outer.path and start <= (d.span.line, d.span.column) < end
 
 
+def _on_object(obj: KubeObject) -> Callable[[Diagnostic], bool]:
+    """An object's annotation covers the findings inside its text and those attributed to it."""
+    inside, ref = _within(obj.span(())), obj.ref
+    return lambda d: inside(d) or d.object == ref
+
+
 def _annotation(
     obj: KubeObject, meta_path: tuple, covers: Callable[[Diagnostic], bool], what: str, findings: list[Finding]
 ) -> Suppression | None:
@@ -252,13 +259,7 @@ def annotation_suppressions(objects: Iterable[KubeObject], findings: list[Findin
     """Suppressions from object annotations and pod-template annotations."""
     out: list[Suppression] = []
     for obj in objects:
-
-        def on_object(
-            d: Diagnostic, inside: Callable[[Diagnostic], bool] = _within(obj.span(())), ref: ObjectRef = obj.ref
-        ) -> bool:
-            return inside(d) or d.object == ref
-
-        found = _annotation(obj, ("metadata",), on_object, f"on {obj.display}", findings)
+        found = _annotation(obj, ("metadata",), _on_object(obj), f"on {obj.display}", findings)
         if found:
             out.append(found)
         for template in pod_templates(obj):
@@ -309,7 +310,8 @@ def _meta_findings(
         if sup.until is not None and sup.until < today:
             out.append(
                 Finding(
-                    f"the suppression of {', '.join(sup.selectors)} ({sup.form}) expired on {sup.until.isoformat()}; its findings are reported again",
+                    f"the suppression of {', '.join(sup.selectors)} ({sup.form}) expired on "
+                    f"{sup.until.isoformat()}; its findings are reported again",
                     sup.span,
                     hint="fix the findings, or extend the date if the exception still holds",
                     rule=EXPIRED,
@@ -330,7 +332,8 @@ def _meta_findings(
             elif selector not in sup.used and any(r.id in enabled for r in named):
                 out.append(
                     Finding(
-                        f"the suppression of {selector} ({sup.form}) matches no finding; remove it so it cannot hide a future one",
+                        f"the suppression of {selector} ({sup.form}) matches no finding; remove it so it "
+                        "cannot hide a future one",
                         sup.span,
                         hint="delete the suppression, or move it to the line the finding is on",
                         rule=UNUSED,

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from itertools import islice
-from typing import Any, Callable, Hashable, Iterable, Iterator
+from typing import Any
 
 from dralint.lint.engine import RunResult
 

@@ -8,7 +8,7 @@ dralint's exclusive end.
 
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 from dralint.diagnostics import Diagnostic, Severity
 from dralint.lint.engine import RunResult
@@ -49,7 +49,8 @@ def annotation(
     span = diag.span
     end_column = max(span.column, span.end_column - 1) if span.end_line == span.line else span.end_column
     return (
-        f"::{_COMMAND[diag.severity]} file={files[span.path]},line={span.line},col={span.column},endLine={span.end_line},"
+        f"::{_COMMAND[diag.severity]} "
+        f"file={files[span.path]},line={span.line},col={span.column},endLine={span.end_line},"
         f"endColumn={end_column},title={titles[diag.rule, diag.name]}::{_data(diag.message)}{hints[diag.hint]}"
     )
 

@@ -1,10 +1,11 @@
-"""``--format json``: the stable machine contract (version 1), documented in the README."""
+"""``--format json``: the stable machine contract (version 1), documented in docs/output-formats.md."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Iterator
 from json.encoder import encode_basestring_ascii as _text
-from typing import Any, Iterable, Iterator
+from typing import Any
 
 from dralint import __version__
 from dralint.diagnostics import Diagnostic, ObjectRef, Severity, Span

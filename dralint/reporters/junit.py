@@ -18,8 +18,8 @@ from collections import defaultdict
 from functools import cached_property
 
 from dralint.diagnostics import Diagnostic, Severity, Span
-from dralint.lint.engine import FileResult, RunResult
 from dralint.k8s.objects import KubeObject
+from dralint.lint.engine import FileResult, RunResult
 
 _NOT_XML = re.compile("[^\u0009\u000a\u000d\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 

@@ -1,6 +1,6 @@
 """``--format sarif``: SARIF 2.1.0 for GitHub code scanning and other SARIF viewers.
 
-The shape follows what GitHub reads (see the README's CI section): one run, a driver with
+The shape follows what GitHub reads (docs/output-formats.md, docs/ci.md): one run, a driver with
 name, semanticVersion and the rules that occur (each with its full documentation in
 ``help``), results with a 1-based full region, a repository-relative URI against
 ``%SRCROOT%`` (``--sarif-root``), ``partialFingerprints`` that survive line moves, related
@@ -17,16 +17,17 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterable, Iterator
 from json.encoder import encode_basestring
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any
 from urllib.parse import quote
 
 from dralint import __version__
-from dralint.lint.catalog import Rule, load_catalog
 from dralint.diagnostics import Diagnostic, ObjectRef, Replacement, Severity, Span, Suppressed
-from dralint.lint.ruledocs import explain
+from dralint.lint.catalog import Rule, load_catalog
 from dralint.lint.engine import RunResult
+from dralint.lint.ruledocs import explain
 from dralint.reporters import RepeatedTexts, joined
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -306,4 +307,5 @@ def _result_texts(
             else ""
         )
         quiet = "" if suppression is None else silenced[suppression.kind, suppression.justification]
-        yield f"{heads[diag.rule, diag.severity]}{_string(diag.message)[:-1]}{hints[diag.hint]}{place}{logical}}}]{marks}{quiet}}}"
+        head = heads[diag.rule, diag.severity]
+        yield f"{head}{_string(diag.message)[:-1]}{hints[diag.hint]}{place}{logical}}}]{marks}{quiet}}}"

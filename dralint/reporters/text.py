@@ -6,9 +6,10 @@ CI problem matchers can jump to it.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator, Mapping
 from itertools import groupby
 from operator import attrgetter, is_
-from typing import Iterable, Iterator, Mapping, NamedTuple
+from typing import NamedTuple
 
 from dralint.diagnostics import Diagnostic, Severity, Span
 from dralint.lint.assembly import Prepare

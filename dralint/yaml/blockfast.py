@@ -28,11 +28,11 @@ from __future__ import annotations
 
 import re
 import sys
-from typing import Any, Callable, Iterator, NamedTuple
+from collections.abc import Callable, Iterator
+from typing import Any, NamedTuple
 
 from dralint.yaml.positions import Pos, mapping_entry
 from dralint.yaml.scalars import key_text, out_of_range, resolve_plain
-
 
 #: Characters that send a file to libyaml: controls (tab included), DEL and the C1 controls
 #: (NEL included), LS, PS, surrogates, the BOM and the non-characters U+FFFE and U+FFFF; that is,
@@ -641,7 +641,7 @@ def read_documents(
     whose first line is file line ``line``: the loader reads the stretches of a large file in
     several processes (``dralint.yaml.loader.pieces``). Returns (offset where the reader
     stopped, why), or (the stretch's end, None) when every document was read."""
-    for start, stop in zip(starts, stops):
+    for start, stop in zip(starts, stops, strict=True):
         if start == until:
             return start, "the loader reads the rest"
         next_line = line + text.count("\n", start, stop)
@@ -718,7 +718,7 @@ def stretches(text: str, size: int, max_depth: int) -> list[DocumentRun | ItemRu
                 DocumentRun(starts[first:last], stops[first:last], first_line, max(first - empty_prelude, 0), whole)
             )
 
-    for number, (start, stop) in enumerate(zip(starts, stops)):
+    for number, (start, stop) in enumerate(zip(starts, stops, strict=True)):
         next_line = line + text.count("\n", start, stop)
         items = None
         if stop - start > size:

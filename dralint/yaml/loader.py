@@ -21,9 +21,10 @@ import re
 import sys
 from array import array
 from collections import OrderedDict
+from collections.abc import Callable, Iterator
 from functools import partial
 from itertools import accumulate, repeat
-from typing import Any, Callable, Iterator, NamedTuple
+from typing import Any, NamedTuple
 
 import yaml
 from yaml.events import (
@@ -648,9 +649,13 @@ class _Builder:
             pos = self._pos(ev)
             if pos[0] != pos[2]:
                 style = ev.style
-                if style in ('"', "'") and self.stack and not self.stack[-1].flow:
-                    self.needs_strict = True
-                elif style in ("|", ">") and ev.value[:1] in ("", "\n"):
+                if (
+                    style in ('"', "'")
+                    and self.stack
+                    and not self.stack[-1].flow
+                    or style in ("|", ">")
+                    and ev.value[:1] in ("", "\n")
+                ):
                     self.needs_strict = True
             self.written += 1
             chars = len(ev.value)
@@ -987,7 +992,7 @@ def numbered_right(cut: list[Piece], counts: list[int]) -> bool:
     planner numbers a piece by the documents before it, and each piece read (``counts``) tells
     how many there were."""
     following = 0  # the number of the next document
-    for piece, count in zip(cut, counts):
+    for piece, count in zip(cut, counts, strict=True):
         within_list = isinstance(piece, blockfast.ItemRun) and piece.first > 0
         if piece.document != (following - 1 if within_list else following):
             return False
@@ -1001,13 +1006,15 @@ def _too_large(text: str) -> dict[int, tuple[int, bool]]:
     if len(text) <= MAX_DOCUMENT_CHARS:
         return {}
     out = {}
-    for start, stop in zip(*blockfast.document_bounds(text)):
+    for start, stop in zip(*blockfast.document_bounds(text), strict=True):
         if stop - start <= MAX_DOCUMENT_CHARS:
             continue
         layout = _list_layout(text, start, stop)
         if layout is None:
             out[start] = (stop, False)
-        elif max(b - a for a, b in zip(layout.items, [*layout.items[1:], layout.stop])) > MAX_DOCUMENT_CHARS:
+        elif (
+            max(b - a for a, b in zip(layout.items, [*layout.items[1:], layout.stop], strict=True)) > MAX_DOCUMENT_CHARS
+        ):
             out[start] = (stop, True)
     return out
 
@@ -1187,7 +1194,7 @@ def _cut_list(document: Document) -> list[Document] | None:
     entry = document._walk(("items",))[0]
     return [
         Document(document.source, document.index, item, pos, document.finite, number)
-        for number, (item, pos) in enumerate(zip(data["items"], entry[5]))
+        for number, (item, pos) in enumerate(zip(data["items"], entry[5], strict=True))
     ]
 
 

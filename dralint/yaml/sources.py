@@ -12,8 +12,9 @@ import os
 import re
 import stat
 import sys
+from collections.abc import Iterator
 from pathlib import Path
-from typing import BinaryIO, Iterator
+from typing import BinaryIO
 
 #: Files larger than this are reported and skipped: no real manifest comes near it.
 MAX_FILE_BYTES = 256 * 1024 * 1024

@@ -217,7 +217,9 @@ class _Pass:
                 if parent < indent < widest[0]:
                     self.report(
                         self.starts[widest[1]] + indent,
-                        f"a leading empty line of this block scalar has {widest[0]} spaces, more than its first content line ({indent}); remove the extra spaces or add an indentation indicator",
+                        f"a leading empty line of this block scalar has {widest[0]} spaces, more than its "
+                        f"first content line ({indent}); remove the extra spaces or add an indentation "
+                        "indicator",
                     )
                 return
             if len(text) > widest[0]:

@@ -6,8 +6,8 @@ import copy
 
 import pytest
 
-from dralint.k8s.apivalidation.schema import schema_set
 from dralint.fix.convert import EXACT_FIELDS, ConversionError, convertible, to_v1
+from dralint.k8s.apivalidation.schema import schema_set
 
 
 def claim(requests: list, kind: str = "ResourceClaim", version: str = "v1beta1") -> dict:

@@ -9,15 +9,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from conftest import CORPUS
-from dralint.lint.engine import run
+
 from dralint.fix.convert import KINDS
 from dralint.fix.runner import fix_bytes, new_errors
 from dralint.k8s.manifests import objects_from
+from dralint.lint.engine import run
 from dralint.lint.options import LintOptions
-from dralint.yaml.sources import SourceFile, decode
 from dralint.yaml.loader import SourceText, load
+from dralint.yaml.sources import SourceFile, decode
 
 OPTIONS = LintOptions(profile="strict")
 #: Findings that mean "not (yet) in v1 shape"; none may survive the fix.

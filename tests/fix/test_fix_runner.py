@@ -126,8 +126,8 @@ spec:
 
 def test_replacements_reproduce_the_fix_region_by_region() -> None:
     text = (
-        MANIFEST
-        + "---\napiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: g}\nspec:\n  extendedResouceName: example.com/gpu"
+        MANIFEST + "---\napiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: g}\nspec:\n"
+        "  extendedResouceName: example.com/gpu"
     )
     result = run([SourceFile("m.yaml", text)], LintOptions(profile="strict"))
     regions = fix_replacements(result)

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from dralint.diagnostics import Finding
 from dralint.k8s.apivalidation import ApiError, check_pod_spec, validate_object
 from dralint.k8s.apivalidation import errors as E
 from dralint.k8s.controllers import controller_errors
-from dralint.lint.context import Context
-from dralint.diagnostics import Finding
 from dralint.k8s.objects import KubeObject, pod_templates
+from dralint.lint.context import Context
 from dralint.lint.registry import object_check
 
 API_RULES = (

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from dralint.checks.cel.sites import SELECTOR_KINDS, selector_groups
+from dralint.diagnostics import Finding
 from dralint.k8s.cel import CelIssue, check
 from dralint.k8s.cel.ast import Node
 from dralint.k8s.cel.lints import SelectorNote, gated_uses, scalar_comprehensions
-from dralint.checks.cel.sites import SELECTOR_KINDS, selector_groups
-from dralint.lint.context import Context
-from dralint.diagnostics import Finding
 from dralint.k8s.objects import KubeObject
+from dralint.lint.context import Context
 from dralint.lint.registry import object_check
 
 _RULE_BY_KIND = {
@@ -60,7 +60,7 @@ def _stops_before_cost(expression: str, ast: Node, gated: list[SelectorNote], ct
 def check_selector_compiles(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     """Compile every selector as the API server does."""
     for group in selector_groups(obj):
-        for path, expression in zip(group.paths, group.expressions):
+        for path, expression in zip(group.paths, group.expressions, strict=True):
             result = check(expression)
             ast = result.ast if all(e.kind == "cost" for e in result.errors) else None  # compiled
             gated = _gated_uses(expression, ast, ctx) if ast is not None else []

@@ -1,14 +1,16 @@
 """CEL007, CEL009, CEL011, CEL013, CEL014, CEL016: selector mistakes the API server accepts.
 
 The checker types every attribute as dyn, so a version compared with a string compiles and only
-fails (or silently never matches) when the scheduler runs it.  With ``--slices`` the version and domain knowledge comes from the
-devices; without it, from the driver catalog for the domains it describes, and from names and
-literals elsewhere. CEL009 leaves out reads of what every device a catalog class offers has.
+fails (or silently never matches) when the scheduler runs it.  With ``--slices`` the version and
+domain knowledge comes from the devices; without it, from the driver catalog for the domains it
+describes, and from names and literals elsewhere. CEL009 leaves out reads of what every device a
+catalog class offers has.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import partial
 
 from dralint.checks.cel.drivers import Target, always_carried, targets
 from dralint.checks.cel.sites import SELECTOR_KINDS, class_expressions, selector_groups
@@ -114,7 +116,7 @@ def check_selector_semantics(obj: KubeObject, ctx: Context) -> Iterator[Finding]
         drivers = set().union(*(_pinned(e, ctx) for e in scope))
         compiled = all(check(e).ok for e in group.expressions)
         found = targets(obj, group, ctx) if snapshot is None and compiled else []
-        for path, expression in zip(group.paths, group.expressions):
+        for path, expression in zip(group.paths, group.expressions, strict=True):
             result = check(expression)
             if result.ast is None or result.not_checked or any(e.kind != "cost" for e in result.errors):
                 continue
@@ -124,7 +126,7 @@ def check_selector_semantics(obj: KubeObject, ctx: Context) -> Iterator[Finding]
             for rule, note, severity in notes:
                 yield _finding(obj, path, note, rule, severity)
             constant = (
-                ctx.memo((__name__, "constant", expression), lambda: constant_value(expression)) if constants else None
+                ctx.memo((__name__, "constant", expression), partial(constant_value, expression)) if constants else None
             )
             if constant is not None:
                 outcome = {True: "always true: it selects every device", False: "always false: it selects no device"}

@@ -13,15 +13,15 @@ import re
 from collections import defaultdict
 from collections.abc import Iterator
 
-from dralint.k8s.cel import Device, Selection, check, matching_devices
-from dralint.k8s.cel.lints import STANDARD_DOMAINS, lookups
 from dralint.checks.cel.sites import SELECTOR_KINDS, SelectorGroup, class_expressions, selector_groups
 from dralint.checks.scheduling.simulation import snapshot_cel_devices
-from dralint.lint.context import Context
 from dralint.diagnostics import Finding, Span
+from dralint.k8s.cel import Device, Selection, check, matching_devices
+from dralint.k8s.cel.lints import STANDARD_DOMAINS, lookups
 from dralint.k8s.objects import KubeObject
-from dralint.lint.registry import object_check
 from dralint.k8s.semver import Semver
+from dralint.lint.context import Context
+from dralint.lint.registry import object_check
 
 __all__ = ["Inventory", "inventory", "uses_snapshot"]
 
@@ -166,7 +166,7 @@ def check_attribute_names(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     names = inventory(ctx).names
     domains = {domain for _kind, domain in names}
     for group in selector_groups(obj):
-        for path, expression in zip(group.paths, group.expressions):
+        for path, expression in zip(group.paths, group.expressions, strict=True):
             result = check(expression)
             if result.ast is None:
                 continue
@@ -174,7 +174,8 @@ def check_attribute_names(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
                 published = names.get((lookup.kind, lookup.domain))
                 if published and lookup.name not in published and lookup.domain not in STANDARD_DOMAINS:
                     message = (
-                        f"no device in the snapshot publishes {lookup.kind[:-1] if lookup.kind == 'attributes' else 'capacity'} "
+                        "no device in the snapshot publishes "
+                        f"{lookup.kind[:-1] if lookup.kind == 'attributes' else 'capacity'} "
                         f'"{lookup.name}" in domain "{lookup.domain}"'
                     )
                     yield _named(obj, path, expression, lookup.node.offset, lookup.name, message, sorted(published))

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
-from dralint.lint.context import Context
 from dralint.diagnostics import Finding
 from dralint.k8s.migration import extended_resource_classes, winning_class
+from dralint.lint.context import Context
 from dralint.lint.registry import context_check
 
 

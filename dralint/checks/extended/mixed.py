@@ -9,7 +9,8 @@ and names an attribute of the snapshot that keeps one kind.
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from dralint.checks.scheduling.simulation import simulation
 from dralint.diagnostics import Finding

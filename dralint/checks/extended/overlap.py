@@ -8,9 +8,8 @@ claims allocate the same physical GPUs again.
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
-from dralint.lint.context import Context
 from dralint.diagnostics import Finding, Severity
 from dralint.k8s.labels import NodeSelection, Requirement
 from dralint.k8s.migration import (
@@ -23,6 +22,7 @@ from dralint.k8s.migration import (
     slice_selection,
 )
 from dralint.k8s.objects import KubeObject
+from dralint.lint.context import Context
 from dralint.lint.registry import context_check
 from dralint.yaml.scalars import flow_scalar
 
@@ -71,9 +71,12 @@ def _overlaps(ctx: Context, plugin: NodeAgent, by_nodes: bool = True) -> list[_O
             common = plugin_nodes & {selection.node_name}  # most slices: skip matching every node
         elif known_nodes:
             common = plugin_nodes & _nodes(ctx, selection)
-        elif selection is None or plugin.selection.unrestricted:
-            common = set()
-        elif selection.node_name is None and plugin.selection.may_overlap(selection):
+        elif (
+            selection is None
+            or plugin.selection.unrestricted
+            or selection.node_name is None
+            and plugin.selection.may_overlap(selection)
+        ):
             common = set()
         else:
             continue  # a slice for a named node whose labels are unknown: cannot tell
@@ -109,7 +112,10 @@ def _affinity_hint(plugin: NodeAgent, overlaps: list[_Overlap]) -> str:
     label = _dra_label(plugin, overlaps)
     if label is None:
         term = "{key: dra.example/managed, operator: DoesNotExist}"
-        lead = "label the nodes of the DRA pool (for example `dra.example/managed=true`) and exclude them from the device plugin"
+        lead = (
+            "label the nodes of the DRA pool (for example `dra.example/managed=true`) and exclude them from the "
+            "device plugin"
+        )
     elif label.operator == "Exists":
         term = f"{{key: {flow_scalar(label.key)}, operator: DoesNotExist}}"
         lead = "exclude the DRA pool from the device plugin"
@@ -150,7 +156,8 @@ def check_device_plugin_dra_overlap(ctx: Context) -> Iterator[Finding]:
         yield plugin.obj.finding(
             path,
             f"device plugin {plugin.obj.display} advertises {', '.join(sorted(plugin.names))} and DRA driver "
-            f"{', '.join(drivers)} publishes the same devices{where}: both hand them out, so one device can be given to two pods",
+            f"{', '.join(drivers)} publishes the same devices{where}: both hand them out, so one device can "
+            "be given to two pods",
             hint=_affinity_hint(plugin, overlaps),
             key=True,
             related=tuple(

@@ -8,14 +8,14 @@ limiting them.
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
-from dralint.lint.refs import resolve_pod_claim
-from dralint.k8s.claims import class_drivers, device_requests, pod_claim_entries
-from dralint.lint.context import Context
 from dralint.diagnostics import Finding
+from dralint.k8s.claims import class_drivers, device_requests, pod_claim_entries
 from dralint.k8s.migration import extended_resource_classes, is_extended_resource_name, same_vendor
 from dralint.k8s.objects import KubeObject, pod_templates
+from dralint.lint.context import Context
+from dralint.lint.refs import resolve_pod_claim
 from dralint.lint.registry import context_check
 
 QUOTA_SUFFIX = ".deviceclass.resource.k8s.io/devices"
@@ -75,7 +75,8 @@ def _quota_findings(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
                 continue
             yield obj.finding(
                 ("spec", "hard", key),
-                f"quota {key} does not count devices that pods in namespace {obj.namespace!r} get through ResourceClaims "
+                f"quota {key} does not count devices that pods in namespace {obj.namespace!r} get through "
+                "ResourceClaims "
                 f"of DeviceClass {class_name!r}; those are counted under {quota_key}",
                 hint=f'add the claim-based limit next to it in spec.hard: `{quota_key}: "{value}"`',
                 key=True,

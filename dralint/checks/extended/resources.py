@@ -8,11 +8,11 @@ scheduler reports ``cannot fit resource`` / ``Insufficient`` and the pod stays P
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
-from dralint.k8s.claims import class_drivers, device_requests, pod_claim_entries
-from dralint.lint.context import Context
 from dralint.diagnostics import Finding, Severity
+from dralint.k8s.claims import class_drivers, device_requests, pod_claim_entries
 from dralint.k8s.labels import NodeSelection, pod_node_selection
 from dralint.k8s.migration import (
     IMPLICIT_PREFIX,
@@ -29,10 +29,11 @@ from dralint.k8s.migration import (
     template_extended_requests,
 )
 from dralint.k8s.objects import POD_TEMPLATE_KINDS, KubeObject, PodTemplate, pod_templates
-from dralint.yaml.plain import as_dict
+from dralint.lint.context import Context
 from dralint.lint.refs import looks_like_typo, reference_finding, resolve, resolve_pod_claim
 from dralint.lint.registry import object_check
 from dralint.yaml.loader import DataPath
+from dralint.yaml.plain import as_dict
 
 
 def _plugin_coverage(ctx: Context, resource: str, selection: NodeSelection) -> tuple[bool, list[NodeAgent]]:
@@ -165,7 +166,10 @@ def check_unprovided_extended_resource(obj: KubeObject, ctx: Context) -> Iterato
                 detail += (
                     f"; {device_class.display} maps the close name {name!r}, which no pod asks for: did you mean it?"
                 )
-                hint = f"make the two names agree: change the pod's resource to {name!r} or the DeviceClass's extendedResourceName to {request.resource!r}"
+                hint = (
+                    f"make the two names agree: change the pod's resource to {name!r} or the DeviceClass's "
+                    f"extendedResourceName to {request.resource!r}"
+                )
                 related += (
                     device_class.related(("spec", "extendedResourceName"), f"{device_class.display} maps {name}"),
                 )
@@ -275,10 +279,13 @@ def _twice(
     where: DataPath = request.path
     return obj.finding(
         where,
-        f"container {container.get('name', '?')!r} of {template.label} asks for {request.resource} and also claims devices of "
-        f"DeviceClass {', '.join(sorted(set(classes)))}: the same kind of device through two paths, which can double the "
+        f"container {container.get('name', '?')!r} of {template.label} asks for {request.resource} and also "
+        "claims devices of "
+        f"DeviceClass {', '.join(sorted(set(classes)))}: the same kind of device through two paths, which "
+        "can double the "
         "devices it holds or fail when one path has none left",
-        hint="request the devices one way (the claim, during a migration), and test the exact combination on a node before rollout",
+        hint="request the devices one way (the claim, during a migration), and test the exact combination on a "
+        "node before rollout",
         key=True,
         related=tuple(t.related(("metadata", "name"), f"{t.display} claims the devices") for t in targets),
     )

@@ -15,7 +15,8 @@ finding, because the admission plugin knows nothing of it.
 
 from __future__ import annotations
 
-from typing import Iterator, NamedTuple
+from collections.abc import Iterator
+from typing import NamedTuple
 
 from dralint.diagnostics import Finding, Severity, Span
 from dralint.k8s.objects import POD_TEMPLATE_KINDS, KubeObject, PodTemplate, pod_templates
@@ -70,7 +71,10 @@ _FIXES: dict[str, str] = {
     "sysctls": "remove the sysctl, or use one of the safe sysctls",
     "windowsHostProcess": "remove `windowsOptions.hostProcess: true`",
     "hostProbesAndHostLifecycle": "remove `host` from the probe or hook; it then targets the pod's own IP",
-    "restrictedVolumes": "use configMap, secret, projected, downwardAPI, emptyDir, ephemeral, image, csi or persistentVolumeClaim volumes",
+    "restrictedVolumes": (
+        "use configMap, secret, projected, downwardAPI, emptyDir, ephemeral, image, csi or "
+        "persistentVolumeClaim volumes"
+    ),
     "allowPrivilegeEscalation": "set `securityContext: {allowPrivilegeEscalation: false}` on every container",
     "runAsNonRoot": "set `securityContext: {runAsNonRoot: true}` at pod level (containers inherit it)",
     "runAsUser": "set a non-zero `runAsUser`, e.g. 10001",
@@ -212,7 +216,8 @@ def check_namespace_labels(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
             path,
             f"label {problem.label}: {problem.value!r} {problem.message}"
             + ("; the API server refuses to create the Namespace with it" if problem.rejected else ""),
-            hint='levels are privileged, baseline and restricted; versions are "latest" or "v1.<minor>"; modes are enforce, warn and audit',
+            hint='levels are privileged, baseline and restricted; versions are "latest" or "v1.<minor>"; modes '
+            "are enforce, warn and audit",
             rule=LABEL_RULE,
             key=not problem.rejected,
             severity=Severity.ERROR if problem.rejected else Severity.WARNING,

@@ -7,7 +7,7 @@ resets the replica count to the manifest's number until the autoscaler corrects 
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from dralint.diagnostics import Finding
 from dralint.k8s.autoscaling import autoscaler_of

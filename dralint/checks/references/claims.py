@@ -3,22 +3,22 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Iterator
+from collections.abc import Iterator
 
+from dralint.diagnostics import Finding, Related
 from dralint.k8s.claims import (
     CLAIM_KINDS,
     DeviceRequest,
-    class_drivers,
     claim_spec_path,
+    class_drivers,
     device_requests,
     requests_in_scope,
 )
-from dralint.lint.context import Context
-from dralint.diagnostics import Finding, Related
 from dralint.k8s.objects import KubeObject
-from dralint.yaml.plain import as_list
+from dralint.lint.context import Context
 from dralint.lint.refs import reference_finding, resolve
 from dralint.lint.registry import object_check
+from dralint.yaml.plain import as_list
 
 NOT_IN_SCOPE = "REF001"
 ADMIN_ACCESS_LABEL = "resource.kubernetes.io/admin-access"
@@ -146,7 +146,8 @@ def check_match_attribute_published(obj: KubeObject, ctx: Context) -> Iterator[F
         similar = sorted(n for n in names if n.rpartition("/")[2].lower() == attribute.rpartition("/")[2].lower())
         yield obj.finding(
             spec_path + ("devices", "constraints", index, "matchAttribute"),
-            f"matchAttribute {attribute!r}: none of the {count} devices of {', '.join(sorted(known[0]))} in the cluster state "
+            f"matchAttribute {attribute!r}: none of the {count} devices of {', '.join(sorted(known[0]))} in "
+            "the cluster state "
             "publishes this attribute, so the constraint can never be met and the claim cannot be allocated",
             hint=(
                 f"use {similar[0]!r}" if similar else "use an attribute the driver publishes (see the ResourceSlices)"

@@ -9,7 +9,7 @@ near-identical name). References marked ``optional: true`` are skipped, as the k
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from dralint.diagnostics import Finding
 from dralint.k8s.objects import POD_TEMPLATE_KINDS, KubeObject, pod_templates

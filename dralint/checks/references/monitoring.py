@@ -10,7 +10,8 @@ hold every Service (``--closed-world Service``), which REF027 reports.
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from dralint.diagnostics import Finding
 from dralint.k8s.objects import KubeObject
@@ -59,7 +60,8 @@ def check_service_monitor(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
         elsewhere = ", ".join(f"{s.display}" for s in matching[:3])
         yield obj.finding(
             ("spec", "selector"),
-            f"{obj.display} watches namespace {where}, but the Services its selector matches ({elsewhere}) are elsewhere: nothing is scraped",
+            f"{obj.display} watches namespace {where}, but the Services its selector matches ({elsewhere}) "
+            "are elsewhere: nothing is scraped",
             hint="add their namespace to `namespaceSelector.matchNames` (or move the ServiceMonitor)",
             rule="REF027",
             key=True,
@@ -71,7 +73,8 @@ def check_service_monitor(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     elif ctx.is_closed("Service"):
         yield obj.finding(
             ("spec", "selector"),
-            f"{obj.display} selects no Service of namespace {where} (the run holds every Service: --closed-world Service): nothing is scraped",
+            f"{obj.display} selects no Service of namespace {where} (the run holds every Service: "
+            "--closed-world Service): nothing is scraped",
             hint="correct the selector or the Service's labels",
             rule="REF027",
             key=True,
@@ -79,8 +82,10 @@ def check_service_monitor(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     else:
         yield obj.finding(
             ("spec", "selector"),
-            f"{obj.display} selects Services of namespace {where}; none among the scanned files matches, so the selection could not be checked",
-            hint="add the Service's file to the run (or --context); if the run holds every Service, pass --closed-world Service",
+            f"{obj.display} selects Services of namespace {where}; none among the scanned files matches, so "
+            "the selection could not be checked",
+            hint="add the Service's file to the run (or --context); if the run holds every Service, pass "
+            "--closed-world Service",
             rule=NOT_IN_SCOPE,
             key=True,
         )

@@ -6,17 +6,17 @@ typo in a JobSet's worker template is caught exactly like one in a bare Pod.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import replace
-from typing import Iterator
 
-from dralint.k8s.claims import class_drivers, device_requests, pod_claim_entries, request_names
-from dralint.lint.context import Context
 from dralint.diagnostics import Finding, Related
+from dralint.k8s.claims import class_drivers, device_requests, pod_claim_entries, request_names
 from dralint.k8s.objects import POD_TEMPLATE_KINDS, KubeObject, PodTemplate, pod_templates
-from dralint.yaml.plain import as_dict, as_list
+from dralint.lint.context import Context
 from dralint.lint.refs import looks_like_typo, reference_finding, resolve_pod_claim
 from dralint.lint.registry import object_check
 from dralint.yaml.loader import DataPath
+from dralint.yaml.plain import as_dict, as_list
 
 NOT_IN_SCOPE = "REF001"
 OTHER_FIELD = {"resourceClaimTemplateName": "resourceClaimName", "resourceClaimName": "resourceClaimTemplateName"}
@@ -163,13 +163,20 @@ def _unknown_request(
     sub_parent = [n.split("/")[0] for n in _subrequests(target) if n.split("/")[1] == request]
     detail = f"its requests are {', '.join(repr(n) for n in names)}"
     if sub_parent:
-        hint = f"{request!r} is a subrequest of {sub_parent[0]!r}; a container names the request: `request: {sub_parent[0]}`"
+        hint = (
+            f"{request!r} is a subrequest of {sub_parent[0]!r}; a container names the request: `request: "
+            f"{sub_parent[0]}`"
+        )
     else:
         near = [n for n in names if looks_like_typo(request, n)]
-        hint = f"use one of the request names{f' (did you mean {near[0]!r}?)' if near else ''}, or drop `request` to get every device of the claim"
+        hint = (
+            f"use one of the request names{f' (did you mean {near[0]!r}?)' if near else ''}, or drop `request` "
+            "to get every device of the claim"
+        )
     return obj.finding(
         path + ("request",),
-        f"container claim {claim!r} of {template.label} asks for request {request!r}, which {target.display} does not have, so the container gets none of its devices; {detail}",
+        f"container claim {claim!r} of {template.label} asks for request {request!r}, which {target.display} "
+        f"does not have, so the container gets none of its devices; {detail}",
         hint=hint,
         rule="REF005",
         related=(target.related(("spec",), f"the requests of {target.display}", key=True),),

@@ -8,7 +8,7 @@ may listen on ports it does not declare (kube-linter reports those too; dralint 
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from dralint.diagnostics import Finding
 from dralint.k8s.objects import POD_TEMPLATE_KINDS, KubeObject, pod_templates
@@ -32,7 +32,8 @@ def check_probe_ports(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
                 hint = (
                     f"did you mean {near[0]!r}?"
                     if near
-                    else f"name a declared port, give the number, or add `ports: [{{name: {port}, containerPort: <n>}}]`"
+                    else f"name a declared port, give the number, or add `ports: [{{name: {port}, containerPort: "
+                    "<n>}]`"
                 )
                 yield obj.finding(
                     path + probe_path,

@@ -10,7 +10,8 @@ selector's own rule reports.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
 
 from dralint.diagnostics import Finding, Related
 from dralint.k8s.labels import label_text
@@ -85,7 +86,10 @@ def unselected(
         return None
     shown = ", ".join(f"{k}={v}" for k, v in _wanted(selector).items()) or "its selector"
     where = f"namespace {obj.namespace!r}" if obj.namespace else "its namespace"
-    head = f"{obj.display} {what} pods labelled {shown}, but no pod template of {where} among the run's objects has these labels"
+    head = (
+        f"{obj.display} {what} pods labelled {shown}, but no pod template of {where} among the run's objects has "
+        "these labels"
+    )
     near = _near_miss(_wanted(selector), namespace_templates(ctx, obj.namespace))
     others = _elsewhere(ctx, obj, selects)
     related: tuple[Related, ...] = ()
@@ -100,7 +104,10 @@ def unselected(
         hint = f"correct the selector (or the template's labels) so that {key} matches"
     elif others:
         listed = ", ".join(sorted({t.owner.namespace or "" for t in others}))
-        head += f"; pods of {', '.join(t.label for t in others)} in namespace {listed} match, but selectors do not cross namespaces"
+        head += (
+            f"; pods of {', '.join(t.label for t in others)} in namespace {listed} match, but selectors do not "
+            "cross namespaces"
+        )
         related = tuple(_labels_at(t, "matching pods in another namespace") for t in others)
         hint = f"move {obj.display} to the pods' namespace or the workload to {where}"
     elif ctx.is_closed(POD_WORLD):
@@ -111,7 +118,8 @@ def unselected(
             path,
             f"{obj.display} {what} pods labelled {shown}; no pod template of {where} among the scanned files has them, "
             "so the selection could not be checked",
-            hint="add the workload's file to the run (or --context); if the run holds every workload, pass --closed-world Pod",
+            hint="add the workload's file to the run (or --context); if the run holds every workload, pass "
+            "--closed-world Pod",
             rule=NOT_IN_SCOPE,
             key=True,
         )

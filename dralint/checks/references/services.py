@@ -7,7 +7,8 @@ does not have is certain, a number only suspicious (containers may listen on und
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from dralint.diagnostics import Finding, Severity
 from dralint.k8s.objects import KubeObject, PodTemplate
@@ -56,7 +57,8 @@ def check_target_ports(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
             listed = ", ".join(repr(n) for n in sorted(names)) or "none"
             yield obj.finding(
                 path,
-                f"{obj.display} forwards to port {target!r}, but no container of the pods it selects ({shown}) has a port of that name "
+                f"{obj.display} forwards to port {target!r}, but no container of the pods it selects "
+                f"({shown}) has a port of that name "
                 f"(named ports: {listed}); the Service has no endpoints for it",
                 hint="use a port name the containers declare, or the container port number",
                 rule="REF014",
@@ -65,7 +67,8 @@ def check_target_ports(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
             listed = ", ".join(str(n) for n in sorted(numbers))
             yield obj.finding(
                 path,
-                f"{obj.display} forwards to port {target}, which no container of the pods it selects ({shown}) declares "
+                f"{obj.display} forwards to port {target}, which no container of the pods it selects "
+                f"({shown}) declares "
                 f"(declared: {listed}); unless the container listens there undeclared, connections are refused",
                 hint="set targetPort to the port the container listens on",
                 rule="REF014",

@@ -9,15 +9,16 @@ something schedules the pods as a gang.
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
-from dralint.k8s.claims import pod_claim_entries
-from dralint.lint.context import Context
 from dralint.diagnostics import Finding
+from dralint.k8s.claims import pod_claim_entries
 from dralint.k8s.migration import template_extended_requests
 from dralint.k8s.objects import POD_TEMPLATE_KINDS, KubeObject, PodTemplate, pod_templates
-from dralint.yaml.plain import as_list
+from dralint.lint.context import Context
 from dralint.lint.registry import object_check
+from dralint.yaml.plain import as_list
 
 #: Schedulers that place a group of pods all-or-nothing.
 GANG_SCHEDULERS = frozenset(

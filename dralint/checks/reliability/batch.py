@@ -9,7 +9,7 @@ missed schedules (a controller outage, a long suspension) it stops scheduling al
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from dralint.diagnostics import Finding
 from dralint.k8s.objects import KubeObject
@@ -29,8 +29,10 @@ def check_job_ttl(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     if obj.get(("spec", "ttlSecondsAfterFinished")) is None:
         yield obj.finding(
             ("spec",),
-            f"{obj.display} sets no ttlSecondsAfterFinished: the finished Job and its pods stay in the cluster until deleted by hand",
-            hint="set `spec: {ttlSecondsAfterFinished: 86400}` (or create the Job from a CronJob, whose history limits prune it)",
+            f"{obj.display} sets no ttlSecondsAfterFinished: the finished Job and its pods stay in the "
+            "cluster until deleted by hand",
+            hint="set `spec: {ttlSecondsAfterFinished: 86400}` (or create the Job from a CronJob, whose history "
+            "limits prune it)",
             rule="REL014",
             key=True,
         )
@@ -44,7 +46,8 @@ def check_cronjob_deadline(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     if obj.get(("spec", "startingDeadlineSeconds")) is None:
         yield obj.finding(
             ("spec",),
-            f"{obj.display} sets no startingDeadlineSeconds: after 100 missed schedules (controller downtime, suspension) "
+            f"{obj.display} sets no startingDeadlineSeconds: after 100 missed schedules (controller "
+            "downtime, suspension) "
             "it stops scheduling jobs altogether",
             hint="set `spec: {startingDeadlineSeconds: 300}` (shorter than the schedule's interval)",
             rule="REL015",

@@ -9,14 +9,15 @@ GPU-node maintenance stall on it. The workloads are matched with the budget's la
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
-from dralint.lint.context import Context
 from dralint.diagnostics import Finding
 from dralint.k8s.autoscaling import autoscaler_of, min_replicas
 from dralint.k8s.labels import selector_matches
 from dralint.k8s.namespaces import by_namespace
 from dralint.k8s.objects import KubeObject, pod_templates
+from dralint.lint.context import Context
 from dralint.lint.registry import object_check
 
 _SCALED_KINDS = ("Deployment", "StatefulSet", "ReplicaSet")
@@ -52,7 +53,8 @@ def check_budget(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
     if _is_zero(max_unavailable):
         yield obj.finding(
             ("spec", "maxUnavailable"),
-            f"{obj.display} sets maxUnavailable to {max_unavailable}: no pod it covers can ever be evicted, so node drains never finish",
+            f"{obj.display} sets maxUnavailable to {max_unavailable}: no pod it covers can ever be evicted, "
+            "so node drains never finish",
             hint=hint,
         )
     elif isinstance(min_available, str) and min_available.strip() == "100%":
@@ -85,7 +87,8 @@ def check_budget(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
                 )
             yield obj.finding(
                 ("spec", "minAvailable"),
-                f"{obj.display} requires {min_available} available pods but {workload.display} {runs}: no pod can be evicted",
+                f"{obj.display} requires {min_available} available pods but {workload.display} {runs}: no "
+                "pod can be evicted",
                 hint=hint,
                 related=related,
             )
@@ -98,7 +101,8 @@ def check_unhealthy_eviction(obj: KubeObject, ctx: Context) -> Iterator[Finding]
         return
     yield obj.finding(
         ("spec",),
-        f"{obj.display} sets no unhealthyPodEvictionPolicy: with the default IfHealthyBudget, pods that are running but not ready "
+        f"{obj.display} sets no unhealthyPodEvictionPolicy: with the default IfHealthyBudget, pods that are "
+        "running but not ready "
         "cannot be evicted while the budget is exhausted, so a crash-looping release blocks node drains",
         hint="set `spec: {unhealthyPodEvictionPolicy: AlwaysAllow}`",
         rule="REL023",
@@ -128,8 +132,10 @@ def check_missing_budget(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
             continue
         yield obj.finding(
             ("spec", "replicas") if obj.get(("spec", "replicas")) is not None else ("spec",),
-            f"{obj.display} runs {replicas} replicas but no PodDisruptionBudget of the run selects its pods: a node drain may evict all of them at once",
-            hint="add `kind: PodDisruptionBudget` with `spec: {maxUnavailable: 1, selector: {matchLabels: <pod labels>}}`; "
+            f"{obj.display} runs {replicas} replicas but no PodDisruptionBudget of the run selects its pods: "
+            "a node drain may evict all of them at once",
+            hint="add `kind: PodDisruptionBudget` with `spec: {maxUnavailable: 1, selector: {matchLabels: <pod "
+            "labels>}}`; "
             "if budgets are applied from elsewhere, pass them with --context",
             rule="REL024",
             key=True,

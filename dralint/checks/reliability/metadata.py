@@ -9,7 +9,7 @@ objects), so dralint reports only labels that disagree with each other.
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from dralint.diagnostics import Finding
 from dralint.k8s.labels import label_text
@@ -55,7 +55,8 @@ def check_instance_label(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
         if theirs is not None and label_text(theirs) != label_text(own) and template.metadata_path is not None:
             yield obj.finding(
                 template.metadata_path + ("labels", INSTANCE_LABEL),
-                f"{template.label}: its pods are labelled {INSTANCE_LABEL}={label_text(theirs)} but the workload itself {label_text(own)}; "
+                f"{template.label}: its pods are labelled {INSTANCE_LABEL}={label_text(theirs)} but the "
+                f"workload itself {label_text(own)}; "
                 "tools that group a release's objects by this label split it in two",
                 hint=f"use one value for both (`{INSTANCE_LABEL}: {label_text(own)}`)",
                 rule="REL027",

@@ -8,15 +8,16 @@ skipped (they finish before the app starts); native sidecars are checked.
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
-from dralint.lint.context import Context
-from dralint.lint.exemptions import enabled_rule_ids
 from dralint.diagnostics import Finding
 from dralint.k8s.objects import POD_TEMPLATE_KINDS, KubeObject, PodTemplate, pod_templates
 from dralint.k8s.quantity import quantity_value
-from dralint.lint.registry import object_check
 from dralint.k8s.workloads import running_containers
+from dralint.lint.context import Context
+from dralint.lint.exemptions import enabled_rule_ids
+from dralint.lint.registry import object_check
 from dralint.yaml.loader import DataPath
 
 #: (rule, section, resource): what each rule wants set.
@@ -139,7 +140,8 @@ def check_guaranteed_qos(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
         yield obj.finding(
             path + ("resources", "requests", resource),
             f"{template.label}: container '{name}' requests {request} {resource} but is limited to {limit}, "
-            "so the pod is not in the Guaranteed QoS class: it is evicted before Guaranteed pods and gets no exclusive CPUs",
+            "so the pod is not in the Guaranteed QoS class: it is evicted before Guaranteed pods and gets no "
+            "exclusive CPUs",
             hint=f"set the {resource} request equal to the limit ({limit})",
             rule="REL017",
         )
@@ -178,9 +180,11 @@ def check_ephemeral_storage(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
                 )
                 yield obj.finding(
                     where,
-                    f"{template.label}: container '{container.get('name', path[-1])}' has no ephemeral-storage {' or '.join(missing)}: "
+                    f"{template.label}: container '{container.get('name', path[-1])}' has no "
+                    f"ephemeral-storage {' or '.join(missing)}: "
                     "logs and scratch files can fill the node's disk, and the kubelet then evicts pods at random",
-                    hint="add `resources: {requests: {ephemeral-storage: 1Gi}, limits: {ephemeral-storage: 2Gi}}` sized from observed usage",
+                    hint="add `resources: {requests: {ephemeral-storage: 1Gi}, limits: {ephemeral-storage: 2Gi}}` "
+                    "sized from observed usage",
                     rule="REL018",
                     key=True,
                 )

@@ -7,7 +7,7 @@ training job's single worker, a database primary), so the finding is information
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from dralint.diagnostics import Finding
 from dralint.k8s.objects import KubeObject
@@ -24,6 +24,8 @@ def check_deployment_strategy(obj: KubeObject, ctx: Context) -> Iterator[Finding
     if isinstance(strategy, str) and strategy != "RollingUpdate":
         yield obj.finding(
             ("spec", "strategy", "type"),
-            f"{obj.display} updates with the {strategy} strategy: every rollout stops all old pods before new ones start, so the workload is down meanwhile",
-            hint="use `strategy: {type: RollingUpdate}` unless the pods must never overlap (a device or lock only one may hold)",
+            f"{obj.display} updates with the {strategy} strategy: every rollout stops all old pods before "
+            "new ones start, so the workload is down meanwhile",
+            hint="use `strategy: {type: RollingUpdate}` unless the pods must never overlap (a device or lock only "
+            "one may hold)",
         )

@@ -7,7 +7,8 @@ may land on any node) is in the ``strict`` profile only.
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from dralint.diagnostics import Finding
 from dralint.k8s.migration import positive, template_extended_requests
@@ -32,7 +33,8 @@ def check_priority_class(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
         if name is None:
             yield obj.finding(
                 template.path,
-                f"{template.label} sets no priorityClassName, so it runs at the cluster's default priority (allowed: {listed})",
+                f"{template.label} sets no priorityClassName, so it runs at the cluster's default priority "
+                f"(allowed: {listed})",
                 hint=f"set `priorityClassName: {allowed[0]}` (or another allowed class)",
                 rule="REL019",
                 key=True,
@@ -118,7 +120,8 @@ def check_dns_ndots(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
         source = "set in dnsConfig" if path != template.path else "the ClusterFirst default"
         yield obj.finding(
             path,
-            f"{template.label} resolves with ndots {ndots} ({source}): every external name with fewer dots is first tried "
+            f"{template.label} resolves with ndots {ndots} ({source}): every external name with fewer dots "
+            "is first tried "
             f"against each cluster search domain, multiplying DNS queries (configured maximum: {limit})",
             hint=f'add `dnsConfig: {{options: [{{name: ndots, value: "{limit}"}}]}}` to the pod spec',
             rule="REL026",

@@ -9,19 +9,20 @@ declares ports, or pods a Service of the run selects.
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
-from dralint.lint.context import Context
-from dralint.lint.exemptions import enabled_rule_ids
 from dralint.diagnostics import Finding
 from dralint.k8s.autoscaling import autoscaler_of
 from dralint.k8s.images import image_tag
 from dralint.k8s.labels import map_selector_matches
 from dralint.k8s.namespaces import by_namespace
 from dralint.k8s.objects import POD_TEMPLATE_KINDS, KubeObject, PodTemplate, pod_templates
-from dralint.yaml.plain import as_dict, as_list
-from dralint.lint.registry import object_check
 from dralint.k8s.workloads import OPERATOR_PROBED_KINDS, running_containers, runs_to_completion
+from dralint.lint.context import Context
+from dralint.lint.exemptions import enabled_rule_ids
+from dralint.lint.registry import object_check
+from dralint.yaml.plain import as_dict, as_list
 
 REPLICATED_KINDS = frozenset({"Deployment", "StatefulSet", "Rollout"})
 
@@ -39,8 +40,11 @@ def check_image_tag(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
                 what = "has no tag, so it means :latest" if tag is None else "uses the :latest tag"
                 yield obj.finding(
                     path + ("image",),
-                    f"{template.label}: image {image} {what}; nodes may run different versions and rollbacks cannot return to the old one",
-                    hint=f"pin a version tag or a digest, e.g. `image: {image.split('@')[0].rsplit(':', 1)[0] if tag else image}:1.2.3` or `...@sha256:<digest>`",
+                    f"{template.label}: image {image} {what}; nodes may run different versions and rollbacks "
+                    "cannot return to the old one",
+                    hint="pin a version tag or a digest, e.g. `image: "
+                    f"{image.split('@')[0].rsplit(':', 1)[0] if tag else image}:1.2.3` or "
+                    "`...@sha256:<digest>`",
                 )
 
 
@@ -73,7 +77,8 @@ def check_probes(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
                 yield obj.finding(
                     _anchor(path, container),
                     f"{template.label}: container '{name}' has no livenessProbe, so a hung process is never restarted",
-                    hint="add a cheap local check, e.g. `livenessProbe: {httpGet: {path: /healthz, port: 8080}, periodSeconds: 10}`",
+                    hint="add a cheap local check, e.g. `livenessProbe: {httpGet: {path: /healthz, port: 8080}, "
+                    "periodSeconds: 10}`",
                     rule="REL006",
                     key=True,
                 )
@@ -85,8 +90,10 @@ def check_probes(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
                 why = f"Service {selected[0].name} sends it traffic" if selected else "it declares ports"
                 yield obj.finding(
                     _anchor(path, container),
-                    f"{template.label}: container '{name}' has no readinessProbe although {why}; it gets traffic before it is ready",
-                    hint="add `readinessProbe: {httpGet: {path: /ready, port: 8080}, periodSeconds: 5}` that does not depend on downstream services",
+                    f"{template.label}: container '{name}' has no readinessProbe although {why}; it gets "
+                    "traffic before it is ready",
+                    hint="add `readinessProbe: {httpGet: {path: /ready, port: 8080}, periodSeconds: 5}` that does "
+                    "not depend on downstream services",
                     rule="REL007",
                     key=True,
                     related=(selected[0].related(("spec", "selector"), "this Service selects the pods", key=True),)
@@ -111,7 +118,8 @@ def check_replicas(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
         yield obj.finding(
             where,
             f"{obj.display} runs a single replica: every rollout, eviction or node failure takes it down",
-            hint="set `spec: {replicas: 2}` (or more), or let a HorizontalPodAutoscaler with `minReplicas: 2` manage it",
+            hint="set `spec: {replicas: 2}` (or more), or let a HorizontalPodAutoscaler with `minReplicas: 2` "
+            "manage it",
             rule="REL008",
             key=where == ("spec",),
         )
@@ -126,7 +134,8 @@ def check_replicas(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
         yield obj.finding(
             templates[0].path if templates else ("spec",),
             f"{obj.display} has {replicas} replicas and nothing keeps them off the same node",
-            hint="add `topologySpreadConstraints: [{maxSkew: 1, topologyKey: kubernetes.io/hostname, whenUnsatisfiable: ScheduleAnyway, labelSelector: {matchLabels: {app: <app>}}}]` to the pod spec",
+            hint="add `topologySpreadConstraints: [{maxSkew: 1, topologyKey: kubernetes.io/hostname, "
+            "whenUnsatisfiable: ScheduleAnyway, labelSelector: {matchLabels: {app: <app>}}}]` to the pod spec",
             rule="REL012",
             key=True,
         )
@@ -142,7 +151,8 @@ def check_hpa_minimum(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
         shown = minimum if minimum is not None else 1
         yield obj.finding(
             where,
-            f"{obj.display} may scale down to {shown} replica{'s' if shown > 1 else ''} (minReplicas {'is ' + str(minimum) if minimum is not None else 'defaults to 1'})"
+            f"{obj.display} may scale down to {shown} replica{'s' if shown > 1 else ''} (minReplicas "
+            f"{'is ' + str(minimum) if minimum is not None else 'defaults to 1'})"
             + (f"; the configured minimum is {floor}" if floor != 2 else ""),
             hint=f"set `spec: {{minReplicas: {floor}}}`",
             key=minimum is None,
@@ -158,7 +168,8 @@ def check_hpa_range(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
         return
     yield obj.finding(
         ("spec", "maxReplicas"),
-        f"{obj.display} has maxReplicas {maximum} and minReplicas {minimum}: it can never scale up, so it only pins the replica count",
+        f"{obj.display} has maxReplicas {maximum} and minReplicas {minimum}: it can never scale up, so it "
+        "only pins the replica count",
         hint=f"raise maxReplicas above {minimum}, or drop the autoscaler and set the workload's replicas",
         rule="REL022",
     )
@@ -186,7 +197,8 @@ def check_pod_spec_hygiene(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
                 if name in first:
                     yield obj.finding(
                         path + ("env", index, "name"),
-                        f"{template.label}: container '{container.get('name', path[-1])}' sets env var {name} twice; only the last value takes effect",
+                        f"{template.label}: container '{container.get('name', path[-1])}' sets env var "
+                        f"{name} twice; only the last value takes effect",
                         hint="keep one entry",
                         rule="REL010",
                         related=(obj.related(path + ("env", first[name], "name"), "first definition"),),
@@ -222,9 +234,11 @@ def check_pull_policy(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
             if tag is None or tag == "latest":
                 yield obj.finding(
                     path + ("imagePullPolicy",),
-                    f"{template.label}: image {image} can change, but imagePullPolicy {policy} keeps whichever build a node pulled first, "
+                    f"{template.label}: image {image} can change, but imagePullPolicy {policy} keeps "
+                    "whichever build a node pulled first, "
                     "so nodes run different code",
-                    hint="pin the image to a version tag or digest, or drop imagePullPolicy (it then defaults to Always)",
+                    hint="pin the image to a version tag or digest, or drop imagePullPolicy (it then defaults to "
+                    "Always)",
                     rule="REL016",
                 )
 
@@ -244,9 +258,11 @@ def check_identical_probes(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
             if isinstance(liveness, dict) and liveness and liveness == readiness:
                 yield obj.finding(
                     path + ("livenessProbe",),
-                    f"{template.label}: container '{container.get('name', path[-1])}' has a livenessProbe identical to its readinessProbe: "
+                    f"{template.label}: container '{container.get('name', path[-1])}' has a livenessProbe "
+                    "identical to its readinessProbe: "
                     "when it is not ready it is also restarted, on every replica at once",
-                    hint="give the liveness probe a cheaper local check, or at least a higher failureThreshold than the readiness probe",
+                    hint="give the liveness probe a cheaper local check, or at least a higher failureThreshold "
+                    "than the readiness probe",
                     rule="REL021",
                     key=True,
                     related=(obj.related(path + ("readinessProbe",), "the readiness probe", key=True),),
@@ -265,7 +281,8 @@ def check_spread_selector(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
             if isinstance(constraint, dict) and constraint.get("labelSelector") is None:
                 yield obj.finding(
                     template.path + ("topologySpreadConstraints", i),
-                    f"{template.label}: topology spread constraint {i} has no labelSelector, so it counts no pods and spreads nothing",
+                    f"{template.label}: topology spread constraint {i} has no labelSelector, so it counts no "
+                    "pods and spreads nothing",
                     hint="add `labelSelector: {matchLabels: {app: <app>}}` with the pod's own labels",
                     key=True,
                 )

@@ -8,7 +8,7 @@ check names them with their versions.
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from dralint.checks.scheduling.simulation import simulation
 from dralint.diagnostics import Finding

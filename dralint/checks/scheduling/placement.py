@@ -7,14 +7,15 @@ to allocate from, and guessing would only produce noise.
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import TYPE_CHECKING, Iterator
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
-from dralint.k8s.claims import pod_claim_entries
 from dralint.checks.scheduling.simulation import MEMO, Simulation, simulation, snapshot_inventory
-from dralint.lint.context import Context
 from dralint.diagnostics import Finding, Related
+from dralint.k8s.claims import pod_claim_entries
 from dralint.k8s.kubelet import is_version_reason
 from dralint.k8s.objects import POD_TEMPLATE_KINDS, KubeObject, PodTemplate, pod_templates
+from dralint.lint.context import Context
 from dralint.lint.registry import context_check, object_check
 
 if TYPE_CHECKING:

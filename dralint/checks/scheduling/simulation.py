@@ -1,16 +1,17 @@
 """The run's snapshot and simulator, built once per lint run through ``ctx.memo``.
 
 Other checks (the CEL helper's "selectors match no device") use :func:`snapshot_inventory` or
-:func:`snapshot_cel_devices` so there is one view of the cluster per run. ``dralint simulate`` reads the same outcomes the
-SCH checks computed, so the table and the findings never disagree.
+:func:`snapshot_cel_devices` so there is one view of the cluster per run. ``dralint simulate`` reads
+the same outcomes the SCH checks computed, so the table and the findings never disagree.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Mapping
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
-from dralint.lint.context import Context
 from dralint.k8s.objects import KubeObject, PodTemplate
+from dralint.lint.context import Context
 
 if TYPE_CHECKING:
     from dralint.k8s.allocator import Outcome, PodDemand

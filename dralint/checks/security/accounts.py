@@ -7,13 +7,13 @@ publish ResourceSlices) free of a finding they cannot act on.
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
-from dralint.lint.context import Context
-from dralint.lint.exemptions import enabled_rule_ids
 from dralint.diagnostics import Finding
 from dralint.k8s.objects import POD_TEMPLATE_KINDS, KubeObject, PodTemplate, pod_templates
 from dralint.k8s.rbac import BINDING_KINDS
+from dralint.lint.context import Context
+from dralint.lint.exemptions import enabled_rule_ids
 from dralint.lint.registry import object_check
 
 
@@ -68,8 +68,10 @@ def check_service_account(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
             how = "sets automountServiceAccountToken: true" if explicit else "mounts a token"
             yield obj.finding(
                 template.path + ("automountServiceAccountToken",) if explicit else template.path,
-                f"{template.label} {how} for service account '{account}', and no RoleBinding or ClusterRoleBinding in the linted files gives that account any role",
-                hint="if the pod does not call the Kubernetes API, set `automountServiceAccountToken: false` in the pod spec (or on the ServiceAccount)",
+                f"{template.label} {how} for service account '{account}', and no RoleBinding or "
+                "ClusterRoleBinding in the linted files gives that account any role",
+                hint="if the pod does not call the Kubernetes API, set `automountServiceAccountToken: false` in "
+                "the pod spec (or on the ServiceAccount)",
                 rule="SEC014",
                 key=True,
             )
@@ -77,7 +79,8 @@ def check_service_account(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
             where = template.path + ("serviceAccountName",) if "serviceAccountName" in template.spec else template.path
             yield obj.finding(
                 where,
-                f"{template.label} runs as the namespace's default service account, shared with every other pod that names none",
+                f"{template.label} runs as the namespace's default service account, shared with every other "
+                "pod that names none",
                 hint="create a ServiceAccount for this workload and set `serviceAccountName: <name>` in the pod spec",
                 rule="SEC022",
                 key=True,

@@ -9,7 +9,8 @@ for every name.
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from dralint.diagnostics import Finding, Severity
 from dralint.k8s.objects import POD_TEMPLATE_KINDS, KubeObject, pod_templates
@@ -39,14 +40,17 @@ def check_container_ports(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
                 if number == SSH_PORT:
                     yield obj.finding(
                         where,
-                        f"container {name!r} of {template.label} exposes port 22 (SSH): a shell server in a container is a way in that bypasses RBAC and audit",
-                        hint="remove the SSH server and the port; use `kubectl exec` or `kubectl debug`, which RBAC controls",
+                        f"container {name!r} of {template.label} exposes port 22 (SSH): a shell server in a "
+                        "container is a way in that bypasses RBAC and audit",
+                        hint="remove the SSH server and the port; use `kubectl exec` or `kubectl debug`, which "
+                        "RBAC controls",
                         rule="SEC040",
                     )
                 elif number is not None and 0 < number < FIRST_UNPRIVILEGED_PORT:
                     yield obj.finding(
                         where,
-                        f"container {name!r} of {template.label} listens on privileged port {number}, which needs root or NET_BIND_SERVICE",
+                        f"container {name!r} of {template.label} listens on privileged port {number}, which "
+                        "needs root or NET_BIND_SERVICE",
                         hint="listen on a port of 1024 or above and map it with the Service's `port`",
                         rule="SEC041",
                     )
@@ -61,7 +65,8 @@ def check_service_exposure(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
             ("spec", "type"),
             f"{obj.display} is of type {kind}: it is reachable from outside the cluster on every node"
             + (" and through a cloud load balancer" if kind == "LoadBalancer" else ""),
-            hint="use a ClusterIP Service behind an Ingress or Gateway; if the exposure is intended, suppress with a reason",
+            hint="use a ClusterIP Service behind an Ingress or Gateway; if the exposure is intended, suppress "
+            "with a reason",
             rule="SEC042",
         )
     for index, port in service_ports(obj.get(("spec",))):
@@ -104,7 +109,8 @@ def check_ingress_exposure(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
         if not isinstance(host, str) or not host:
             yield obj.finding(
                 at,
-                f"rule {index} of {obj.display} has no host, so it answers for every name that reaches the load balancer",
+                f"rule {index} of {obj.display} has no host, so it answers for every name that reaches the "
+                "load balancer",
                 hint="set `host:` to the name the service is published under",
                 rule="SEC043",
                 key=True,
@@ -121,7 +127,8 @@ def check_ingress_exposure(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
         if isinstance(host, str) and host and host not in tls and not covers_all:
             yield obj.finding(
                 at,
-                f"{obj.display} serves {host} without TLS: no spec.tls entry lists the host, so traffic and credentials travel in clear text",
+                f"{obj.display} serves {host} without TLS: no spec.tls entry lists the host, so traffic and "
+                "credentials travel in clear text",
                 hint=f"add `tls: [{{hosts: [{host}], secretName: <certificate-secret>}}]` (cert-manager can issue it)",
                 rule="SEC043",
             )

@@ -8,13 +8,13 @@ Policies may live outside the linted files, so the finding says where dralint lo
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
-from dralint.lint.context import Context
 from dralint.diagnostics import Finding
 from dralint.k8s.labels import selector_matches
 from dralint.k8s.namespaces import by_namespace
 from dralint.k8s.objects import CLUSTER_SCOPED_KINDS, KubeObject, PodTemplate, pod_templates
+from dralint.lint.context import Context
 from dralint.lint.registry import context_check, object_check
 
 
@@ -58,7 +58,8 @@ def check_network_policy(ctx: Context) -> Iterator[Finding]:
             yield obj.finding(
                 where,
                 f"{template.label} accepts traffic from any pod: {seen}",
-                hint="add a default-deny policy (`kind: NetworkPolicy`, `spec: {podSelector: {}, policyTypes: [Ingress, Egress]}`) plus allow rules; "
+                hint="add a default-deny policy (`kind: NetworkPolicy`, `spec: {podSelector: {}, policyTypes: "
+                "[Ingress, Egress]}`) plus allow rules; "
                 "if policies are applied from elsewhere, pass them with --context",
                 key=True,
             )
@@ -71,5 +72,6 @@ def check_default_namespace(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
         yield obj.finding(
             ("metadata", "namespace"),
             f"{obj.display} is placed in the default namespace, which every user and tool shares",
-            hint="set `metadata: {namespace: <team-or-app>}`, or drop the field and choose the namespace at deploy time (kubectl -n, kustomize, Helm)",
+            hint="set `metadata: {namespace: <team-or-app>}`, or drop the field and choose the namespace at "
+            "deploy time (kubectl -n, kustomize, Helm)",
         )

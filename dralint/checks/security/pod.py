@@ -9,16 +9,16 @@ because the fix (one pod-level field) is per template too.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
-from typing import Callable, Iterator, Sequence
 
 from dralint.checks.podsecurity.admission import replaced
-from dralint.lint.context import Context
 from dralint.diagnostics import Finding, Severity
-from dralint.lint.exemptions import EXEMPTION_RULE, WAIVED_RULES, device_driver, enabled_rule_ids, exemption_enabled
 from dralint.k8s.nodeagents import Declared, node_agent
 from dralint.k8s.objects import POD_TEMPLATE_KINDS, KubeObject, PodTemplate, pod_templates
 from dralint.k8s.podsec import ContainerSecurity, containers, is_windows, run_as_root
+from dralint.lint.context import Context
+from dralint.lint.exemptions import EXEMPTION_RULE, WAIVED_RULES, device_driver, enabled_rule_ids, exemption_enabled
 from dralint.lint.registry import object_check
 from dralint.yaml.loader import DataPath
 
@@ -184,14 +184,18 @@ def _host_paths(template: PodTemplate) -> Iterator[Finding]:
                 where,
                 f"{template.label} mounts host path {path}, which {exposed}: "
                 "it can start privileged containers on the node",
-                hint="remove the volume and its volumeMounts; build images with a rootless builder (kaniko, buildah) instead",
+                hint=(
+                    "remove the volume and its volumeMounts; build images with a rootless builder (kaniko, buildah)"
+                    " instead"
+                ),
                 rule="SEC009",
             )
         else:
             yield template.owner.finding(
                 where,
                 f"{template.label} mounts host path {path} (volume '{volume.get('name', index)}')",
-                hint="use a PersistentVolumeClaim, ConfigMap, emptyDir or CSI volume; if the host path is unavoidable, mount it with `readOnly: true`",
+                hint="use a PersistentVolumeClaim, ConfigMap, emptyDir or CSI volume; if the host path is "
+                "unavoidable, mount it with `readOnly: true`",
                 rule="SEC008",
             )
 
@@ -206,7 +210,8 @@ def _writable_host_mounts(template: PodTemplate) -> Iterator[Finding]:
             if isinstance(mount, dict) and str(mount.get("name")) in host_volumes and mount.get("readOnly") is not True:
                 yield template.owner.finding(
                     sec.path + ("volumeMounts", index, "name"),
-                    f"{template.label}: {sec.kind} '{sec.name}' mounts host path {host_volumes[str(mount['name'])]} writable",
+                    f"{template.label}: {sec.kind} '{sec.name}' mounts host path "
+                    f"{host_volumes[str(mount['name'])]} writable",
                     hint="add `readOnly: true` to this volumeMount",
                     rule="SEC026",
                 )
@@ -226,7 +231,8 @@ def _host_ports(template: PodTemplate) -> Iterator[Finding]:
                 yield template.owner.finding(
                     sec.path + ("ports", index, "hostPort"),
                     f"{template.label}: {sec.kind} '{sec.name}' binds host port {host_port} on every node it runs on",
-                    hint="remove `hostPort` and expose the port through a Service (ClusterIP, or NodePort/LoadBalancer from outside)",
+                    hint="remove `hostPort` and expose the port through a Service (ClusterIP, or "
+                    "NodePort/LoadBalancer from outside)",
                     rule="SEC010",
                 )
 
@@ -242,7 +248,8 @@ def _sysctls(template: PodTemplate) -> Iterator[Finding]:
         if name and name.replace("/", ".") not in SAFE_SYSCTLS:
             yield template.owner.finding(
                 template.path + ("securityContext", "sysctls", index, "name"),
-                f"{template.label} sets the unsafe sysctl {name}; the kubelet rejects the pod unless the node allows it with --allowed-unsafe-sysctls",
+                f"{template.label} sets the unsafe sysctl {name}; the kubelet rejects the pod unless the "
+                "node allows it with --allowed-unsafe-sysctls",
                 hint="remove it, or use a safe sysctl such as net.ipv4.ip_local_port_range",
                 rule="SEC025",
             )
@@ -256,8 +263,10 @@ def _privileged(sec: ContainerSecurity) -> Iterator[Finding]:
     if setting.value is True and setting.path is not None:  # only UNSET has no path, and its value is None
         yield sec.template.owner.finding(
             setting.path,
-            f"{sec.template.label}: {sec.kind} '{sec.name}' runs privileged: it has every capability and every host device",
-            hint="remove `privileged: true`; add only the capability it needs (`capabilities: {add: [NET_BIND_SERVICE]}`) and request devices through a ResourceClaim",
+            f"{sec.template.label}: {sec.kind} '{sec.name}' runs privileged: it has every capability and "
+            "every host device",
+            hint="remove `privileged: true`; add only the capability it needs (`capabilities: {add: "
+            "[NET_BIND_SERVICE]}`) and request devices through a ResourceClaim",
             rule="SEC001",
         )
 
@@ -298,7 +307,8 @@ def _read_only_root(sec: ContainerSecurity) -> Iterator[Finding]:
     yield sec.template.owner.finding(
         setting.path or sec.anchor,
         f"{sec.template.label}: {sec.kind} '{sec.name}' has a writable root filesystem{note}",
-        hint="set `securityContext: {readOnlyRootFilesystem: true}` on the container and mount an emptyDir where it must write (e.g. /tmp)",
+        hint="set `securityContext: {readOnlyRootFilesystem: true}` on the container and mount an emptyDir where "
+        "it must write (e.g. /tmp)",
         rule="SEC004",
         related=related,
     )
@@ -310,7 +320,8 @@ def _capabilities(sec: ContainerSecurity) -> Iterator[Finding]:
         if cap in DANGEROUS_CAPABILITIES and add_path is not None:
             yield sec.template.owner.finding(
                 add_path + (index,),
-                f"{sec.template.label}: {sec.kind} '{sec.name}' adds the capability {cap}, which is close to root on the node",
+                f"{sec.template.label}: {sec.kind} '{sec.name}' adds the capability {cap}, which is close to "
+                "root on the node",
                 hint="remove it from `capabilities.add`; grant the one narrow capability the program needs",
                 rule="SEC011",
             )
@@ -321,7 +332,8 @@ def _capabilities(sec: ContainerSecurity) -> Iterator[Finding]:
         note, related = _misplaced_note(sec, "capabilities")
         yield sec.template.owner.finding(
             drop_path or sec.anchor,
-            f"{sec.template.label}: {sec.kind} '{sec.name}' keeps the runtime's default capabilities (NET_RAW among them){note}",
+            f"{sec.template.label}: {sec.kind} '{sec.name}' keeps the runtime's default capabilities "
+            f"(NET_RAW among them){note}",
             hint='set `securityContext: {capabilities: {drop: ["ALL"]}}` and add back only what is needed',
             rule="SEC012",
             related=related,
@@ -335,7 +347,8 @@ def _proc_mount(sec: ContainerSecurity) -> Iterator[Finding]:
     if setting.path is not None and setting.value != "Default":
         yield sec.template.owner.finding(
             setting.path,
-            f"{sec.template.label}: {sec.kind} '{sec.name}' uses procMount {setting.value}, which unmasks host information in /proc",
+            f"{sec.template.label}: {sec.kind} '{sec.name}' uses procMount {setting.value}, which unmasks "
+            "host information in /proc",
             hint="remove `procMount` (or set `procMount: Default`)",
             rule="SEC024",
         )
@@ -378,7 +391,8 @@ def _low_ids(template: PodTemplate, secs: list[ContainerSecurity]) -> Iterator[F
                     (
                         setting.path,
                         sec,
-                        f"would act as ID {setting.value} of the node ({field_name}) after an escape; low IDs often belong to node users",
+                        f"would act as ID {setting.value} of the node ({field_name}) after an escape; low "
+                        "IDs often belong to node users",
                     )
                 )
     yield from _grouped(
@@ -487,8 +501,10 @@ def check_pod_security(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
             rules = sorted({f.rule or "" for f in waived})
             yield obj.finding(
                 exemption.path,
-                f"{template.label} is exempted from {', '.join(rules)} ({len(waived)} finding(s) waived) because {exemption.reason}",
-                hint="device drivers need privileges and host paths; to see the waived findings anyway, set the annotation "
+                f"{template.label} is exempted from {', '.join(rules)} ({len(waived)} finding(s) waived) "
+                f"because {exemption.reason}",
+                hint="device drivers need privileges and host paths; to see the waived findings anyway, set the "
+                "annotation "
                 '`dralint.io/device-driver: "false"` on the workload or run with `--ignore device-driver-exemption`',
                 rule=EXEMPTION_RULE,
             )

@@ -7,12 +7,12 @@ so one grant never yields a pile of findings.
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
-from dralint.lint.context import Context
 from dralint.diagnostics import Finding, Related
 from dralint.k8s.objects import KubeObject
 from dralint.k8s.rbac import BINDING_KINDS, ROLE_KINDS, PolicyRule, is_full_admin, policy_rules
+from dralint.lint.context import Context
 from dralint.lint.registry import object_check
 
 _READ = ("get", "list", "watch")
@@ -46,7 +46,8 @@ def _wildcards(role: KubeObject, rule: PolicyRule) -> Iterator[Finding]:
         if "*" in values:
             yield role.finding(
                 rule.item_path(field_name, "*"),
-                f"{role.display} grants `*` in {field_name}: it covers every current and future {field_name[:-1].lower()}",
+                f"{role.display} grants `*` in {field_name}: it covers every current and future "
+                f"{field_name[:-1].lower()}",
                 hint=f"list the {field_name} the subject needs, e.g. `{field_name}: {_example(field_name)}`",
                 rule="SEC016",
             )
@@ -63,7 +64,8 @@ def _secrets(role: KubeObject, rule: PolicyRule) -> Iterator[Finding]:
     if verbs:
         yield role.finding(
             rule.item_path("resources", "secrets"),
-            f"{role.display} can {'/'.join(verbs)} every Secret{' in the cluster' if role.kind == 'ClusterRole' else ' of its namespace'}",
+            f"{role.display} can {'/'.join(verbs)} every "
+            f"Secret{' in the cluster' if role.kind == 'ClusterRole' else ' of its namespace'}",
             hint='limit the rule to the Secrets it needs with `resourceNames: ["my-secret"]` and the verb `get`',
             rule="SEC018",
         )
@@ -159,7 +161,8 @@ def check_exec_binding(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
         for resource, target in _exec_grants(rule):
             yield obj.finding(
                 ("roleRef", "name"),
-                f"{obj.display} gives its subjects {role.display}, which allows {resource}: they can run commands inside pods",
+                f"{obj.display} gives its subjects {role.display}, which allows {resource}: they can run "
+                "commands inside pods",
                 hint="bind a role without exec/attach; give interactive access through a separate, audited binding",
                 related=(role.related(rule.item_path("resources", target), f"the role grants {resource} here"),),
             )

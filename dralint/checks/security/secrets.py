@@ -9,11 +9,12 @@ empty values, ``$(VAR)`` references and plain numbers are not secrets either.
 from __future__ import annotations
 
 import re
-from typing import Iterator
+from collections.abc import Iterator
+from itertools import pairwise
 
-from dralint.lint.context import Context
 from dralint.diagnostics import Finding, Severity
 from dralint.k8s.objects import POD_TEMPLATE_KINDS, KubeObject, pod_templates
+from dralint.lint.context import Context
 from dralint.lint.registry import object_check
 
 _SECRET_WORDS = frozenset(
@@ -55,7 +56,7 @@ def secret_like(name: str) -> bool:
     words = [w.upper() for w in _WORD.findall(name)]
     if not words or words[-1] in _POINTER_WORDS:
         return False
-    return any(w in _SECRET_WORDS for w in words) or any(pair in _SECRET_PAIRS for pair in zip(words, words[1:]))
+    return any(w in _SECRET_WORDS for w in words) or any(pair in _SECRET_PAIRS for pair in pairwise(words))
 
 
 def _literal(value: object) -> bool:
@@ -75,7 +76,10 @@ def check_env_secrets(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
                 if not isinstance(var, dict) or "value" not in var:
                     continue
                 name, value = str(var.get("name", "")), var.get("value")
-                hint = f"store it in a Secret and mount it as a file, or reference it with `valueFrom: {{secretKeyRef: {{name: <secret>, key: {name.lower() or 'key'}}}}}`"
+                hint = (
+                    "store it in a Secret and mount it as a file, or reference it with `valueFrom: "
+                    f"{{secretKeyRef: {{name: <secret>, key: {name.lower() or 'key'}}}}}`"
+                )
                 if isinstance(value, str) and _PRIVATE_KEY.search(value):
                     yield obj.finding(
                         path + ("env", index, "value"),
@@ -86,7 +90,8 @@ def check_env_secrets(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
                 elif secret_like(name) and _literal(value):
                     yield obj.finding(
                         path + ("env", index, "value"),
-                        f"{template.label}: env var {name} looks like a secret and its value is written in the manifest",
+                        f"{template.label}: env var {name} looks like a secret and its value is written in "
+                        "the manifest",
                         hint=hint,
                     )
 
@@ -133,8 +138,10 @@ def check_configmap_secrets(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
         for what, private in configmap_secrets(str(key), value):
             yield obj.finding(
                 ("data", key),
-                f"{obj.display}: {what}; ConfigMaps are readable by far more accounts than Secrets and are not encrypted at rest",
-                hint="move the value to a Secret (mounted as a file) and keep only non-secret settings in the ConfigMap",
+                f"{obj.display}: {what}; ConfigMaps are readable by far more accounts than Secrets and are "
+                "not encrypted at rest",
+                hint="move the value to a Secret (mounted as a file) and keep only non-secret settings in the "
+                "ConfigMap",
                 severity=Severity.ERROR if private else None,
             )
 
@@ -151,7 +158,8 @@ def check_secret_env(obj: KubeObject, ctx: Context) -> Iterator[Finding]:
                     yield obj.finding(
                         path + ("env", index, "valueFrom", "secretKeyRef"),
                         f"{template.label}: env var {var.get('name', '?')} is read from a Secret; "
-                        "environment variables leak into crash dumps, child processes and `kubectl describe` output of some tools",
+                        "environment variables leak into crash dumps, child processes and `kubectl describe` "
+                        "output of some tools",
                         hint="mount the Secret as a file (`volumes: [{secret: {secretName: ...}}]`) and read it there",
                         rule="SEC045",
                         key=True,

@@ -13,7 +13,8 @@ matter to a pod's node selector and affinity, which the simulator checks per nod
 
 from __future__ import annotations
 
-from typing import Any, Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
+from typing import Any
 
 from dralint.k8s.allocator.model import Claim
 from dralint.k8s.allocator.search import ClaimResult, Pick, Selection

@@ -8,7 +8,8 @@ Everything here is invented; the attribute names follow the public drivers' conv
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import yaml
 

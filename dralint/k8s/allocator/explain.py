@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
-from typing import Sequence
+from collections.abc import Sequence
 
 from dralint.k8s.allocator.model import Alternative, Claim
 from dralint.k8s.allocator.search import BudgetExceeded, Fatal, Search, Selection, blocking_taint

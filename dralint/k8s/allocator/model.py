@@ -7,9 +7,10 @@ data path inside the claim spec so findings can point at the request or selector
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 from dralint.k8s.inventory import Device, amount
 from dralint.yaml.plain import as_list
@@ -45,7 +46,7 @@ class Features:
     extended_resource: bool = True
 
     @classmethod
-    def from_gates(cls, gates: Mapping[str, bool]) -> "Features":
+    def from_gates(cls, gates: Mapping[str, bool]) -> Features:
         """From ``--feature-gates`` (gate names as the scheduler spells them)."""
         return cls(
             partitionable_devices=gates.get("DRAPartitionableDevices", True),

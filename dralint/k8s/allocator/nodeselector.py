@@ -6,7 +6,8 @@ An empty term selects nothing, as in the API server's helper.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from dralint.yaml.plain import as_list
 

@@ -8,10 +8,11 @@ a step budget, the offline counterpart of the scheduler's filter timeout.
 
 from __future__ import annotations
 
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from math import ceil
-from typing import Any, Hashable, Mapping, Sequence
+from typing import Any
 
 from dralint.k8s.allocator.model import MAX_RESULTS, Alternative, Claim, EvalError, Features, Matcher
 from dralint.k8s.allocator.view import NodeView, State
@@ -24,7 +25,7 @@ DEFAULT_BUDGET = 200_000
 class Fatal(Exception):
     """An error that aborts the pod's scheduling attempt on every node (not "unschedulable")."""
 
-    def __init__(self, message: str, *, cel: "CelFailure | None" = None, missing_class: str | None = None) -> None:
+    def __init__(self, message: str, *, cel: CelFailure | None = None, missing_class: str | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.cel = cel
@@ -242,7 +243,8 @@ class Search:
                 counts = []
                 if req.prioritized and not features.prioritized_list:
                     raise Fatal(
-                        f"claim {claim.label}, request {req.name}: has subrequests, but the DRAPrioritizedList feature is disabled"
+                        f"claim {claim.label}, request {req.name}: has subrequests, but the "
+                        "DRAPrioritizedList feature is disabled"
                     )
                 for alt in req.alternatives:
                     if alt.capacity and not features.consumable_capacity:
@@ -262,7 +264,8 @@ class Search:
                 minimum += min(counts)
             if minimum > MAX_RESULTS:
                 raise Fatal(
-                    f"claim {claim.label}: number of requested devices {minimum} exceeds the claim limit of {MAX_RESULTS}"
+                    f"claim {claim.label}: number of requested devices {minimum} exceeds the claim limit of "
+                    f"{MAX_RESULTS}"
                 )
 
     def _all_mode_devices(self, ci: int, claim: Claim, alt: Alternative) -> list[Device]:

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections import Counter, defaultdict
+from collections.abc import Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import compress
-from typing import Any, Hashable, Iterator, Mapping, Sequence
+from typing import Any
 
 from dralint.k8s.allocator.equivalence import NodeShapes, claim_key, reads_key
 from dralint.k8s.allocator.explain import explain
@@ -177,7 +178,7 @@ class Simulator:
         group = self._grouping(self._signature(demand)) if demand is not None else self._groupings[None]
         return self._classify(group, self._names.index(name))
 
-    def _grouping(self, signature: "Signature | None") -> "_Grouping":
+    def _grouping(self, signature: Signature | None) -> _Grouping:
         """The node classes for pods of one signature (None: devices alike in all selectors see)."""
         found = self._groupings.get(signature)
         if found is None:
@@ -189,7 +190,7 @@ class Simulator:
             found = self._groupings[signature] = _Grouping(len(self._groupings), shapes, [-1] * len(self._names))
         return found
 
-    def _signature(self, demand: PodDemand) -> "Signature | None":
+    def _signature(self, demand: PodDemand) -> Signature | None:
         """What the pod's search reads of device attributes: the selector lists of its classes
         and requests, and the attributes its constraints compare. None (devices alike only in
         everything) for pods with extended resources, whose node checks also read other classes."""
@@ -209,7 +210,7 @@ class Simulator:
         """Equivalence class of the i-th node (sorted by name) in the current grouping."""
         return self._classify(self._group, i)
 
-    def _classify(self, group: "_Grouping", i: int) -> int:
+    def _classify(self, group: _Grouping, i: int) -> int:
         """The i-th node's class in ``group``. Nodes alike in everything are alike for every
         pod, so a pod's grouping looks at one node per class of the full grouping."""
         found = group.class_of[i]

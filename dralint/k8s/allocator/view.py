@@ -9,9 +9,9 @@ the snapshot's allocated claims, plus whatever earlier replicas of a simulation 
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Iterable, Mapping
 
 from dralint.k8s.allocator.model import Features
 from dralint.k8s.allocator.nodeselector import SelectorError, node_matches
@@ -156,10 +156,10 @@ class State:
     dedicated: set[DeviceId] = field(default_factory=set)
     consumed: dict[DeviceId, dict[str, Fraction]] = field(default_factory=dict)
     counters: dict[PoolKey, dict[CounterKey, Fraction]] = field(default_factory=dict)
-    parent: "State | None" = None
+    parent: State | None = None
 
     @classmethod
-    def from_inventory(cls, inv: Inventory) -> "State":
+    def from_inventory(cls, inv: Inventory) -> State:
         """Occupancy from the snapshot's allocated ResourceClaims (dra-scheduling.md §1.9)."""
         state = cls()
         for dev_id, alloc in inv.allocated.items():
@@ -173,7 +173,7 @@ class State:
                 state.counters[key] = dict(used)
         return state
 
-    def fork(self) -> "State":
+    def fork(self) -> State:
         """A child state layered over this one."""
         return State(parent=self)
 

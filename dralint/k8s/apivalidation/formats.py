@@ -9,11 +9,10 @@ The same functions back the ``format`` keyword of the schema overlay (through
 from __future__ import annotations
 
 import re
-
-from dralint.k8s.semver import is_semver
 from collections.abc import Callable
 
 from dralint.k8s.quantity import quantity_errors
+from dralint.k8s.semver import is_semver
 
 DNS_LABEL_MAX = 63
 DNS_SUBDOMAIN_MAX = 253
@@ -123,7 +122,8 @@ def label_key(value: str) -> list[str]:
     errors: list[str] = []
     if value.count("/") > 1:
         return [
-            "a qualified name must consist of alphanumeric characters, '-', '_' or '.' with an optional DNS subdomain prefix and '/'"
+            "a qualified name must consist of alphanumeric characters, '-', '_' or '.' with an optional DNS "
+            "subdomain prefix and '/'"
         ]
     if "/" in value:
         errors += [f"prefix part {e}" for e in dns_subdomain(prefix)] if prefix else ["prefix part must be non-empty"]

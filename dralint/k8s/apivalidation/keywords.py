@@ -116,11 +116,13 @@ class Gate(_Keyword):
                 E.FEATURE_GATED,
                 "text",
                 (
-                    f"the API server drops this field unless feature gate {self.value} is enabled (off by default in v1.37)",
+                    f"the API server drops this field unless feature gate {self.value} is enabled (off by "
+                    "default in v1.37)",
                 ),
                 key=True,
                 gate=self.value,
-                hint=f"remove the field, or enable {self.value} on the cluster and pass --feature-gates {self.value}=true",
+                hint=f"remove the field, or enable {self.value} on the cluster and pass --feature-gates "
+                f"{self.value}=true",
             )
         ]
 

@@ -13,9 +13,10 @@ import copy
 import difflib
 import gzip
 import json
+from collections.abc import Callable, Iterator
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import jsonschema_rs
 import yaml
@@ -230,7 +231,10 @@ class SchemaSet:
         if owner and owner.endswith(".Device") and name == "basic":
             return f"{_api_version_of(owner)} has no `basic`: move its fields up into the device entry"
         if owner == "io.k8s.api.resource.v1beta1.DeviceRequest" and name == "exactly":
-            return "`exactly:` is the v1 request shape: change apiVersion to resource.k8s.io/v1 (v1beta1 is removed in v1.38)"
+            return (
+                "`exactly:` is the v1 request shape: change apiVersion to resource.k8s.io/v1 (v1beta1 is removed "
+                "in v1.38)"
+            )
         if owner == "io.k8s.api.core.v1.PodResourceClaim" and name == "source":
             return (
                 "`source:` is the v1.30 shape, removed in v1.31: put `resourceClaimName` or "

@@ -182,7 +182,8 @@ def claim_references(claim: Any) -> list[Issue]:
                         "invalid",
                         (
                             name,
-                            "must be referenced by at least one matchAttribute or distinctAttribute constraint targeting this request",
+                            "must be referenced by at least one matchAttribute or distinctAttribute "
+                            "constraint targeting this request",
                         ),
                         hint=f"add a constraint with `matchAttribute: {name}` for request `{request}`",
                     )
@@ -528,7 +529,8 @@ def _per_device_nodes(spec: dict[str, Any], devices: list[Any]) -> list[Issue]:
                         E.INVALID_VALUE,
                         "text",
                         (
-                            "`nodeName`, `nodeSelector` and `allNodes` can only be set if `perDeviceNodeSelection` is set to true in the ResourceSlice spec",
+                            "`nodeName`, `nodeSelector` and `allNodes` can only be set if "
+                            "`perDeviceNodeSelection` is set to true in the ResourceSlice spec",
                         ),
                         key=True,
                     )
@@ -674,7 +676,7 @@ class _Policy(NamedTuple):
 def _valid_values(policy: _Policy, options: list[Any]) -> list[Issue]:
     issues = policy.default_required("validValues")
     parsed = [quantity_value(o) for o in options]
-    for k, (raw, q) in enumerate(zip(options, parsed)):
+    for k, (raw, q) in enumerate(zip(options, parsed, strict=True)):
         if q is None:
             continue
         if q > policy.capacity:
@@ -851,7 +853,8 @@ def device(body: Any) -> list[Issue]:
                 E.TOO_MANY,
                 "text",
                 (
-                    f"the total number of attributes and capacities must not exceed {MAX_ATTRIBUTES_AND_CAPACITIES} (has {len(attributes) + len(capacity)})",
+                    "the total number of attributes and capacities must not exceed "
+                    f"{MAX_ATTRIBUTES_AND_CAPACITIES} (has {len(attributes) + len(capacity)})",
                 ),
             )
         )

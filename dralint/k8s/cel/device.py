@@ -17,15 +17,15 @@ the scheduler fails every selector on such a device with "attribute <name>: ..."
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Union
+from typing import Any
 
 from dralint.k8s.quantity import Quantity, QuantityError, parse_quantity
 from dralint.k8s.semver import Semver, SemverError, parse_semver
 
 __all__ = ["Device", "AttributeValue", "split_qualified_name"]
 
-Scalar = Union[int, bool, str, Semver]
-AttributeValue = Union[Scalar, list[Scalar]]
+Scalar = int | bool | str | Semver
+AttributeValue = Scalar | list[Scalar]
 
 _SCALAR_KEYS = ("int", "bool", "string", "version")
 _LIST_KEYS = {"ints": "int", "bools": "bool", "strings": "string", "versions": "version"}

@@ -33,6 +33,7 @@ import functools
 import re
 from collections.abc import Callable
 from fractions import Fraction
+from itertools import pairwise
 from typing import Any
 
 from cel_expr_python import cel
@@ -226,7 +227,7 @@ def _cmp_any(a: Any, b: Any) -> int:
 
 
 def _is_sorted(items: list[Any]) -> bool:
-    return all(_cmp_any(a, b) <= 0 for a, b in zip(items, items[1:]))
+    return all(_cmp_any(a, b) <= 0 for a, b in pairwise(items))
 
 
 def _includes(container: Any, item: Any) -> bool:

@@ -15,8 +15,8 @@ from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
 from dralint.k8s.cel.ast import Node
-from dralint.k8s.cel.engine import check, evaluate
 from dralint.k8s.cel.device import Device
+from dralint.k8s.cel.engine import check, evaluate
 from dralint.k8s.quantity import QuantityError, parse_quantity
 from dralint.k8s.semver import is_semver
 
@@ -274,7 +274,8 @@ def version_string_comparisons(
             )
             notes.append(
                 SelectorNote(
-                    f'"{lookup.name}" is a version attribute; comparing it with the string {json.dumps(text)} is {outcome}',
+                    f'"{lookup.name}" is a version attribute; comparing it with the string '
+                    f"{json.dumps(text)} is {outcome}",
                     call.offset,
                     call.offset + len(_operator(call)),
                     hint=f'compare versions: device.attributes["{lookup.domain}"].{lookup.name}'
@@ -411,20 +412,22 @@ def scalar_comprehensions(expression: str, root: Node, gates: dict[str, bool]) -
         source = node.iter_range
         if source.kind == "call" and source.value == "orValue" and source.target is not None:
             source = source.target  # device.attributes["d"].?name.orValue([]) iterates the value too
-        read = next((l for l in lookups(source) if l.node is source and l.kind == "attributes"), None)
+        read = next((found for found in lookups(source) if found.node is source and found.kind == "attributes"), None)
         if read is None:
             continue
         start, end = _macro_name_span(expression, node.offset)
         macro = expression[start:end]
         notes.append(
             SelectorNote(
-                f"'{macro}' iterates over attribute {read.domain}/{read.name}, but with {LIST_ATTRIBUTES_GATE} off (the v1.37 "
+                f"'{macro}' iterates over attribute {read.domain}/{read.name}, but with "
+                f"{LIST_ATTRIBUTES_GATE} off (the v1.37 "
                 "default) an attribute value is a single int, bool, string or version, and the API server rejects the "
                 "selector: \"expression of type 'any' cannot be range of a comprehension\"",
                 start,
                 end,
                 fails=True,
-                hint=f'compare the value directly (e.g. device.attributes["{read.domain}"].{read.name} == ...), or enable '
+                hint=f'compare the value directly (e.g. device.attributes["{read.domain}"].{read.name} == ...), '
+                "or enable "
                 f"{LIST_ATTRIBUTES_GATE} on the cluster and pass --feature-gates {LIST_ATTRIBUTES_GATE}=true",
             )
         )

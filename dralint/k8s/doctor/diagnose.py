@@ -11,8 +11,9 @@ Each step carries the ``kubectl`` command that shows its evidence.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Iterator, Mapping
+from typing import Any
 
 from dralint.diagnostics import internal_error
 from dralint.k8s.allocator import Outcome, Simulator, extended_resource_classes, pod_demand
@@ -265,9 +266,13 @@ class PodDoctor:
         for event in self.dump.of_kind("Event"):
             involved = as_mapping(event.data.get("involvedObject"))
             same = involved.get("uid") == uid if uid else involved.get("name") == pod.name
-            if event.namespace == pod.namespace and involved.get("kind") == "Pod" and same:
-                if event.data.get("type") == "Warning":
-                    mine.append(event.data)
+            if (
+                event.namespace == pod.namespace
+                and involved.get("kind") == "Pod"
+                and same
+                and event.data.get("type") == "Warning"
+            ):
+                mine.append(event.data)
         if not mine:
             return
         mine.sort(key=lambda e: str(e.get("lastTimestamp") or e.get("eventTime") or ""))
@@ -337,7 +342,7 @@ class PodDoctor:
             command,
         )
 
-    def _drivers(self, pod: KubeObject, claims: "ClaimFinder") -> Iterator[Step]:
+    def _drivers(self, pod: KubeObject, claims: ClaimFinder) -> Iterator[Step]:
         """(a) devices of the classes the pod needs, on the nodes it may use."""
         command = (
             "kubectl get resourceslices -o custom-columns=NAME:.metadata.name,NODE:.spec.nodeName,"
@@ -418,7 +423,7 @@ class PodDoctor:
                     command,
                 )
 
-    def _allocation(self, pod: KubeObject, claims: "ClaimFinder") -> Iterator[Step]:
+    def _allocation(self, pod: KubeObject, claims: ClaimFinder) -> Iterator[Step]:
         """(d) the allocator on the dump's free devices."""
         command = (
             "kubectl get resourceclaims -A -o custom-columns=NAMESPACE:.metadata.namespace,NAME:.metadata.name,"
@@ -447,7 +452,7 @@ class PodDoctor:
         else:
             yield Step("allocation", PROBLEM, f"does not fit on the free devices: {outcome.summary()}", command)
 
-    def _node(self, pod: KubeObject, node_name: str, claims: "ClaimFinder") -> Iterator[Step]:
+    def _node(self, pod: KubeObject, node_name: str, claims: ClaimFinder) -> Iterator[Step]:
         """The scheduled node's kubelet version and device plugin."""
         command = (
             f"kubectl get node {node_name} -o jsonpath='{{.status.nodeInfo.kubeletVersion}}"
@@ -668,7 +673,7 @@ class ClaimFinder:
                 "claims",
                 OK,
                 f"{', '.join(wanted)}: the scheduler generates the claim when it binds the pod",
-                f"kubectl get deviceclasses -o custom-columns=NAME:.metadata.name,RESOURCE:.spec.extendedResourceName",
+                "kubectl get deviceclasses -o custom-columns=NAME:.metadata.name,RESOURCE:.spec.extendedResourceName",
             )
 
     def status_steps(self) -> Iterator[Step]:

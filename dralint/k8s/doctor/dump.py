@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from dralint.k8s.apivalidation import non_finite_numbers
 from dralint.k8s.manifests import objects_from
