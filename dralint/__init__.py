@@ -6,7 +6,7 @@ __version__ = "0.1.0"
 
 
 def bundled_dir(name: str) -> Path | None:
-    """A data directory that ships with dralint (``rules``, ``schemas``), or None if absent.
+    """A data directory that ships with dralint (``rules``, ``schemas``, ``docs``), or None if absent.
 
     A wheel carries it as ``dralint/_data/<name>``; a checkout has it at the repository root.
     """

@@ -388,10 +388,15 @@ NON_FINITE = [
 
 
 def _holds_non_finite(value) -> bool:
+    """The test's own oracle for ``Document.finite``: NaN, an infinity, or an integer past int64."""
     if isinstance(value, dict):
         return any(map(_holds_non_finite, value.values()))
     if isinstance(value, list):
         return any(map(_holds_non_finite, value))
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int):
+        return not -(2**63) <= value < 2**63
     return isinstance(value, float) and not math.isfinite(value)
 
 

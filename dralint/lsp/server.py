@@ -14,7 +14,6 @@ import contextlib
 import os
 import traceback
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any, TypeVar
 
 from lsprotocol import types
@@ -22,7 +21,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 from pygls.workspace import TextDocument
 
-from dralint import __version__
+from dralint import __version__, bundled_dir
 from dralint.diagnostics import Diagnostic, Replacement, Span
 from dralint.fix.runner import fix_replacements
 from dralint.lint.context import Context
@@ -45,9 +44,10 @@ T = TypeVar("T")
 
 
 def _rules_page() -> str | None:
-    """docs/rules.md beside the package (a checkout), the page rule codes link to."""
-    page = Path(__file__).resolve().parent.parent.parent / "docs" / "rules.md"
-    return page.as_uri() if page.is_file() else None
+    """docs/rules.md, the page rule codes link to (a wheel carries a copy, see ``bundled_dir``)."""
+    docs = bundled_dir("docs")
+    page = docs / "rules.md" if docs else None
+    return page.as_uri() if page and page.is_file() else None
 
 
 class DralintServer(LanguageServer):
