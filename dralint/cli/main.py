@@ -36,7 +36,6 @@ from dralint.lint.options import FAIL_ON, PROFILES, PSS_LEVELS, LintOptions
 from dralint.lint.selectors import did_you_mean, selector_words, split_names, unknown_selectors
 from dralint.reporters import FORMATS, chunked_reporter, joined
 from dralint.reporters.terminal import printable
-from dralint.reporters.text import prepare as prepare_text
 from dralint.reporters.text import summary
 
 
@@ -581,12 +580,8 @@ def lint_command(
     }
     options = _options(config, {k: v for k, v in given.items() if v is not None and v != [] and v != set()})
     progress = ProgressLine(sys.stderr) if progress_wanted(sys.stderr, quiet) else None
-    # The text report's findings are written as files are finished, while checks still run.
-    text_colors = [_colored(fmt, target, color) for fmt, target in targets if fmt == "text"]
     try:
-        result = lint_with_config(
-            options, config, progress=progress, prepare=prepare_text(text_colors[0]) if text_colors else None
-        )
+        result = lint_with_config(options, config, progress=progress)
     except BaselineError as error:
         raise click.BadParameter(str(error), param_hint="--baseline") from error
     except UnknownEnvironment as error:

@@ -6,7 +6,7 @@ per-object checks of its own objects and from the run-wide checks. The run-wide 
 before the per-object ones, so once the last object of a file is checked the file is complete
 and is finished there and then, while the checks of later objects go on (in other processes,
 with ``--jobs``): what used to wait for the end of the checks, one process alone, now mostly
-overlaps them. ``prepare`` lets a reporter do its per-file work at the same moment.
+overlaps them.
 
 Every other file (a render and the templates its findings move to, a snapshot, a file with
 no object) is finished at the end from its findings in the order they were made, as is a
@@ -16,7 +16,7 @@ is exactly what finishing every file at the end gave.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import replace
 from itertools import groupby
 from operator import attrgetter
@@ -25,10 +25,6 @@ from dralint.diagnostics import Diagnostic, Span, by_file
 from dralint.k8s.objects import KubeObject
 from dralint.lint.dedup import one_file
 from dralint.yaml.loader import SourceText
-
-#: Called with a file's finished diagnostics (and the run's sources) when the file is finished
-#: early; what it returns is kept in ``Assembly.prepared`` under the file's path.
-Prepare = Callable[[list[Diagnostic], Mapping[str, SourceText]], object]
 
 _PATH = attrgetter("span.path")
 
@@ -48,7 +44,6 @@ class Assembly:
         made: Iterable[Diagnostic],
         wide: Iterable[Diagnostic],
         sources: Mapping[str, SourceText],
-        prepare: Prepare | None = None,
     ):
         last: dict[str, int] = {}
         for index, obj in enumerate(objects):
@@ -70,9 +65,7 @@ class Assembly:
                 self._wide_early.setdefault(path, []).extend(run)
             else:
                 self._wide_rest.extend(run)
-        self._sources, self._prepare = sources, prepare
-        #: What ``prepare`` returned, by path, for each file finished early and not again.
-        self.prepared: dict[str, object] = {}
+        self._sources = sources
         self.add(made)
 
     def add(self, diagnostics: Iterable[Diagnostic]) -> None:
@@ -93,9 +86,7 @@ class Assembly:
         while self._next_end < len(ends) and ends[self._next_end][0] < count:
             path = ends[self._next_end][1]
             self._next_end += 1
-            finished = self._finished[path] = self._finish(path)
-            if self._prepare is not None:
-                self.prepared[path] = self._prepare(finished, self._sources)
+            self._finished[path] = self._finish(path)
 
     def _finish(self, path: str) -> list[Diagnostic]:
         made, wide = self._early[path], self._wide_early.get(path)
@@ -126,7 +117,6 @@ class Assembly:
             self.checked(self._ends[-1][0] + 1)
         for path in self._late:
             self._finished[path] = self._finish(path)
-            self.prepared.pop(path, None)
         self._early.clear()
         rest = self._rest + self._wide_rest
         self._rest, self._wide_rest = [], []

@@ -1,8 +1,7 @@
 """The lint run: sources -> documents -> objects -> context -> checks -> diagnostics.
 
 Data flows one way. Reporting, suppression and exit codes happen after ``run`` returns and
-never feed back into it; a reporter may only write, early, the findings of files the run has
-finished (``prepare``, see ``Assembly``).
+never feed back into it.
 """
 
 from __future__ import annotations
@@ -35,7 +34,7 @@ from dralint.k8s.allocator.examples import PREFIX as EXAMPLE_PREFIX
 from dralint.k8s.allocator.examples import example_sources
 from dralint.k8s.manifests import ShapeProblem, objects_from
 from dralint.k8s.objects import KubeObject
-from dralint.lint.assembly import Assembly, Prepare
+from dralint.lint.assembly import Assembly
 from dralint.lint.catalog import DRA_CATEGORIES, Rule, load_catalog
 from dralint.lint.context import Context
 from dralint.lint.environments import environments, tagged
@@ -140,9 +139,6 @@ class RunResult:
     fixes: dict[Diagnostic, tuple[Replacement, ...]] = field(default_factory=dict)
     # Helm and Kustomize renders of the run, by their display path (see dralint.lint.rendering).
     renders: dict[str, RenderedSource] = field(default_factory=dict)
-    #: What the run's ``prepare`` made of each file it finished while checks still ran, by path
-    #: (a reporter's work done early; see ``Assembly``).
-    prepared: dict[str, object] = field(default_factory=dict)
     #: ``tally()``'s counts, with the list they counted and its length then: a result made by
     #: ``dataclasses.replace`` starts without them, and a list changed since is counted again.
     _tally: tuple[list[Diagnostic], int, dict[Severity, int]] | None = field(
@@ -534,10 +530,8 @@ def _load_sources(
     report: bool,
     jobs: int = 1,
     progress: Progress | None = None,
-    meanwhile: Callable[[list[KubeObject]], None] | None = None,
 ) -> _Loaded:
-    """Read and parse ``items``. When workers parse, ``meanwhile`` is called here with each
-    file's objects as they come, in file order, while the workers go on with later files."""
+    """Read and parse ``items``, in several processes when they are large enough."""
     loaded = _Loaded([], {}, [])
     # A file large enough to be cut into pieces is read here, where it is cut; every other is
     # read by the task that parses it.
@@ -547,8 +541,6 @@ def _load_sources(
         sum(len(source.text) if isinstance(source, SourceText) else source.size for source in parse) >= _PARALLEL_BYTES
     )
     workers = jobs if big else 1
-    if workers <= 1:
-        meanwhile = None
     cuts = [_pieces(source, workers) if isinstance(source, SourceText) else None for source in parse]
     tasks = [(source, piece) for source, cut in zip(parse, cuts, strict=True) for piece in cut or (None,)]
 
@@ -598,8 +590,6 @@ def _load_sources(
             if report:
                 loaded.files.append(FileResult(item.path, len(outcome.objects)))
             loaded.objects.extend(outcome.objects)
-            if meanwhile is not None:
-                meanwhile(outcome.objects)
     if progress is not None and work:
         progress.read(1, documents)
     return loaded
@@ -639,33 +629,6 @@ def _selected_checks(kinds: Iterable[str], collect: _Collector) -> list[Check]:
     """The checks for objects of ``kinds`` (and the run-wide ones) that report an enabled rule."""
     wanted = set(collect.enabled)
     return [check for check in all_checks(kinds) if wanted.intersection(check.rules)]
-
-
-class _KindWarmUp:
-    """Loads, while workers parse, what the checks of each kind load the first time they run.
-
-    Their modules and data (API schemas, the CEL library) do not depend on the rest of the
-    run, so the first object of each kind is checked here as soon as it is read, alone in a
-    context of its own, and the findings are dropped; it is checked again, for real, with the
-    run. Loading this while workers parse costs half its time: the workers parse more files
-    meanwhile. Loaded once every file is parsed, it kept the other CPU idle (0.08-0.1 s of a
-    2 s run of 500 files on two jobs).
-    """
-
-    def __init__(self, options: LintOptions, collect: _Collector):
-        self._options, self._collect = options, collect
-        self._kinds: set[str] = set()
-
-    def __call__(self, objects: list[KubeObject]) -> None:
-        first: dict[str, KubeObject] = {}
-        for obj in objects:
-            if obj.kind not in self._kinds:
-                self._kinds.add(obj.kind)
-                first[obj.kind] = obj
-        if first:
-            checks = [check for check in _selected_checks(first, self._collect) if check.per_object]
-            alone = list(first.values())
-            _check_group(alone, checks, Context(alone, self._options), self._collect.empty())
 
 
 def _run_wide_check(check: Check, ctx: Context, collect: _Collector) -> None:
@@ -803,8 +766,7 @@ def _run_object_checks(
         # findings dropped (it is checked again in its slice): what the checks import, load
         # and index over the whole run (ctx.memo) then exists once, for every process to
         # inherit, for the price of a few objects. (A whole first slice checked here kept
-        # one of two CPUs idle 0.05-0.1 s longer on 500 files.) When workers parsed, the
-        # imports and loads were done meanwhile (_KindWarmUp); what is left is the indexes.
+        # one of two CPUs idle 0.05-0.1 s longer on 500 files.)
         first_of_kind: dict[str, KubeObject] = {}
         for obj in objects:
             first_of_kind.setdefault(obj.kind, obj)
@@ -873,18 +835,15 @@ def run(
     context: Iterable[Item] = (),
     cluster: Iterable[Item] = (),
     progress: Progress | None = None,
-    prepare: Prepare | None = None,
     parsed: Sequence[KubeObject] = (),
 ) -> RunResult:
     """Lint already-read sources; ``lint`` is the same with files read from disk.
 
-    ``prepare`` is called with the finished diagnostics of each file finished while checks
-    still run (see ``Assembly``); the result's ``prepared`` holds what it returned.
     ``parsed`` are context and cluster objects read earlier by ``parse_unreported``, indexed
     after ``context``'s and before ``cluster``'s, and not reported on.
     """
     with without_cyclic_gc():
-        return _run(scan, options, context, cluster, progress, prepare, parsed)
+        return _run(scan, options, context, cluster, progress, parsed)
 
 
 def parse_unreported(items: Iterable[Item], options: LintOptions, origin: str = "context") -> list[KubeObject]:
@@ -904,15 +863,12 @@ def _run(
     context: Iterable[Item],
     cluster: Iterable[Item],
     progress: Progress | None,
-    prepare: Prepare | None,
     parsed: Sequence[KubeObject],
 ) -> RunResult:
     catalog = load_catalog()
     collect = _Collector(options, catalog)
     jobs = options.jobs or available_cpus()
-    scanned = _load_sources(
-        scan, "scan", collect, report=True, jobs=jobs, progress=progress, meanwhile=_KindWarmUp(options, collect)
-    )
+    scanned = _load_sources(scan, "scan", collect, report=True, jobs=jobs, progress=progress)
     extra = _load_sources(context, "context", collect, report=False, jobs=jobs, progress=progress)
     snapshot = _load_sources(cluster, "cluster", collect, report=True, jobs=jobs, progress=progress)
     envs = environments(dict.fromkeys(obj.path for obj in scanned.objects), options.environments)
@@ -926,14 +882,7 @@ def _run(
         if not check.per_object:
             _run_wide_check(check, ctx, wide)
     sources = {**scanned.sources, **snapshot.sources}
-    assembly = Assembly(
-        scanned.objects,
-        scanned.renders,
-        collect.diagnostics,
-        wide.diagnostics,
-        sources,
-        prepare if _prepares(scanned, jobs) else None,
-    )
+    assembly = Assembly(scanned.objects, scanned.renders, collect.diagnostics, wide.diagnostics, sources)
     _run_object_checks([c for c in checks if c.per_object], scanned.objects, ctx, collect, jobs, progress, assembly)
     THAWED.freeze_all()
     reported = {f.path for f in scanned.files} | {f.path for f in snapshot.files}
@@ -944,21 +893,7 @@ def _run(
     diagnostics = assembly.diagnostics(rest, reported)  # findings in --context files are not reported
     files = scanned.files + [f for f in snapshot.files if any(d.span.path == f.path for d in diagnostics)]
     count_per_file(files, diagnostics)
-    return RunResult(
-        diagnostics, files, sources, ctx, renders=scanned.renders, skipped=scanned.skipped, prepared=assembly.prepared
-    )
-
-
-#: Scanned text above which a run does not ``prepare`` reports early: what was prepared waits,
-#: whole, for the report, which is several times the size of its input.
-_PREPARE_BYTES = 8 << 20
-
-
-def _prepares(scanned: _Loaded, jobs: int) -> bool:
-    """Whether the run hands files to ``prepare`` as they are finished: only when other
-    processes check meanwhile (one process alone gains nothing by preparing early), and only
-    for a report small enough to hold."""
-    return jobs > 1 and sum(len(source.text) for source in scanned.sources.values()) <= _PREPARE_BYTES
+    return RunResult(diagnostics, files, sources, ctx, renders=scanned.renders, skipped=scanned.skipped)
 
 
 def _from_renders(diagnostics: list[Diagnostic], scanned: _Loaded) -> tuple[list[Diagnostic], list[FileResult]]:
@@ -1024,7 +959,6 @@ def lint(
     options: LintOptions,
     stdin: BinaryIO | None = None,
     progress: Progress | None = None,
-    prepare: Prepare | None = None,
 ) -> RunResult:
     """Lint the paths in ``options`` (with context and snapshot files) from disk.
 
@@ -1046,5 +980,4 @@ def lint(
         context=context,
         cluster=[*cluster, *example_sources(options.slices)],
         progress=progress,
-        prepare=prepare,
     )

@@ -13,7 +13,6 @@ from typing import BinaryIO
 
 from dralint.diagnostics import Diagnostic, Severity, in_report_order
 from dralint.lint import suppress
-from dralint.lint.assembly import Prepare
 from dralint.lint.baseline import read_baseline, split_known
 from dralint.lint.config import BAD_CONFIG, UNKNOWN_RULE, LoadedConfig
 from dralint.lint.engine import FileResult, Progress, RunResult, count_per_file, lint, to_diagnostics
@@ -107,10 +106,9 @@ def lint_with_config(
     stdin: BinaryIO | None = None,
     today: dt.date | None = None,
     progress: Progress | None = None,
-    prepare: Prepare | None = None,
 ) -> RunResult:
     """Lint from disk and run every stage after the engine."""
-    return finish(lint(without_own_files(options, config), stdin, progress, prepare), options, config, today)
+    return finish(lint(without_own_files(options, config), stdin, progress), options, config, today)
 
 
 def without_own_files(options: LintOptions, config: LoadedConfig | None) -> LintOptions:

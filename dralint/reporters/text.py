@@ -7,12 +7,8 @@ CI problem matchers can jump to it.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from itertools import groupby
-from operator import attrgetter, is_
-from typing import NamedTuple
 
 from dralint.diagnostics import Diagnostic, Severity, Span
-from dralint.lint.assembly import Prepare
 from dralint.lint.engine import RunResult
 from dralint.reporters import RepeatedTexts, joined
 from dralint.reporters.terminal import printable
@@ -22,7 +18,6 @@ _COLORS = {Severity.ERROR: "\033[1;31m", Severity.WARNING: "\033[1;33m", Severit
 _DIM, _BOLD, _RESET = "\033[2m", "\033[1m", "\033[0m"
 #: ``severity.value`` without the enum's descriptor call, once per finding.
 _NAMES = {s: s.value for s in Severity}
-_PATH = attrgetter("span.path")
 
 
 class _Paint:
@@ -91,10 +86,10 @@ class _Writer:
     run of findings. A hint is one of a few per rule (``RepeatedTexts``).
     """
 
-    def __init__(self, paint: _Paint, sources: Mapping[str, SourceText], hints: RepeatedTexts | None = None):
+    def __init__(self, paint: _Paint, sources: Mapping[str, SourceText]):
         self.paint = paint
         self.sources = sources
-        self.hints = RepeatedTexts(_hint_line) if hints is None else hints
+        self.hints = RepeatedTexts(_hint_line)
 
     def findings(self, severity: Severity, diagnostics: Iterable[Diagnostic]) -> Iterator[str]:
         """The texts of ``diagnostics``, all of ``severity``, one per finding."""
@@ -125,59 +120,11 @@ def _by_severity(diagnostics: Iterable[Diagnostic]) -> dict[Severity, list[Diagn
     return out
 
 
-class _Prepared(NamedTuple):
-    """One file's findings written while the run's checks still ran (see ``prepare``)."""
-
-    color: bool
-    #: Per severity: the diagnostics written, and their text.
-    written: dict[Severity, tuple[tuple[Diagnostic, ...], str]]
-
-
-def prepare(color: bool = False) -> Prepare:
-    """What the engine may call for each file it finishes while checks still run: the file's
-    findings written now, per severity, for ``chunks`` to take as they are.
-
-    A run with ``--jobs`` finishes most files while other processes check later objects; the
-    report's writing of those files then overlaps the checks instead of following them, in
-    one process alone. ``chunks`` writes a file again when the findings it reports for the
-    file are not exactly those written here (suppressed, hidden by a baseline, or joined by
-    findings of the stages after the run).
-    """
-
-    paint = _Paint(color)
-    hints = RepeatedTexts(_hint_line)  # the run's, not each file's: a rule's hint recurs across files
-
-    def written(diagnostics: list[Diagnostic], sources: Mapping[str, SourceText]) -> _Prepared:
-        writer = _Writer(paint, sources, hints)
-        return _Prepared(
-            color,
-            {
-                severity: (tuple(run), "".join(writer.findings(severity, run)))
-                for severity, run in _by_severity(diagnostics).items()
-                if run
-            },
-        )
-
-    return written
-
-
 def _pieces(result: RunResult, color: bool) -> Iterator[str]:
-    """The findings in pieces (``joined``), errors first; a file written while the run went on
-    (``prepare``) is a piece of its own per severity, as it was written."""
+    """The findings in pieces of a thousand (``joined``), errors first."""
     writer = _Writer(_Paint(color), result.sources)
-    prepared = result.prepared
     for severity, diagnostics in _by_severity(result.diagnostics).items():
-        if not prepared:  # nothing written early: pieces of a thousand findings, across files
-            yield from joined(writer.findings(severity, diagnostics))
-            continue
-        for path, same_file in groupby(diagnostics, _PATH):
-            run = list(same_file)
-            early = prepared.get(path)
-            made = early.written.get(severity) if isinstance(early, _Prepared) and early.color == color else None
-            if made is not None and len(made[0]) == len(run) and all(map(is_, made[0], run)):
-                yield made[1]
-            else:
-                yield from joined(writer.findings(severity, run))
+        yield from joined(writer.findings(severity, diagnostics))
 
 
 def summary(result: RunResult) -> str:
@@ -198,9 +145,8 @@ def summary(result: RunResult) -> str:
 
 
 def chunks(result: RunResult, color: bool = False) -> Iterator[str]:
-    """The report in pieces (``joined``, and the texts ``prepare`` wrote): a large run's report
-    is several times the size of its input and is never joined whole (a run prepares early only
-    while its report is small, see ``engine._prepares``)."""
+    """The report in pieces (``joined``): a large run's report is several times the size of its
+    input and is never joined whole."""
     yield from _pieces(result, color)
     yield summary(result) + "\n"
 
