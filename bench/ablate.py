@@ -60,14 +60,6 @@ MECHANISMS: dict[str, tuple[str, str]] = {
     "THAWED set, 1 document": ("thawed-1", _LOADER + "L.THAWED.capacity = 1\n"),
     "THAWED set, unbounded": ("thawed-all", _LOADER + "L.THAWED.capacity = 1 << 60\n"),
     "groups of 32 objects per check": ("groups", _ENGINE + "E._GROUP = 1\n"),
-    "files finished early": (
-        "finished-early",
-        # Every file is finished at the end, as the files of a render are.
-        _ENGINE + "class _AtTheEnd(E.Assembly):\n"
-        "    def __init__(self, objects, renders, *rest, **named):\n"
-        "        super().__init__(objects, {o.path for o in objects}, *rest, **named)\n"
-        "E.Assembly = _AtTheEnd\n",
-    ),
     "pieces of large files": ("pieces", _ENGINE + "E._PIECE_LINES = 1 << 62\n"),
     "leaving with os._exit": ("exit", "import sys, dralint.cli.main as M\nM._end = sys.exit\n"),
     "fast block reader": (

@@ -143,19 +143,6 @@ def test_slices_of_objects_shrink_towards_the_end_and_cover_every_object_once():
     assert {len(piece) for piece in engine._slices(objects, jobs=1)} == {engine._SLICE}  # nobody to wait for
 
 
-class _Kept:
-    """Stands in for the run's Assembly: keeps the findings of the checks in the order they came."""
-
-    def __init__(self):
-        self.diagnostics = []
-
-    def add(self, diagnostics):
-        self.diagnostics.extend(diagnostics)
-
-    def checked(self, count):
-        pass
-
-
 def test_checks_run_one_at_a_time_over_a_group_and_report_object_by_object(monkeypatch):
     from dralint.k8s.manifests import objects_from
     from dralint.lint.catalog import load_catalog
@@ -183,15 +170,13 @@ def test_checks_run_one_at_a_time_over_a_group_and_report_object_by_object(monke
     options = LintOptions(profile="strict")
     collect = engine._Collector(options, load_catalog())
     monkeypatch.setattr(engine, "_GROUP", 4)
-    kept = _Kept()
-    engine._run_object_checks(
+    kept = engine._run_object_checks(
         [Check(first, ("REL006",), None, True), Check(second, ("REL006",), None, True)],
         objects,
         Context(objects, options),
         collect,
         1,
         None,
-        kept,
     )
 
     assert calls == [
@@ -200,7 +185,7 @@ def test_checks_run_one_at_a_time_over_a_group_and_report_object_by_object(monke
     # As if each object had met every check in turn: the failure follows what its check found first.
     reported = [
         f"INT001 {d.object.name}" if d.rule == "INT001" and "RuntimeError: boom" in d.message else d.message
-        for d in kept.diagnostics
+        for d in kept
     ]
     expected = [message for i in range(6) for message in (f"first cm-{i}", f"second cm-{i}")]
     expected.insert(expected.index("second cm-2") + 1, "INT001 cm-2")

@@ -34,7 +34,7 @@ from dralint.k8s.allocator.examples import PREFIX as EXAMPLE_PREFIX
 from dralint.k8s.allocator.examples import example_sources
 from dralint.k8s.manifests import ShapeProblem, objects_from
 from dralint.k8s.objects import KubeObject
-from dralint.lint.assembly import Assembly
+from dralint.lint.assembly import assemble
 from dralint.lint.catalog import DRA_CATEGORIES, Rule, load_catalog
 from dralint.lint.context import Context
 from dralint.lint.environments import environments, tagged
@@ -738,13 +738,11 @@ def _run_object_checks(
     collect: _Collector,
     jobs: int,
     progress: Progress | None,
-    assembly: Assembly,
-) -> None:
+) -> list[Diagnostic]:
     """Every per-object check on every object, a group of objects at a time (``_check_group``):
     their documents expand once, for all of them, and are frozen again when later objects push
     them out of ``THAWED``. With ``--jobs``, this process and forked workers, which inherit the
-    run's index, share the slices. Each slice's findings go to ``assembly`` as the slice comes
-    back, in order, which finishes the files the slice completes."""
+    run's index, share the slices; their findings are taken in the order of the slices."""
     slices = _slices(objects, jobs)
 
     def checked(batch: list[KubeObject]) -> list[Diagnostic]:
@@ -779,12 +777,13 @@ def _run_object_checks(
         send=lambda index, diagnostics: to_rows(diagnostics, refs(index)),
         receive=lambda index, rows: from_rows(rows, refs(index)),
     )
+    out: list[Diagnostic] = []
     for index, diagnostics in enumerate(found):
-        assembly.add(diagnostics)
+        out.extend(diagnostics)
         done += len(slices[index])
-        assembly.checked(done)
         if progress is not None:
             progress.checking(done, len(objects))
+    return out
 
 
 def _tagging(collect: _Collector, ctx: Context) -> Callable[[Finding, str | None], None]:
@@ -874,23 +873,21 @@ def _run(
     envs = environments(dict.fromkeys(obj.path for obj in scanned.objects), options.environments)
     ctx = Context([*scanned.objects, *extra.objects, *parsed, *snapshot.objects], options, envs)
     checks = _selected_checks({obj.kind for obj in scanned.objects}, collect)
-    # Run-wide checks run first: a file is then complete once its own objects are checked (see
-    # Assembly), and what they build in ctx.memo (the snapshot's inventory, the simulation) is
-    # the run's, for the checks after them, the workers and `dralint simulate`.
+    # Run-wide checks run first: what they build in ctx.memo (the snapshot's inventory, the
+    # simulation) is the run's, for the checks after them, the workers and `dralint simulate`.
     wide = collect.empty()
     for check in checks:
         if not check.per_object:
             _run_wide_check(check, ctx, wide)
     sources = {**scanned.sources, **snapshot.sources}
-    assembly = Assembly(scanned.objects, scanned.renders, collect.diagnostics, wide.diagnostics, sources)
-    _run_object_checks([c for c in checks if c.per_object], scanned.objects, ctx, collect, jobs, progress, assembly)
+    checked = _run_object_checks([c for c in checks if c.per_object], scanned.objects, ctx, collect, jobs, progress)
     THAWED.freeze_all()
     reported = {f.path for f in scanned.files} | {f.path for f in snapshot.files}
-    rest = assembly.unfinished()
+    made = collect.diagnostics + checked + wide.diagnostics
     if scanned.renders:
-        rest, scanned.files = _from_renders(rest, scanned)
+        made, scanned.files = _from_renders(made, scanned)
         reported |= {f.path for f in scanned.files}
-    diagnostics = assembly.diagnostics(rest, reported)  # findings in --context files are not reported
+    diagnostics = assemble(made, sources, reported)  # findings in --context files are not reported
     files = scanned.files + [f for f in snapshot.files if any(d.span.path == f.path for d in diagnostics)]
     count_per_file(files, diagnostics)
     return RunResult(diagnostics, files, sources, ctx, renders=scanned.renders, skipped=scanned.skipped)
