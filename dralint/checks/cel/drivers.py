@@ -21,7 +21,7 @@ from dralint.diagnostics import Finding, Severity
 from dralint.k8s.cel import check, conjuncts, evaluate
 from dralint.k8s.cel.ast import Node
 from dralint.k8s.cel.lints import STANDARD_DOMAINS, Lookup, lookups, pinned_drivers
-from dralint.k8s.drivers import DriverRelease
+from dralint.k8s.drivers import DeviceKind, DriverRelease
 from dralint.k8s.objects import KubeObject
 from dralint.lint.context import Context
 from dralint.lint.drivers import installed_by, installed_classes, judged_releases, run_catalog
@@ -86,8 +86,17 @@ def _compared(ast: Node) -> Iterator[tuple[Node, Node]]:
                     yield read, literal
 
 
+def _rules_out(text: str, release: DriverRelease, kind: DeviceKind, ctx: Context) -> bool:
+    """Whether the conjunct ``text`` is false on every device of ``kind``: once per run, since
+    the same conjuncts (the driver, a capacity floor) recur across a repository's selectors."""
+    key = (__name__, "rules-out", text, release.driver, release.version, kind.name)
+    return ctx.memo(
+        key, lambda: _decidable(text, release, kind.name) and evaluate(text, release.device(kind)).value is False
+    )
+
+
 def _admitted(
-    release: DriverRelease, expressions: tuple[str, ...], own_from: int
+    release: DriverRelease, expressions: tuple[str, ...], own_from: int, ctx: Context
 ) -> tuple[tuple[str, ...], tuple[str, ...], tuple[int, int, int] | None]:
     """Kinds of ``release`` no decidable conjunct of ``expressions`` rules out, and the first
     conjunct of the group's own selectors (index ``own_from`` on) that rules out every kind the
@@ -96,15 +105,10 @@ def _admitted(
     offered: list[str] = []  # kinds the class's selectors admit
     excluding: dict[tuple[int, int, int], int] = {}
     for kind in release.kinds:
-        device = release.device(kind)
         ruled_out = None
         for index, expression in enumerate(expressions):
             ruled_out = next(
-                (
-                    (index, part)
-                    for part in conjuncts(expression)
-                    if _decidable(part.text, release, kind.name) and evaluate(part.text, device).value is False
-                ),
+                ((index, part) for part in conjuncts(expression) if _rules_out(part.text, release, kind, ctx)),
                 None,
             )
             if ruled_out is not None:
@@ -140,7 +144,7 @@ def _targets(obj: KubeObject, group: SelectorGroup, ctx: Context) -> list[Target
         out = []
         for release, device_class in installs:
             kinds, offered, excluded = _admitted(
-                release, device_class.selectors + group.expressions, len(device_class.selectors)
+                release, device_class.selectors + group.expressions, len(device_class.selectors), ctx
             )
             out.append(Target(release, kinds, offered, where, excluded))
         return out
@@ -156,7 +160,7 @@ def _pinned_targets(expressions: tuple[str, ...], inherited: tuple[str, ...], wh
     out = []
     for driver in sorted(drivers):
         for release in judged_releases(ctx, driver):
-            kinds, offered, excluded = _admitted(release, expressions, len(inherited))
+            kinds, offered, excluded = _admitted(release, expressions, len(inherited), ctx)
             out.append(Target(release, kinds, offered, where, excluded))
     return out
 
@@ -215,7 +219,6 @@ def _name(obj: KubeObject, path: tuple, expression: str, lookup: Lookup, ctx: Co
     if not releases or any(r.extensible for r in releases):
         return  # no driver publishes in the domain, or one may publish names no catalog lists
     having = [r for r in releases if lookup.name in r.names(lookup.kind, lookup.domain)]
-    where = _name_span(obj, path, expression, lookup.node.offset, lookup.name)
     if not having:
         names = sorted(set().union(*(r.names(lookup.kind, lookup.domain) for r in releases)))
         lowered = {n.lower(): n for n in names}
@@ -227,7 +230,7 @@ def _name(obj: KubeObject, path: tuple, expression: str, lookup: Lookup, ctx: Co
             + (f"; did you mean '{close}'?" if close else ""),
             rule="CEL010",
             hint=f"names published there: {', '.join(names[:12])} (`dralint drivers {releases[0].driver}` lists them)",
-            **where,
+            **_name_span(obj, path, expression, lookup.node.offset, lookup.name),
         )
         return
     drivers = {r.driver for r in having}
@@ -241,7 +244,7 @@ def _name(obj: KubeObject, path: tuple, expression: str, lookup: Lookup, ctx: Co
         rule="CEL010",
         severity=Severity.INFO,
         hint=f"say which release the cluster runs: --driver {having[0].driver}=VERSION, or `drivers:` in .dralint.yaml",
-        **where,
+        **_name_span(obj, path, expression, lookup.node.offset, lookup.name),
     )
 
 
@@ -293,16 +296,9 @@ def _types(obj: KubeObject, path: tuple, expression: str, ast: Node, ctx: Contex
             literal_type = _literal_type(literal)
             if lookup is None or literal_type is None:
                 continue
-            releases = run_catalog(ctx).domain_releases(lookup.domain)
-            types = {
-                a.type
-                for r in releases
-                for a in r.attributes
-                if a.domain == lookup.domain and a.ident == lookup.name and not a.type.endswith("s")
-            }
-            if len(types) != 1:
+            releases, declared = _declared_type(lookup, ctx)
+            if declared is None:
                 continue
-            (declared,) = types
             if _CEL_TYPES[declared] == literal_type or (declared, literal_type) == ("version", "string"):
                 continue  # the same type, or CEL011's case
             operator = str(node.value).strip("_")
@@ -322,6 +318,23 @@ def _types(obj: KubeObject, path: tuple, expression: str, ast: Node, ctx: Contex
                 hint=_type_hint(lookup, declared, literal.value),
                 span=obj.scalar_span(path, node.offset, node.offset + len(operator)),
             )
+
+
+def _declared_type(lookup: Lookup, ctx: Context) -> tuple[list[DriverRelease], str | None]:
+    """The releases publishing in the lookup's domain, and the one scalar type they all give its
+    attribute (None when they give none or disagree); once per run and attribute."""
+
+    def declared() -> tuple[list[DriverRelease], str | None]:
+        releases = run_catalog(ctx).domain_releases(lookup.domain)
+        types = {
+            a.type
+            for r in releases
+            for a in r.attributes
+            if a.domain == lookup.domain and a.ident == lookup.name and not a.type.endswith("s")
+        }
+        return releases, (next(iter(types)) if len(types) == 1 else None)
+
+    return ctx.memo((__name__, "declared-type", lookup.domain, lookup.name), declared)
 
 
 def _type_hint(lookup: Lookup, declared: str, value: object) -> str:

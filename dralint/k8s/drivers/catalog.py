@@ -224,7 +224,7 @@ class CatalogProblem(NamedTuple):
 class Catalog:
     """Driver releases by driver name, and the classes they install by class name."""
 
-    __slots__ = ("releases", "problems", "_by_driver", "_by_class")
+    __slots__ = ("releases", "problems", "_by_driver", "_by_class", "_by_domain")
 
     def __init__(self, releases: Iterable[DriverRelease], problems: Iterable[CatalogProblem] = ()) -> None:
         self.releases: tuple[DriverRelease, ...] = tuple(
@@ -233,6 +233,8 @@ class Catalog:
         self.problems: tuple[CatalogProblem, ...] = tuple(problems)
         self._by_driver: dict[str, list[DriverRelease]] = {}
         self._by_class: dict[str, list[tuple[DriverRelease, ClassInfo]]] = {}
+        #: ``domain_releases`` by domain, as asked: selectors read a few domains many times.
+        self._by_domain: dict[str, list[DriverRelease]] = {}
         for release in self.releases:
             self._by_driver.setdefault(release.driver, []).append(release)
             for device_class in release.classes:
@@ -261,13 +263,16 @@ class Catalog:
     def domain_releases(self, domain: str) -> list[DriverRelease]:
         """Releases of drivers that publish anything in ``domain``, the driver's own or another."""
         domain = domain.lower()
-        return [
-            r
-            for r in self.releases
-            if r.driver == domain
-            or any(e.domain == domain for e in r.attributes)
-            or any(e.domain == domain for e in r.capacity)
-        ]
+        found = self._by_domain.get(domain)
+        if found is None:
+            found = self._by_domain[domain] = [
+                r
+                for r in self.releases
+                if r.driver == domain
+                or any(e.domain == domain for e in r.attributes)
+                or any(e.domain == domain for e in r.capacity)
+            ]
+        return list(found)
 
     def select(self, versions: Mapping[str, str]) -> Catalog:
         """Only the named release of each driver in ``versions`` (other drivers keep every release)."""
