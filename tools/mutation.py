@@ -2,6 +2,7 @@
 
     python tools/mutation.py references            # one package (minutes to an hour)
     python tools/mutation.py checks allocator cel apivalidation references --jobs 2
+    python tools/mutation.py cel --sample 150 --seed 1   # a seeded sample of the mutants
 
 Each package is mutated in a scratch copy of the tracked files (``--workdir``, default a
 directory under the system's temporary one), so the checkout is never touched; mutmut
@@ -9,6 +10,11 @@ directory under the system's temporary one), so the checkout is never touched; m
 printed per package: killed / (killed + survived), with the surviving mutants listed for
 ``mutmut show NAME`` in the work directory. It is not part of the test command: a run takes
 from minutes (references) to hours (checks). docs/testing.md holds the last scores.
+
+``--sample N`` bounds the time: every mutant is generated, but only N of them, drawn with
+``random.Random(SEED).sample`` from the sorted mutant names, are tested; the same mutmut
+version, code and seed draw the same sample (written to ``sample.txt`` in the work directory).
+Its score is that of the sample (killed / tested of N out of all M), not of the package.
 """
 
 from __future__ import annotations
@@ -16,10 +22,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -90,8 +98,25 @@ def _copy_tracked(into: Path) -> None:
             shutil.copy2(source, into / name)
 
 
-def score(workdir: Path) -> dict[str, object]:
-    """The counts of ``mutmut results`` in ``workdir``, and the mutants that survived."""
+#: mutmut's first step of ``mutmut run``, the mutants written to mutants/ without testing any
+_GENERATE = (
+    "import mutmut.__main__ as m; m.set_mutant_under_test('mutant_generation'); "
+    "m.makedirs('mutants', exist_ok=True); m.copy_src_dir(); m.copy_also_copy_files(); m.create_mutants(1)"
+)
+
+
+def mutant_names(workdir: Path) -> list[str]:
+    """Every mutant's name, sorted, generating the mutants first."""
+    subprocess.run([sys.executable, "-c", _GENERATE], cwd=workdir, check=True, stdout=subprocess.DEVNULL)
+    names = []
+    for meta in (workdir / "mutants").rglob("*.py.meta"):
+        names += json.loads(meta.read_text(encoding="utf-8"))["exit_code_by_key"]
+    return sorted(names)
+
+
+def score(workdir: Path, only: set[str] | None = None) -> dict[str, object]:
+    """The counts of ``mutmut results`` in ``workdir`` (of the mutants ``only`` names, if given),
+    and the mutants that survived."""
     out = subprocess.run(
         [sys.executable, "-m", "mutmut", "results", "--all", "true"], cwd=workdir, capture_output=True, text=True
     ).stdout
@@ -99,7 +124,7 @@ def score(workdir: Path) -> dict[str, object]:
     survived = []
     for line in out.splitlines():
         name, _, status = line.strip().rpartition(": ")
-        if name:
+        if name and (only is None or name in only):
             counts[status] = counts.get(status, 0) + 1
             if status == "survived":
                 survived.append(name)
@@ -113,6 +138,8 @@ def main() -> None:
     parser.add_argument("packages", nargs="+", choices=sorted(PACKAGES))
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="mutants tested at once")
     parser.add_argument("--workdir", type=Path, help="scratch directory (kept, for `mutmut show`)")
+    parser.add_argument("--sample", type=int, metavar="N", help="test only N mutants of each package, drawn by --seed")
+    parser.add_argument("--seed", type=int, default=0, help="the seed of --sample's draw (default 0)")
     args = parser.parse_args()
     for package in args.packages:
         workdir = (
@@ -123,9 +150,22 @@ def main() -> None:
         mutate, tests = PACKAGES[package]
         with open(workdir / "pyproject.toml", "a", encoding="utf-8") as config:
             config.write(_config(mutate, tests))
-        subprocess.run([sys.executable, "-m", "mutmut", "run", "--max-children", str(args.jobs)], cwd=workdir)
-        result = score(workdir)
-        print(f"{package}: score {result['score']} {result['counts']} (work directory {workdir})")
+        started = time.monotonic()
+        names: list[str] = []
+        sample: list[str] = []
+        if args.sample:
+            names = mutant_names(workdir)
+            sample = sorted(random.Random(args.seed).sample(names, min(args.sample, len(names))))
+            (workdir / "sample.txt").write_text("\n".join(sample) + "\n", encoding="utf-8")
+            print(f"{package}: testing {len(sample)} of {len(names)} mutants (seed {args.seed})")
+        run = [sys.executable, "-m", "mutmut", "run", "--max-children", str(args.jobs), *sample]
+        subprocess.run(run, cwd=workdir)
+        result = score(workdir, set(sample) if sample else None)
+        of = f" of a sample of {len(sample)} of {len(names)} mutants, seed {args.seed}" if sample else ""
+        minutes = (time.monotonic() - started) / 60
+        print(
+            f"{package}: score {result['score']}{of} {result['counts']} in {minutes:.0f} min (work directory {workdir})"
+        )
         for name in result["survived"]:
             print(f"  survived: {name}")
 
