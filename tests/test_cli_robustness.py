@@ -106,6 +106,7 @@ def test_a_binary_baseline_is_a_usage_error(tmp_path):
         ("--context", "nope.yaml", "Invalid value for --context: nope.yaml: no such file or directory"),
         ("--slices", "nope.yaml", "Invalid value for --slices: nope.yaml: no such file or directory"),
         ("--slices", "example:nope", "unknown example snapshot 'nope'"),
+        ("--helm-values", "nope.yaml", "Invalid value for --helm-values: nope.yaml: no such file or directory"),
         ("--config", "/dev/zero", "Invalid value for --config: /dev/zero is not a regular file"),
         ("--config", "nope.yaml", "Invalid value for --config: no such file: nope.yaml"),
     ],

@@ -64,6 +64,7 @@ def _valid_value(name: str, type_text: str):
 def test_every_lintoptions_field_is_a_config_key(in_tmp):
     values = {config_key(f.name): _valid_value(f.name, str(f.type)) for f in dataclasses.fields(LintOptions)}
     assert set(values) == set(KEYS)
+    write(in_tmp / "x", "")  # the input path fields must name files that exist
     config = load_config(write(in_tmp / ".dralint.yaml", yaml.safe_dump(values)))
     assert problems(config) == []
     options = config.apply(LintOptions())
@@ -161,6 +162,7 @@ def test_paths_are_relative_to_the_config_file(in_tmp, monkeypatch):
         "  deploy/vendor/*: [YAML002]\n",
     )
     (in_tmp / "sub").mkdir()
+    (in_tmp / "shared").mkdir()
     monkeypatch.chdir(in_tmp / "sub")
     config = load_config(find_config("."))
     assert config.values["paths"] == ["../deploy"] and config.values["context"] == ["../shared"]
@@ -203,6 +205,29 @@ def test_context_default_from_config(in_tmp):
     assert '"diagnostics": []' in result.stdout
 
 
+def test_input_paths_that_do_not_exist_are_findings_at_their_entry(in_tmp):
+    write(in_tmp / "templates" / "class.yaml", CM)
+    write(in_tmp / "cm.yaml", CM)
+    write(
+        in_tmp / ".dralint.yaml",
+        "context: [templates, nope/]\nslices: [cluster.yaml]\nhelm-values: [prod.yaml]\ndriver-catalogs: [ours.yaml]\n",
+    )
+    config = load_config(".dralint.yaml")
+    assert [(rule, line, column) for rule, line, column, _ in problems(config)] == [
+        ("CFG001", 1, 22),
+        ("CFG001", 2, 10),
+        ("CFG001", 3, 15),
+        ("CFG001", 4, 19),
+    ]
+    assert problems(config)[0][3] == (
+        "context.1 names 'nope/', which does not exist (paths here are relative to the config file's directory)"
+    )
+    assert config.values["context"] == ["templates"]
+    assert config.values["slices"] == config.values["helm_values"] == config.values["driver_catalogs"] == []
+    result = invoke("lint", "cm.yaml")
+    assert result.exit_code == 1 and result.stdout.count("[CFG001]") == 4
+
+
 def test_config_show(in_tmp):
     write(in_tmp / ".dralint.yaml", "profile: strict\nmin-score: 70\n")
     result = invoke("config", "--show")
@@ -221,16 +246,25 @@ def _first_yaml_block(page: str, heading: str) -> str:
     return text.split(f"\n{heading}\n", 1)[1].split("```yaml\n", 1)[1].split("```", 1)[0]
 
 
+def _with_its_inputs(directory: Path, example: str) -> str:
+    """``example`` written as a config in ``directory``, with the files its input paths name."""
+    for key in ("context", "slices", "helm-values", "driver-catalogs"):
+        for path in yaml.safe_load(example).get(key) or []:
+            if ":" not in path:
+                write(directory / path / "x.yaml" if path.endswith("/") else directory / path, "")
+    return write(directory / ".dralint.yaml", example)
+
+
 def test_config_reference_names_every_key_and_is_a_valid_config(in_tmp):
     example = _first_yaml_block("docs/configuration.md", "## The configuration file")
-    config = load_config(write(in_tmp / ".dralint.yaml", example))
+    config = load_config(_with_its_inputs(in_tmp, example))
     assert config.findings == []
     assert {config_key(name) for name in config.values} == set(KEYS)
 
 
 def test_readme_config_example_is_a_valid_config(in_tmp):
     example = _first_yaml_block("README.md", "## Configuration")
-    config = load_config(write(in_tmp / ".dralint.yaml", example))
+    config = load_config(_with_its_inputs(in_tmp, example))
     assert config.findings == [] and "profile" in {config_key(name) for name in config.values}
 
 

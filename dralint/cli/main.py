@@ -380,7 +380,7 @@ def _write(text: str | Iterable[str], target: str | None) -> None:
 
 
 def _named_inputs_exist(paths: Iterable[str], param: str) -> None:
-    """A ``--context`` or ``--slices`` path that does not exist is a usage error, as
+    """A ``--context``, ``--slices`` or ``--helm-values`` path that does not exist is a usage error, as
     ``simulate --slices`` has it: a run with part of the cluster missing proves nothing."""
     for path in paths:
         if path.startswith(EXAMPLE_PREFIX):
@@ -552,6 +552,7 @@ def lint_command(
     targets = report_targets(ctx.meta["dralint.raw_args"])
     _named_inputs_exist(context_paths, "--context")
     _named_inputs_exist(slices, "--slices")
+    _named_inputs_exist(helm_values, "--helm-values")
     config = _load_config(config_path, no_config)
     given: dict[str, object] = {
         "paths": list(paths),

@@ -35,6 +35,10 @@ PYPROJECT = "pyproject.toml"
 BAD_CONFIG, UNKNOWN_RULE = "CFG001", "CFG002"
 #: Fields whose values are file-system paths, resolved against the config file's directory.
 PATH_FIELDS = frozenset({"paths", "context", "slices", "baseline", "sarif_root", "helm_values", "driver_catalogs"})
+#: Path fields whose files are read as the run's inputs besides the linted paths: one that does
+#: not exist is a finding at its entry (the command line's ``--context`` and ``--slices`` make it
+#: a usage error), never a run that silently reads less.
+INPUT_FIELDS = frozenset({"context", "slices", "helm_values", "driver_catalogs"})
 #: Fields whose values are fixed words.
 CHOICES: dict[str, tuple[str, ...]] = {"profile": PROFILES, "fail_on": FAIL_ON, "pss_level": PSS_LEVELS}
 #: Fields that name rules (by id, family, name, category or tag).
@@ -480,9 +484,30 @@ def _validate(config: LoadedConfig, data: dict, base_dir: str) -> None:
                 }
                 for chart, entry in converted.items()
             }
-        config.values[spec.name] = _rebase(converted, base_dir) if spec.name in PATH_FIELDS else converted
+        if spec.name in PATH_FIELDS:
+            converted = _rebase(converted, base_dir)
+        if spec.name in INPUT_FIELDS and converted is not None:
+            converted = _existing(config, key, value, converted)
+        config.values[spec.name] = converted
     if "drivers" in config.values or "driver_catalogs" in config.values:
         _check_drivers(config)
+
+
+def _existing(config: LoadedConfig, key: str, written: list[str], rebased: list[str]) -> list[str]:
+    """The entries of an input list that exist; each one that does not is a CFG001 at it."""
+    kept = []
+    for index, (entry, path) in enumerate(zip(written, rebased, strict=True)):
+        if path == "-" or _NOT_A_PATH.match(path) or os.path.lexists(path):
+            kept.append(path)
+        else:
+            _report(
+                config,
+                _Bad(
+                    (key, index),
+                    f"names {entry!r}, which does not exist (paths here are relative to the config file's directory)",
+                ),
+            )
+    return kept
 
 
 def _check_drivers(config: LoadedConfig) -> None:
