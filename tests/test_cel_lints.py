@@ -80,7 +80,7 @@ def test_version_knowledge_from_a_snapshot_overrides_the_name_guess() -> None:
     expression = 'device.attributes["d"].fw > "1.2.3" && device.attributes["d"].version == "x"'
     ast = _ast(expression)
     assert version_string_comparisons(expression, ast) == []  # no snapshot: "fw" not guessed
-    notes = version_string_comparisons(expression, ast, versions={("d", "fw")})
+    notes = version_string_comparisons(expression, ast, versions={("d", "fw"): ""})
     assert _texts(expression, notes) == [">"]
 
 

@@ -75,6 +75,14 @@ def test_int_attribute_compared_with_a_string_is_flagged_too(tmp_path):
     assert [d.rule for d in _findings(tmp_path, manifest)] == ["CEL017"]
 
 
+def test_a_version_attribute_compared_with_a_string_names_the_releases_judged(tmp_path):
+    manifest = _template("gpu.nvidia.com", 'device.attributes["gpu.nvidia.com"].driverVersion >= "550.0.0"')
+    (finding,) = _findings(tmp_path, manifest, rules=("CEL011",))
+    assert "in gpu.nvidia.com 25.3.2, 25.8.0, 25.12.0 (dralint's driver catalog)" in finding.message
+    (pinned,) = _findings(tmp_path, manifest, rules=("CEL011",), drivers={"gpu.nvidia.com": "25.8.0"})
+    assert "in gpu.nvidia.com 25.8.0 (dralint's driver catalog)" in pinned.message
+
+
 def test_mig_only_attribute_over_whole_gpus(tmp_path):
     manifest = _template("gpu.nvidia.com", 'device.attributes["gpu.nvidia.com"].profile == "1g.10gb"')
     (finding,) = _findings(tmp_path, manifest)

@@ -28,6 +28,7 @@ _MAX_CHART_BYTES = 1 << 20
 __all__ = [
     "run_catalog",
     "catalog_versions",
+    "releases_label",
     "installed_classes",
     "installed_by",
     "judged_releases",
@@ -99,15 +100,32 @@ def _chart_version(obj: KubeObject, group: str, chart_path: tuple, version_path:
     return (chart, version) if is_semver(version.lstrip("v")) else None
 
 
-def catalog_versions(ctx: Context) -> tuple[set[tuple[str, str]], frozenset[str]]:
-    """(domain, name) of every version attribute the catalog's releases publish, and the domains
-    the catalog describes (where that list is the whole truth), once per run."""
+def releases_label(releases: Iterable[DriverRelease]) -> str:
+    """``gpu.nvidia.com 25.3.2, 25.8.0`` for messages, each release once."""
+    drivers: dict[str, list[str]] = {}
+    for release in releases:
+        versions = drivers.setdefault(release.driver, [])
+        if release.version not in versions:
+            versions.append(release.version)
+    return "; ".join(f"{d} {', '.join(v)}" for d, v in drivers.items())
 
-    def build() -> tuple[set[tuple[str, str]], frozenset[str]]:
+
+def catalog_versions(ctx: Context) -> tuple[dict[tuple[str, str], str], frozenset[str]]:
+    """(domain, name) of every version attribute the judged releases publish, with the words
+    of a message naming those releases, and the domains the catalog describes (where that list
+    is the whole truth), once per run."""
+
+    def build() -> tuple[dict[tuple[str, str], str], frozenset[str]]:
         releases = run_catalog(ctx).releases
-        versions = {(a.domain, a.ident) for r in releases for a in r.attributes if a.type in ("version", "versions")}
-        domains = frozenset(r.driver for r in releases)
-        return versions, domains
+        publishing: dict[tuple[str, str], list[DriverRelease]] = {}
+        for release in releases:
+            for attribute in release.attributes:
+                if attribute.type in ("version", "versions"):
+                    publishing.setdefault((attribute.domain, attribute.ident), []).append(release)
+        versions = {
+            key: f" in {releases_label(having)} (dralint's driver catalog)" for key, having in publishing.items()
+        }
+        return versions, frozenset(r.driver for r in releases)
 
     return ctx.memo((__name__, "versions"), build)
 

@@ -24,7 +24,7 @@ from dralint.k8s.cel.lints import STANDARD_DOMAINS, Lookup, lookups, pinned_driv
 from dralint.k8s.drivers import DeviceKind, DriverRelease
 from dralint.k8s.objects import KubeObject
 from dralint.lint.context import Context
-from dralint.lint.drivers import installed_by, installed_classes, judged_releases, run_catalog
+from dralint.lint.drivers import installed_by, installed_classes, judged_releases, releases_label, run_catalog
 from dralint.lint.registry import object_check
 
 __all__ = ["Target", "always_carried", "targets"]
@@ -44,14 +44,6 @@ class Target(NamedTuple):
     offered: tuple[str, ...]  # kinds the class's selectors admit
     where: str  # 'DeviceClass "gpu.nvidia.com"' or 'this DeviceClass'
     excluded_by: tuple[int, int, int] | None  # (selector, start, end) of a conjunct no kind passes
-
-
-def _releases(releases: list[DriverRelease]) -> str:
-    """``gpu.nvidia.com 25.3.2, 25.8.0`` for messages."""
-    drivers: dict[str, list[str]] = {}
-    for release in releases:
-        drivers.setdefault(release.driver, []).append(release.version)
-    return "; ".join(f"{d} {', '.join(v)}" for d, v in drivers.items())
 
 
 def _decidable(text: str, release: DriverRelease, kind: str) -> bool:
@@ -225,7 +217,7 @@ def _name(obj: KubeObject, path: tuple, expression: str, lookup: Lookup, ctx: Co
         close = lowered.get(lookup.name.lower()) or next(iter(difflib.get_close_matches(lookup.name, names, n=1)), None)
         yield obj.finding(
             path,
-            f"no release of {_releases(releases)} in dralint's driver catalog publishes "
+            f"no release of {releases_label(releases)} in dralint's driver catalog publishes "
             f'{_what(lookup)} "{lookup.name}" in domain "{lookup.domain}"'
             + (f"; did you mean '{close}'?" if close else ""),
             rule="CEL010",
@@ -239,8 +231,8 @@ def _name(obj: KubeObject, path: tuple, expression: str, lookup: Lookup, ctx: Co
         return
     yield obj.finding(
         path,
-        f'{_what(lookup)} "{lookup.name}" of domain "{lookup.domain}" is published by {_releases(having)} but not by '
-        f"{_releases(missing)}; dralint judged against every release in its driver catalog",
+        f'{_what(lookup)} "{lookup.name}" of domain "{lookup.domain}" is published by {releases_label(having)} '
+        f"but not by {releases_label(missing)}; dralint judged against every release in its driver catalog",
         rule="CEL010",
         severity=Severity.INFO,
         hint=f"say which release the cluster runs: --driver {having[0].driver}=VERSION, or `drivers:` in .dralint.yaml",
@@ -273,7 +265,7 @@ def _kind(obj: KubeObject, path: tuple, expression: str, lookup: Lookup, found: 
     yield obj.finding(
         path,
         f'{_what(lookup)} "{lookup.name}" is published only on {"/".join(carried_by)} devices of '
-        f"{_releases([t.release for t in judged])}, and the devices {where} can offer here are {kinds} devices: "
+        f"{releases_label([t.release for t in judged])}, and the devices {where} can offer here are {kinds} devices: "
         f"this selector matches no device of this class ({outcome})",
         rule="CEL018",
         hint=f"use a class that selects {'/'.join(carried_by)} devices, or drop the condition on {lookup.name!r}",
@@ -312,7 +304,7 @@ def _types(obj: KubeObject, path: tuple, expression: str, ast: Node, ctx: Contex
             shown = json.dumps(literal.value) if not isinstance(literal.value, bytes) else repr(literal.value)
             yield obj.finding(
                 path,
-                f'{_what(lookup)} "{lookup.name}" is a {declared} in {_releases(releases)} '
+                f'{_what(lookup)} "{lookup.name}" is a {declared} in {releases_label(releases)} '
                 f"(dralint's driver catalog); comparing it with the {literal_type} {shown} is {outcome}",
                 rule="CEL017",
                 hint=_type_hint(lookup, declared, literal.value),
@@ -362,7 +354,7 @@ def _no_device(obj: KubeObject, group: SelectorGroup, found: list[Target]) -> It
     offered = sorted({k for t in found for k in t.offered})
     yield obj.finding(
         path,
-        f"no device of {_releases([t.release for t in found])} (dralint's driver catalog) can match "
+        f"no device of {releases_label([t.release for t in found])} (dralint's driver catalog) can match "
         f"{group.label if group.label != 'class' else 'this DeviceClass'}: `{text}` is false on every device "
         f"{first.where or 'the driver'} can offer (kinds of device: {', '.join(offered)})",
         rule="CEL015",

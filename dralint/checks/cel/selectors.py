@@ -56,7 +56,7 @@ def _lint(
     """The notes of one compiled selector, for the enabled rules only, in report order."""
     wanted = enabled_rule_ids(ctx)
     published = set().union(*(snapshot.domains_by_driver.get(d, set()) for d in drivers)) if snapshot else None
-    versions = snapshot.versions if snapshot and snapshot.devices else None
+    versions = dict.fromkeys(snapshot.versions, "") if snapshot and snapshot.devices else None
     known_domains = None
     if snapshot is None:
         versions, known_domains = catalog_versions(ctx)

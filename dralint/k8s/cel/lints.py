@@ -11,7 +11,7 @@ where a snapshot makes a lint precise, the caller passes what it knows (``versio
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import NamedTuple
 
 from dralint.k8s.cel.ast import Node
@@ -245,14 +245,16 @@ def _comparisons(root: Node) -> Iterator[tuple[Node, Node, Node]]:
 def version_string_comparisons(
     expression: str,
     root: Node,
-    versions: set[tuple[str, str]] | None = None,
+    versions: Mapping[tuple[str, str], str] | None = None,
     known_domains: frozenset[str] | None = None,
 ) -> list[SelectorNote]:
     """A version attribute compared with a string literal.
 
     ``versions``: (domain, name) pairs the snapshot publishes as versions, or the driver
-    catalog for the ``known_domains`` it describes.  Elsewhere a name containing "version"
-    compared with a version-like string literal is reported.
+    catalog for the ``known_domains`` it describes, each with the words that say where (" in
+    gpu.nvidia.com 25.8.0 ...", so a finding names what it was judged against; "" for the
+    snapshot). Elsewhere a name containing "version" compared with a version-like string
+    literal is reported.
     """
     by_id = {lk.node.id: lk for lk in lookups(root) if lk.kind == "attributes"}
     notes: list[SelectorNote] = []
@@ -263,7 +265,8 @@ def version_string_comparisons(
                 continue
             text = str(literal.value)
             exact = versions is not None and (known_domains is None or lookup.domain in known_domains)
-            known = exact and (lookup.domain, lookup.name) in (versions or set())
+            where = (versions or {}).get((lookup.domain, lookup.name)) if exact else None
+            known = where is not None
             guessed = not exact and "version" in lookup.name.lower() and is_semver(text, True)
             if not (known or guessed):
                 continue
@@ -274,7 +277,7 @@ def version_string_comparisons(
             )
             notes.append(
                 SelectorNote(
-                    f'"{lookup.name}" is a version attribute; comparing it with the string '
+                    f'"{lookup.name}" is a version attribute{where or ""}; comparing it with the string '
                     f"{json.dumps(text)} is {outcome}",
                     call.offset,
                     call.offset + len(_operator(call)),
