@@ -176,6 +176,29 @@ def test_the_release_is_read_from_a_helm_release(tmp_path):
     assert [(d.rule, d.severity.value) for d in _findings(tmp_path, newer)] == [("CEL010", "warning")]
 
 
+def test_a_range_of_versions_judges_the_catalog_releases_in_it(tmp_path):
+    manifest = _template("gpu.nvidia.com", 'device.attributes["gpu.nvidia.com"].index == 0')  # 25.3.2 only
+    for constraint, judged in [
+        ("~25.3.0", None),  # 25.3.2 alone: it publishes index
+        (">=25.3.0 <25.12.0", "gpu.nvidia.com 25.8.0"),
+        ("25.x", "gpu.nvidia.com 25.8.0, 25.12.0"),
+        ("26.x", "gpu.nvidia.com 25.8.0, 25.12.0"),  # no catalog release: every one is judged
+    ]:
+        installed = HELM_RELEASE.replace('"25.3.2"', f'"{constraint}"') + manifest
+        found = _findings(tmp_path, installed)
+        if judged is None:
+            assert found == [], constraint
+        else:
+            (finding,) = found
+            assert f"but not by {judged};" in finding.message, constraint
+    argo = (
+        "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: dra\nspec:\n  source:\n"
+        "    chart: nvidia-dra-driver-gpu\n    repoURL: https://helm.ngc.nvidia.com/nvidia\n"
+        "    targetRevision: 25.3.x\n---\n"
+    )
+    assert _findings(tmp_path, argo + manifest) == []
+
+
 def test_class_of_a_later_release_is_unknown_to_an_earlier_one(tmp_path):
     manifest = _template("vfio.gpu.nvidia.com")
     assert _findings(tmp_path, manifest) == []
@@ -285,6 +308,20 @@ def test_the_release_is_read_from_an_umbrella_charts_dependency(tmp_path):
     assert [d.rule for d in alone.diagnostics if d.rule == "CEL010"] == ["CEL010"]
     result = lint_with_config(LintOptions(paths=[str(tmp_path / "claims.yaml"), str(chart / "Chart.yaml")]), None)
     assert [d for d in result.diagnostics if d.rule == "CEL010"] == []
+
+
+def test_an_umbrella_charts_dependency_may_name_a_range(tmp_path):
+    chart = tmp_path / "platform"
+    chart.mkdir()
+    (chart / "Chart.yaml").write_text(
+        "apiVersion: v2\nname: platform\nversion: 1.0.0\ndependencies:\n"
+        '  - {name: nvidia-dra-driver-gpu, version: "^25.8.0", repository: https://helm.ngc.nvidia.com/nvidia}\n'
+    )
+    (tmp_path / "claims.yaml").write_text(_template("gpu.nvidia.com", 'device.attributes["gpu.nvidia.com"].index == 0'))
+    result = lint_with_config(LintOptions(paths=[str(tmp_path / "claims.yaml"), str(chart / "Chart.yaml")]), None)
+    (finding,) = [d for d in result.diagnostics if d.rule == "CEL010"]
+    assert finding.severity.value == "warning"  # every judged release lacks it, not some
+    assert "gpu.nvidia.com 25.8.0, 25.12.0" in finding.message and "25.3.2" not in finding.message
 
 
 def test_unguarded_read_of_what_every_device_of_the_class_has_is_no_cel009(tmp_path):

@@ -2,8 +2,9 @@
 
 The user says so with ``--driver NAME=VERSION`` or ``drivers:`` in the config; otherwise a
 Flux HelmRelease or an Argo CD Application among the scanned files, or a Chart.yaml among the
-linted paths that depends on a catalog chart, at an exact version, says so; otherwise every
-release of the catalog is judged, and findings name the releases they hold for. A team's own
+linted paths that depends on a catalog chart, says so with a version or a range of them (the
+catalog releases in it are judged); otherwise every release of the catalog is judged, and
+findings name the releases they hold for. A team's own
 catalog files (``driver-catalogs``) are added to the shipped one. Cluster state (``--slices``)
 is the truth and replaces the catalog: the callers check that first.
 """
@@ -15,9 +16,9 @@ from collections.abc import Iterable
 
 import yaml
 
+from dralint.k8s.chartversions import matching
 from dralint.k8s.drivers import Catalog, ClassInfo, DriverRelease, load_catalog
 from dralint.k8s.objects import KubeObject
-from dralint.k8s.semver import is_semver
 from dralint.lint.context import Context
 from dralint.yaml.render import CHART_FILE
 from dralint.yaml.sources import discover
@@ -48,15 +49,19 @@ def run_catalog(ctx: Context) -> Catalog:
 
     def build() -> Catalog:
         catalog = load_catalog(ctx.options.driver_catalogs)
-        versions = dict(_installed_versions(ctx, catalog))
-        versions.update({d.lower(): v for d, v in ctx.options.drivers.items()})
+        versions: dict[str, set[str]] = {}
+        for driver, version in _installed_versions(ctx, catalog):
+            versions.setdefault(driver, set()).add(version)
+        versions.update({d.lower(): {v} for d, v in ctx.options.drivers.items()})
         return catalog.select(versions)
 
     return ctx.memo((__name__, "catalog"), build)
 
 
 def _installed_versions(ctx: Context, catalog: Catalog) -> Iterable[tuple[str, str]]:
-    """(driver, version) for each catalog chart a scanned object installs at one exact version."""
+    """(driver, version) of each catalog release a scanned object installs: the one it names,
+    or those in the range it names (none when the range holds no catalog release: the cluster
+    runs one the catalog does not know, so every release is judged)."""
     by_chart: dict[str, set[str]] = {}
     for release in catalog.releases:
         if release.project.chart:
@@ -68,15 +73,16 @@ def _installed_versions(ctx: Context, catalog: Catalog) -> Iterable[tuple[str, s
         if (found := _chart_version(obj, group, chart_path, version_path)) is not None
     ]
     installed += _chart_dependencies(ctx, set(by_chart))
-    for chart, version in installed:
+    for chart, constraint in installed:
         for driver in by_chart.get(chart, ()):
-            if catalog.release(driver, version) is not None:
-                yield driver, version.lstrip("v")
+            known = [release.version for release in catalog.releases_of(driver)]
+            for version in matching(constraint, known) or ():
+                yield driver, version
 
 
 def _chart_dependencies(ctx: Context, charts: set[str]) -> Iterable[tuple[str, str]]:
-    """(chart, version) of each catalog chart a Chart.yaml of the linted paths depends on at an
-    exact version (an umbrella chart that installs the driver)."""
+    """(chart, version constraint) of each catalog chart a Chart.yaml of the linted paths depends
+    on (an umbrella chart that installs the driver)."""
     for path in discover(ctx.options.paths, ctx.options.exclude):
         if not isinstance(path, str) or os.path.basename(path) != CHART_FILE:
             continue
@@ -89,7 +95,7 @@ def _chart_dependencies(ctx: Context, charts: set[str]) -> Iterable[tuple[str, s
         for entry in dependencies if isinstance(dependencies, list) else ():
             name = entry.get("name") if isinstance(entry, dict) else None
             version = entry.get("version") if isinstance(entry, dict) else None
-            if name in charts and isinstance(version, str) and is_semver(version.lstrip("v")):
+            if name in charts and isinstance(version, str):
                 yield name, version
 
 
@@ -97,7 +103,7 @@ def _chart_version(obj: KubeObject, group: str, chart_path: tuple, version_path:
     chart, version = obj.get(chart_path), obj.get(version_path)
     if obj.group != group or not isinstance(chart, str) or not isinstance(version, str):
         return None
-    return (chart, version) if is_semver(version.lstrip("v")) else None
+    return chart, version
 
 
 def releases_label(releases: Iterable[DriverRelease]) -> str:

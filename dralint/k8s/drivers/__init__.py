@@ -5,7 +5,8 @@ The public API (stable; the language server uses it for completion and hover):
 
 * ``builtin_catalog() -> Catalog``: the catalog shipped in ``dralint/k8s/drivers/data``.
 * ``load_catalog(extra_files, versions) -> Catalog``: with a team's catalog files added and
-  narrowed to the releases a cluster runs (``{"gpu.nvidia.com": "25.8.0"}``).
+  narrowed to the releases a cluster runs (``{"gpu.nvidia.com": "25.8.0"}``, or a set of
+  versions for each driver).
 * ``Catalog``: ``drivers``, ``releases_of(driver)``, ``release(driver, version)``,
   ``device_class(name)`` (the releases installing a DeviceClass, with its ``ClassInfo``),
   ``class_names``, ``domain_releases(domain)``, ``problems`` (of the files read).

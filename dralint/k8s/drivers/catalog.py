@@ -16,7 +16,7 @@ import json
 import os
 import re
 import zlib
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -274,10 +274,14 @@ class Catalog:
             ]
         return list(found)
 
-    def select(self, versions: Mapping[str, str]) -> Catalog:
-        """Only the named release of each driver in ``versions`` (other drivers keep every release)."""
-        chosen = {d.lower(): v.lstrip("v") for d, v in versions.items()}
-        kept = [r for r in self.releases if r.driver not in chosen or r.version == chosen[r.driver]]
+    def select(self, versions: Mapping[str, str | Collection[str]]) -> Catalog:
+        """Only the named release (or releases) of each driver in ``versions`` (other drivers
+        keep every release)."""
+        chosen = {
+            d.lower(): {v.lstrip("v") for v in ([named] if isinstance(named, str) else named)}
+            for d, named in versions.items()
+        }
+        kept = [r for r in self.releases if r.driver not in chosen or r.version in chosen[r.driver]]
         return Catalog(kept, self.problems)
 
     def merged(self, other: Catalog) -> Catalog:
@@ -758,7 +762,7 @@ def builtin_catalog() -> Catalog:
     return _BUILTIN[0]
 
 
-def load_catalog(extra: Sequence[str] = (), versions: Mapping[str, str] | None = None) -> Catalog:
+def load_catalog(extra: Sequence[str] = (), versions: Mapping[str, str | Collection[str]] | None = None) -> Catalog:
     """The built-in catalog with a team's catalog files added, narrowed to the chosen releases."""
     catalog = builtin_catalog()
     for path in extra:
