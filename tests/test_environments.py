@@ -139,6 +139,24 @@ def test_references_do_not_cross_environments(tmp_path):
     assert [d for d in run(tmp_path, closed_world={"ConfigMap"}).diagnostics if "settings" in d.message] == []
 
 
+def test_context_files_belong_to_their_environments_too(tmp_path):
+    """pre-commit lints the changed file with the tree as context, the editor with its workspace:
+    the other cluster's objects are no more visible than when the whole tree is linted."""
+    write(tmp_path, {"envs/prod/pod.yaml": POD, "envs/staging/cm.yaml": WORKLOAD.format(mode="a")})
+    changed = run(tmp_path, closed_world={"ConfigMap"}, paths=[str(tmp_path / "envs/prod/pod.yaml")])
+    assert len(of_rule(changed, "REF022")) == 1  # alone, the ConfigMap is nowhere
+    pre_commit = run(
+        tmp_path, closed_world={"ConfigMap"}, paths=[str(tmp_path / "envs/prod/pod.yaml")], context=[str(tmp_path)]
+    )
+    found = [d.message for d in pre_commit.diagnostics if "settings" in d.message]
+    assert found and all("(environment prod)" in m for m in found)
+    write(tmp_path, {"envs/prod/cm.yaml": WORKLOAD.format(mode="b")})
+    pre_commit = run(
+        tmp_path, closed_world={"ConfigMap"}, paths=[str(tmp_path / "envs/prod/pod.yaml")], context=[str(tmp_path)]
+    )
+    assert [d for d in pre_commit.diagnostics if "settings" in d.message] == []
+
+
 def test_configured_environments_with_a_shared_base(tmp_path):
     write(
         tmp_path,

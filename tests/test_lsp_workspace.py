@@ -52,6 +52,24 @@ def test_a_lint_parses_only_the_document_and_a_change_only_the_changed_file(
     assert parsed == ["class.yaml"]
 
 
+def test_a_class_of_another_environment_does_not_resolve_a_claim(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The workspace is a repository of clusters as `dralint lint .` sees it (docs/environments.md)."""
+    monkeypatch.chdir(tmp_path)
+    for directory in ("clusters/prod", "clusters/staging"):
+        (tmp_path / directory).mkdir(parents=True)
+    (tmp_path / "clusters/staging/class.yaml").write_text(CLASS)
+    (tmp_path / "clusters/prod/claim.yaml").write_text(TEMPLATE)
+    space = Workspace(str(tmp_path), lambda _: None)
+    space.load()
+    found = [d for d in space.lint("clusters/prod/claim.yaml", TEMPLATE).diagnostics if d.rule.startswith("REF")]
+    assert found and all("(environment prod)" in d.message for d in found)
+    (tmp_path / "clusters/prod/class.yaml").write_text(CLASS)
+    space.changed(str(tmp_path / "clusters/prod/class.yaml"))
+    assert not [d for d in space.lint("clusters/prod/claim.yaml", TEMPLATE).diagnostics if d.rule.startswith("REF")]
+
+
 def test_a_file_lint_skips_gets_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     (tmp_path / ".dralint.yaml").write_text("exclude: [vendor]\n")

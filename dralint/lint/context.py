@@ -100,7 +100,9 @@ class Context:
         view = self._views.get(names)
         if view is None:
             envs = self.environments
-            members = [o for o in self._given if o.origin != "scan" or names & envs.of(o.path) or not envs.of(o.path)]
+            members = [
+                o for o in self._given if o.origin == "cluster" or names & envs.of(o.path) or not envs.of(o.path)
+            ]
             view = self._views[names] = Context(members, self.options, label=tuple(sorted(names)))
             view._cluster_kinds = self._cluster_kinds
         return view

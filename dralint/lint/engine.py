@@ -870,7 +870,10 @@ def _run(
     scanned = _load_sources(scan, "scan", collect, report=True, jobs=jobs, progress=progress)
     extra = _load_sources(context, "context", collect, report=False, jobs=jobs, progress=progress)
     snapshot = _load_sources(cluster, "cluster", collect, report=True, jobs=jobs, progress=progress)
-    envs = environments(dict.fromkeys(obj.path for obj in scanned.objects), options.environments)
+    # The files read for context (pre-commit's whole tree, the editor's workspace) belong to
+    # environments as the linted ones do, so a reference never resolves in another cluster.
+    manifests = [*scanned.objects, *extra.objects, *parsed]
+    envs = environments(dict.fromkeys(obj.path for obj in manifests if obj.origin != "cluster"), options.environments)
     ctx = Context([*scanned.objects, *extra.objects, *parsed, *snapshot.objects], options, envs)
     checks = _selected_checks({obj.kind for obj in scanned.objects}, collect)
     # Run-wide checks run first: what they build in ctx.memo (the snapshot's inventory, the
