@@ -191,10 +191,22 @@ class SourceText:
 
     def _inside(self, line: int, column: int, lines: int) -> tuple[int, int]:
         if line > lines:
-            return lines, len(self.line_text(lines)) + 1
+            return lines, self._line_length(lines) + 1
         if line < 1:
             return 1, 1
-        return line, min(max(column, 1), len(self.line_text(line)) + 1)
+        if column <= 1:
+            return line, 1
+        return line, min(column, self._line_length(line) + 1)
+
+    def _line_length(self, line: int) -> int:
+        """``len(self.line_text(line))`` of a line of the text, without slicing it: every finding
+        of a run is checked to lie inside its file (``lint.assembly``)."""
+        starts = self.line_starts
+        begin = starts[line - 1]
+        end = starts[line] - 1 if line < len(starts) else len(self.text)
+        while end > begin and self.text[end - 1] == "\r":
+            end -= 1
+        return end - begin
 
     def line_text(self, line: int) -> str:
         """The text of a 1-based line, without its line break."""
