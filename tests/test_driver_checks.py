@@ -3,6 +3,7 @@ charts install resolve, and selectors are judged against what the drivers publis
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -277,6 +278,23 @@ def test_driver_option_is_checked(tmp_path):
     assert typo.exit_code == 2 and "did you mean 'gpu.nvidia.com'" in typo.output
     good = runner.invoke(main, ["lint", "--no-config", "--driver", "gpu.nvidia.com=v25.8.0", str(tmp_path)])
     assert good.exit_code == 0, good.output
+
+
+def test_driver_option_overrides_the_config_for_the_drivers_it_names(tmp_path):
+    nvidia = _template("gpu.nvidia.com", 'device.attributes["gpu.nvidia.com"].index == 0')  # 25.3.2 only
+    example = _template("gpu.example.com", 'device.attributes["gpu.example.com"].partition == 0')  # 0.4.0 only
+    (tmp_path / "t.yaml").write_text(nvidia + "---\n" + example.replace("name: t", "name: e"))
+    (tmp_path / ".dralint.yaml").write_text("drivers: {gpu.nvidia.com: 25.3.2, gpu.example.com: 0.2.1}\n")
+    args = ["lint", "--config", str(tmp_path / ".dralint.yaml"), "--format", "json", str(tmp_path / "t.yaml")]
+    configured = CliRunner().invoke(main, args)
+    assert [
+        (d["rule"], d["severity"]) for d in json.loads(configured.output)["diagnostics"] if d["rule"] == "CEL010"
+    ] == [("CEL010", "warning")]
+    both = CliRunner().invoke(main, [*args, "--driver", "gpu.nvidia.com=25.8.0"])
+    messages = [d["message"] for d in json.loads(both.output)["diagnostics"] if d["rule"] == "CEL010"]
+    assert len(messages) == 2
+    assert any("gpu.nvidia.com 25.8.0 in" in m for m in messages)
+    assert any("gpu.example.com 0.2.1 in" in m for m in messages)  # still the config's pin
 
 
 TEAM_CATALOG = Path(__file__).parent / "data" / "drivers" / "team-catalog.yaml"

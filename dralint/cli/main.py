@@ -107,15 +107,17 @@ def closed_kinds(values: tuple[str, ...]) -> set[str]:
 
 
 def driver_versions(values: tuple[str, ...], config: LoadedConfig | None) -> dict[str, str] | None:
-    """``--driver NAME=VERSION`` as a mapping; each must name a release of the driver catalog
-    (with the config's own catalog files)."""
+    """``--driver NAME=VERSION`` as a mapping, over the config's ``drivers`` (a driver named on
+    the command line takes its version from there, the others keep the config's): trying one
+    driver's new release must not unpin the rest. Each must name a release of the driver
+    catalog (with the config's own catalog files)."""
     if not values:
         return None
     from dralint.k8s.drivers import load_catalog as load_drivers
     from dralint.lint.drivers import release_problem
 
     catalog = load_drivers(config.values.get("driver_catalogs", []) if config is not None else [])
-    chosen: dict[str, str] = {}
+    chosen: dict[str, str] = dict(config.values.get("drivers", {})) if config is not None else {}
     for value in values:
         driver, sep, version = (part.strip() for part in value.partition("="))
         problem = release_problem(catalog, driver, version) if driver and version else None
