@@ -93,6 +93,28 @@ def test_mig_only_attribute_over_whole_gpus(tmp_path):
     assert not _findings(tmp_path, manifest.replace("gpu.nvidia.com\n", "mig.nvidia.com\n"))
 
 
+def test_what_only_an_off_by_default_gate_publishes_is_said_as_such(tmp_path):
+    """NVIDIA 25.12.0 announces a whole GPU's MIG capacities only with featureGates.DynamicMIG
+    (cmd/gpu-kubelet-plugin/partitions.go): the chart's defaults still match no device."""
+    manifest = _template(
+        "gpu.nvidia.com", 'device.capacity["gpu.nvidia.com"].multiprocessors.compareTo(quantity("64")) >= 0'
+    )
+    (before,) = _findings(tmp_path, manifest, drivers={"gpu.nvidia.com": "25.8.0"})
+    assert before.rule == "CEL018" and "DynamicMIG" not in before.message
+    (gated,) = _findings(tmp_path, manifest, drivers={"gpu.nvidia.com": "25.12.0"})
+    assert gated.rule == "CEL018" and gated.severity.value == "warning"
+    assert gated.message.endswith(
+        "; with featureGates.DynamicMIG (alpha, off by default) on, gpu.nvidia.com 25.12.0 also publishes it on gpu "
+        "devices"
+    )
+    release = builtin_catalog().release("gpu.nvidia.com", "25.12.0")
+    (whole,) = [k for k in release.kinds if k.name == "gpu"]
+    assert "multiprocessors" not in release.device(whole).capacity.get("gpu.nvidia.com", {})  # the defaults
+    listed = CliRunner().invoke(main, ["drivers", "gpu.nvidia.com"]).output
+    assert "gpu-{i}-counter-set: multiprocessors, copy-engines" in listed
+    assert "98, only with featureGates.DynamicMIG (alpha, off by default)  [25.12.0;" in listed
+
+
 def test_mig_only_attribute_in_a_scanned_whole_gpu_class(tmp_path):
     manifest = """\
 apiVersion: resource.k8s.io/v1

@@ -101,14 +101,20 @@ def _detail(releases: list[DriverRelease]) -> str:
     for attribute, facts in _grouped(releases, lambda r: r.attributes):
         values = attribute.values or {}
         example = ", ".join(f"{k}: {v!r}" for k, v in values.items()) if values else repr(attribute.example)
-        optional = ", on some devices" if attribute.optional else ""
         text = f"{_shown(attribute, first.driver):<32} {attribute.type:<8} {'/'.join(attribute.kinds):<20} {example}"
-        out.append(_sourced(f"  {text}{optional}", facts, versions))
+        out.append(_sourced(f"  {text}{_when(attribute)}", facts, versions))
     out += ["", "capacities (name, kinds of device, example):"]
     for capacity, facts in _grouped(releases, lambda r: r.capacity):
         text = f"{_shown(capacity, first.driver):<32} {'/'.join(capacity.kinds):<20} {capacity.example}"
-        out.append(_sourced(f"  {text}", facts, versions))
+        out.append(_sourced(f"  {text}{_when(capacity)}", facts, versions))
     return "\n".join(out) + "\n"
+
+
+def _when(entry: AttributeInfo | CapacityInfo) -> str:
+    """Which devices of its kinds carry an attribute or capacity, when not all of them do."""
+    return "".join(
+        (", on some devices" if entry.optional else "", f", only with {entry.option}" if entry.option else "")
+    )
 
 
 def _shown(entry: AttributeInfo | CapacityInfo, driver: str) -> str:

@@ -2,7 +2,7 @@
 kinds each module's checks apply to; None for a check of any kind or a run-wide check, [] for a
 module without checks (its users import it). Do not edit."""
 
-DIGEST = 733747854
+DIGEST = 1873252363
 
 KINDS: dict[str, list[str] | None] = {
     "dralint.checks.api.images": ["ClusterWorkflowTemplate", "CronJob", "CronWorkflow", "DaemonSet", "Deployment", "JAXJob", "Job", "JobSet", "LeaderWorkerSet", "MPIJob", "PaddleJob", "Pod", "PodTemplate", "PyTorchJob", "RayCluster", "RayJob", "RayService", "ReplicaSet", "ReplicationController", "Rollout", "StatefulSet", "TFJob", "Workflow", "WorkflowTemplate", "XGBoostJob"],

@@ -165,7 +165,11 @@ def always_carried(found: list[Target], lookup: Lookup) -> bool:
     for target in found:
         kinds = target.kinds or target.offered
         entries = target.release.published(lookup.kind, lookup.domain, lookup.name)
-        if not kinds or any(e.optional for e in entries) or set(kinds) - {k for e in entries for k in e.kinds}:
+        if (
+            not kinds
+            or any(e.optional or e.option for e in entries)
+            or set(kinds) - {k for e in entries for k in e.kinds}
+        ):
             return False
     return True
 
@@ -241,20 +245,39 @@ def _name(obj: KubeObject, path: tuple, expression: str, lookup: Lookup, ctx: Co
 
 
 def _kind(obj: KubeObject, path: tuple, expression: str, lookup: Lookup, found: list[Target]) -> Iterator[Finding]:
-    """CEL018: a name the driver publishes, but on no kind of device the class admits."""
+    """CEL018: a name the driver publishes, but on no kind of device the class admits (with the
+    chart's defaults: where only an option publishes it on those, the finding says so)."""
     judged: list[Target] = []
+    gated: list[str] = []
     for target in found:
         entries = target.release.published(lookup.kind, lookup.domain, lookup.name)
-        if not entries or not (target.kinds or target.offered):
+        offered = set(target.kinds or target.offered)
+        if not entries or not offered:
             continue
-        carriers = {k for e in entries for k in e.kinds}
-        if carriers & set(target.kinds or target.offered):
+        if {k for e in entries if e.option is None for k in e.kinds} & offered:
             return
         judged.append(target)
+        gated += [
+            f"with {e.option} on, {target.release.driver} {target.release.version} also publishes it on "
+            f"{'/'.join(sorted(set(e.kinds) & offered))} devices"
+            for e in entries
+            if e.option is not None and set(e.kinds) & offered
+        ]
     if not judged:
         return
     first = judged[0]
-    carried_by = sorted({k for e in first.release.published(lookup.kind, lookup.domain, lookup.name) for k in e.kinds})
+    carried_by = "/".join(
+        sorted(
+            {
+                kind
+                for target in judged
+                for entry in target.release.published(lookup.kind, lookup.domain, lookup.name)
+                if entry.option is None
+                for kind in entry.kinds
+            }
+        )
+    )
+    releases = releases_label([t.release for t in judged])
     kinds = "/".join(first.kinds or first.offered)
     outcome = (
         "it is false on each of them"
@@ -262,13 +285,16 @@ def _kind(obj: KubeObject, path: tuple, expression: str, lookup: Lookup, found: 
         else "unguarded, it fails on each of them, which aborts scheduling of the pod"
     )
     where = first.where or "the selectors"
+    published = f"only on {carried_by} devices of {releases}" if carried_by else f"by {releases} only with an option"
     yield obj.finding(
         path,
-        f'{_what(lookup)} "{lookup.name}" is published only on {"/".join(carried_by)} devices of '
-        f"{releases_label([t.release for t in judged])}, and the devices {where} can offer here are {kinds} devices: "
-        f"this selector matches no device of this class ({outcome})",
+        f'{_what(lookup)} "{lookup.name}" is published {published}, and the devices {where} can offer here are '
+        f"{kinds} devices: this selector matches no device of this class ({outcome})"
+        + "".join(f"; {g}" for g in gated),
         rule="CEL018",
-        hint=f"use a class that selects {'/'.join(carried_by)} devices, or drop the condition on {lookup.name!r}",
+        hint=f"use a class that selects {carried_by} devices, or drop the condition on {lookup.name!r}"
+        if carried_by
+        else f"turn on the option that publishes {lookup.name!r}, or drop the condition on it",
         **_name_span(obj, path, expression, lookup.node.offset, lookup.name),
     )
 

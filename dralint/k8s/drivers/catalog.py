@@ -105,6 +105,7 @@ class AttributeInfo(NamedTuple):
     values: Mapping[str, Any]  # kind -> the value every device of that kind has
     optional: bool  # some devices of those kinds lack it
     source: Source
+    option: str | None = None  # published only with this chart value or gate (off by default)
 
     @property
     def qualified(self) -> str:
@@ -123,6 +124,7 @@ class CapacityInfo(NamedTuple):
     example: str
     optional: bool
     source: Source
+    option: str | None = None  # published only with this chart value or gate (off by default)
 
     @property
     def qualified(self) -> str:
@@ -186,7 +188,8 @@ class DriverRelease(NamedTuple):
         return tuple(admitted)
 
     def devices(self, index: int = 0, pool: str = "") -> list[Device]:
-        """One device of each kind, with the example values, as CEL sees it."""
+        """One device of each kind, with the example values, as CEL sees it: as the chart's
+        defaults make it (what only an option publishes is left out)."""
         return [self.device(kind, index, pool) for kind in self.kinds]
 
     def device(self, kind: DeviceKind, index: int = 0, pool: str = "") -> Device:
@@ -194,12 +197,12 @@ class DriverRelease(NamedTuple):
 
         attributes: dict[str, dict[str, AttributeValue]] = {}
         for attribute in self.attributes:
-            if kind.name in attribute.kinds:
+            if kind.name in attribute.kinds and attribute.option is None:
                 value = typed_value(attribute.type, attribute.value_for(kind.name))
                 attributes.setdefault(attribute.domain, {})[attribute.ident] = value
         capacity: dict[str, dict[str, Quantity]] = {}
         for entry in self.capacity:
-            if kind.name in entry.kinds:
+            if kind.name in entry.kinds and entry.option is None:
                 capacity.setdefault(entry.domain, {})[entry.ident] = parse_quantity(entry.example)
         name = kind.device_name.replace("{i}", str(index))
         return Device(self.driver, attributes, capacity, name=name, pool=pool)
@@ -509,7 +512,9 @@ class _Reader:
     def _attribute(
         self, entry: dict, path: tuple, driver: str, known: set[str], project: Project, tags: Mapping[str, str]
     ) -> tuple:
-        _known_keys(entry, path, {"name", "type", "kinds", "example", "values", "optional", "versions", "source"})
+        _known_keys(
+            entry, path, {"name", "type", "kinds", "example", "values", "optional", "option", "versions", "source"}
+        )
         domain, ident = self._qualified(entry, path, driver)
         type_name = _text(entry, path, "type")
         if type_name not in ATTRIBUTE_TYPES:
@@ -539,13 +544,14 @@ class _Reader:
             values,
             _flag(entry, path, "optional", False),
             self._source(entry, path, project),
+            _optional_text(entry, path, "option"),
         )
         return attribute, self._versions(entry, path, tags)
 
     def _capacity(
         self, entry: dict, path: tuple, driver: str, known: set[str], project: Project, tags: Mapping[str, str]
     ) -> tuple:
-        _known_keys(entry, path, {"name", "kinds", "example", "optional", "versions", "source"})
+        _known_keys(entry, path, {"name", "kinds", "example", "optional", "option", "versions", "source"})
         domain, ident = self._qualified(entry, path, driver)
         example = _required(entry, path, "example")
         try:
@@ -559,6 +565,7 @@ class _Reader:
             str(example),
             _flag(entry, path, "optional", False),
             self._source(entry, path, project),
+            _optional_text(entry, path, "option"),
         )
         return capacity, self._versions(entry, path, tags)
 
