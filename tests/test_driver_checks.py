@@ -335,30 +335,28 @@ def test_team_catalog_from_config_adds_its_driver_and_reports_its_mistakes(tmp_p
     assert "did you mean 'model'" in cel010.message and "accel.acme.io 1.2.0" in cel010.message
 
 
-def test_the_release_is_read_from_an_umbrella_charts_dependency(tmp_path):
+def _umbrella_chart(tmp_path, version: str) -> list[str]:
+    """A claim and an umbrella chart that depends on the NVIDIA driver's chart at ``version``."""
     chart = tmp_path / "platform"
     chart.mkdir()
     (chart / "Chart.yaml").write_text(
         "apiVersion: v2\nname: platform\nversion: 1.0.0\ndependencies:\n"
-        "  - {name: nvidia-dra-driver-gpu, version: 25.3.2, repository: https://helm.ngc.nvidia.com/nvidia}\n"
+        f'  - {{name: nvidia-dra-driver-gpu, version: "{version}", repository: https://helm.ngc.nvidia.com/nvidia}}\n'
     )
-    manifest = _template("gpu.nvidia.com", 'device.attributes["gpu.nvidia.com"].index == 0')
-    (tmp_path / "claims.yaml").write_text(manifest)
-    alone = lint_with_config(LintOptions(paths=[str(tmp_path / "claims.yaml")]), None)
+    (tmp_path / "claims.yaml").write_text(_template("gpu.nvidia.com", 'device.attributes["gpu.nvidia.com"].index == 0'))
+    return [str(tmp_path / "claims.yaml"), str(chart / "Chart.yaml")]
+
+
+def test_the_release_is_read_from_an_umbrella_charts_dependency(tmp_path):
+    claims, chart = _umbrella_chart(tmp_path, "25.3.2")
+    alone = lint_with_config(LintOptions(paths=[claims]), None)
     assert [d.rule for d in alone.diagnostics if d.rule == "CEL010"] == ["CEL010"]
-    result = lint_with_config(LintOptions(paths=[str(tmp_path / "claims.yaml"), str(chart / "Chart.yaml")]), None)
+    result = lint_with_config(LintOptions(paths=[claims, chart]), None)
     assert [d for d in result.diagnostics if d.rule == "CEL010"] == []
 
 
 def test_an_umbrella_charts_dependency_may_name_a_range(tmp_path):
-    chart = tmp_path / "platform"
-    chart.mkdir()
-    (chart / "Chart.yaml").write_text(
-        "apiVersion: v2\nname: platform\nversion: 1.0.0\ndependencies:\n"
-        '  - {name: nvidia-dra-driver-gpu, version: "^25.8.0", repository: https://helm.ngc.nvidia.com/nvidia}\n'
-    )
-    (tmp_path / "claims.yaml").write_text(_template("gpu.nvidia.com", 'device.attributes["gpu.nvidia.com"].index == 0'))
-    result = lint_with_config(LintOptions(paths=[str(tmp_path / "claims.yaml"), str(chart / "Chart.yaml")]), None)
+    result = lint_with_config(LintOptions(paths=_umbrella_chart(tmp_path, "^25.8.0")), None)
     (finding,) = [d for d in result.diagnostics if d.rule == "CEL010"]
     assert finding.severity.value == "warning"  # every judged release lacks it, not some
     assert "gpu.nvidia.com 25.8.0, 25.12.0" in finding.message and "25.3.2" not in finding.message
