@@ -98,6 +98,25 @@ def _copy_tracked(into: Path) -> None:
             shutil.copy2(source, into / name)
 
 
+#: Added to the scratch copy's tests/conftest.py. mutmut runs each mutant's tests in a process
+#: forked from one that has run the tests already, so whatever the code memoises in functools
+#: caches (compiled selectors with their cost, schemas) would be the unmutated code's results
+#: and the mutants behind them would survive unexecuted: a mutant in the CEL cost estimator that
+#: fails every test it reaches passed them all. Each test starts with empty caches instead.
+_FRESH_CACHES = """
+
+import sys as _sys
+
+
+@pytest.fixture(autouse=True)
+def _fresh_caches_for_each_mutant():
+    for _module in list(_sys.modules.values()):
+        if getattr(_module, "__name__", "").startswith("dralint"):
+            for _value in list(vars(_module).values()):
+                if callable(getattr(_value, "cache_clear", None)):
+                    _value.cache_clear()
+"""
+
 #: mutmut's first step of ``mutmut run``, the mutants written to mutants/ without testing any
 _GENERATE = (
     "import mutmut.__main__ as m; m.set_mutant_under_test('mutant_generation'); "
@@ -147,6 +166,8 @@ def main() -> None:
         )
         workdir.mkdir(parents=True, exist_ok=True)
         _copy_tracked(workdir)
+        with open(workdir / "tests" / "conftest.py", "a", encoding="utf-8") as conftest:
+            conftest.write(_FRESH_CACHES)
         mutate, tests = PACKAGES[package]
         with open(workdir / "pyproject.toml", "a", encoding="utf-8") as config:
             config.write(_config(mutate, tests))
