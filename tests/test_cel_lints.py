@@ -90,6 +90,9 @@ def test_quantity_like_string_ordering() -> None:
     assert _texts(expression, notes) == [">="]
     plain = 'device.attributes["d"].model >= "A100" && device.attributes["d"].n >= 4'
     assert quantity_string_comparisons(plain, _ast(plain)) == []
+    # every comparison is looked at, not only those before the first that is no ordering
+    after_equality = 'device.attributes["d"].model == "A100" && device.attributes["d"].memory < "80Gi"'
+    assert _texts(after_equality, quantity_string_comparisons(after_equality, _ast(after_equality))) == ["<"]
 
 
 def test_constant_selectors() -> None:
