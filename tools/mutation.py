@@ -51,6 +51,8 @@ PACKAGES = {
             "tests/test_allocator_properties.py",
             "tests/test_allocator_robustness.py",
             "tests/test_simulate.py",
+            "tests/test_conformance.py",
+            "tests/test_scheduler_conformance.py",
         ],
     ),
     "cel": (
@@ -61,6 +63,7 @@ PACKAGES = {
             "tests/test_cel_cost.py",
             "tests/test_cel_lints.py",
             "tests/test_cel_checks.py",
+            "tests/test_conformance.py",
         ],
     ),
     "apivalidation": (
@@ -70,6 +73,7 @@ PACKAGES = {
             "tests/test_api_fidelity.py",
             "tests/test_api_positions.py",
             "tests/test_api_robustness.py",
+            "tests/test_conformance.py",
         ],
     ),
     "checks": (["dralint/checks/"], ["tests/"]),
