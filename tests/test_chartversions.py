@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from dralint.k8s.chartversions import matching
 
@@ -45,6 +47,12 @@ def test_the_librarys_documented_examples(constraint, expected):
 @pytest.mark.parametrize("constraint", ["", "latest", ">=", "1.2.3 -", "1x2", "> 1 <", "a" * 300, "1.2.3.4"])
 def test_what_the_library_refuses_is_none(constraint):
     assert matching(constraint, VERSIONS) is None
+
+
+@given(st.text(alphabet=st.sampled_from(list("0123456789.xX*^~<>=!|, -v+abAB")), max_size=60) | st.text(max_size=40))
+def test_any_text_is_an_answer_or_none_never_an_exception(constraint):
+    kept = matching(constraint, VERSIONS)
+    assert kept is None or set(kept) <= set(VERSIONS)
 
 
 def _constraints() -> list[str]:
