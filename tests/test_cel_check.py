@@ -235,7 +235,8 @@ def test_capacities_are_quantities_as_for_the_api_server(expression: str, operat
     assert expression[issue.start :].startswith(operator)
     assert "found no matching overload for" in issue.message
     if types is not None:  # with quantity() on the other side the library's checker answers itself
-        assert issue.kind == "capacity" and f"applied to '({types})'" in issue.message
+        function = operator if operator[0].isalpha() else f"_{operator}_"
+        assert issue.kind == "capacity" and f"overload for '{function}' applied to '({types})'" in issue.message
 
 
 @pytest.mark.parametrize(

@@ -34,6 +34,8 @@ def test_lookups_find_literal_reads_and_guards() -> None:
         ("capacity", "d", "m", True),
         ("attributes", "d", "z", True),
     }
+    optional = 'device.attributes["d"][?"uuid"].orValue("") != ""'
+    assert [(lk.name, lk.guarded) for lk in lookups(_ast(optional))] == [("uuid", True)]
 
 
 def test_pinned_drivers_only_from_top_level_conjuncts() -> None:
