@@ -75,7 +75,7 @@ def test_error_not_absorbed_when_the_other_side_does_not_decide() -> None:
 
 
 def test_runtime_function_error() -> None:
-    result = evaluate('quantity("not-a-quantity").sign() == 1', _gpu())
+    result = evaluate('sign(quantity("not-a-quantity")) == 1', _gpu())
     assert result.error is not None and "quantit" in result.error
 
 

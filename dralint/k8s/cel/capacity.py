@@ -40,7 +40,6 @@ _METHODS = {
     "isLessThan": {QUANTITY},
     "add": {QUANTITY, "int"},
     "sub": {QUANTITY, "int"},
-    "sign": set(),
     "asInteger": set(),
     "isInteger": set(),
     "asApproximateFloat": set(),

@@ -42,6 +42,7 @@ _ERROR_LINE = re.compile(r"ERROR: <input>:(\d+):(\d+): (.*)")
 _OVERLOAD = re.compile(r"found no matching overload for '([^']+)' applied to '\((.*)\)'")
 _UNDECLARED = re.compile(r"undeclared reference to '([^']+)'")
 _QUOTED = re.compile(r"'([^']+)'")
+_TYPE_PARAMETER = re.compile(r"\bT%\d+\b")
 _NUMERIC = {"int", "uint", "double"}
 _ORDERING = {"_<_", "_<=_", "_>_", "_>=_", "_==_", "_!=_"}
 
@@ -149,6 +150,7 @@ def _parse_errors(expression: str, text: str) -> list[tuple[str, int, int]]:
     found = []
     for match in _ERROR_LINE.finditer(text):
         detail = re.sub(r" \[[A-Z_]+\]$", "", match.group(3)).replace(" (in container '')", "")
+        detail = _TYPE_PARAMETER.sub("dyn", detail)  # a type left free is dyn in cel-go's messages
         line, column = int(match.group(1)), int(match.group(2))
         start, end = _span(expression, _offset(expression, line, column), detail)
         found.append((f"compilation failed: ERROR: <input>:{line}:{column}: {detail}", start, end))

@@ -15,8 +15,8 @@ So:
   private-use character, not NUL, because the library truncates strings at NUL.
 
 Both environments enable the extensions the Kubernetes base environment has: optionals,
-``cel.bind``, strings, math, lists, sets and two-variable comprehensions (through the library's
-YAML env config, which also knows ``lists``, ``sets`` and ``two-var-comprehensions``).  On top
+``cel.bind``, strings (version 2), lists, sets and two-variable comprehensions (through the
+library's YAML env config, which also knows ``lists``, ``sets`` and ``two-var-comprehensions``).  On top
 come the Kubernetes libraries dralint implements: quantity, semver, regex ``find``/``findAll``,
 list ``isSorted``/``sum``/``min``/``max`` and DRA ``includes``.  Kubernetes functions that are
 not implemented here (URL, IP/CIDR, format, list ``indexOf``/``lastIndexOf``...) are listed in
@@ -92,9 +92,19 @@ UNSUPPORTED_NAMES = frozenset(
     }
 )
 
+#: The cel-go extensions of the v1.37 base environment (k8s.io/apiserver pkg/cel/environment
+#: base.go): strings at version 2 (no string reverse()), lists, sets, two-variable
+#: comprehensions, optionals and cel.bind; no math (math.greatest, math.least are undeclared).
 _EXTENSIONS_YAML = "extensions:\n" + "".join(
-    f'  - name: "{name}"\n'
-    for name in ("optional", "bindings", "strings", "math", "lists", "sets", "two-var-comprehensions")
+    f'  - name: "{name}"\n' + (f"    version: {version}\n" if version is not None else "")
+    for name, version in (
+        ("optional", None),
+        ("bindings", None),
+        ("strings", 2),
+        ("lists", None),
+        ("sets", None),
+        ("two-var-comprehensions", None),
+    )
 )
 
 
@@ -258,7 +268,8 @@ def _declarations(q: Any, v: Any, typed: bool) -> list[Any]:
             ("is_semver_string", _B, [_S], False, is_semver),
             ("is_semver_string_bool", _B, [_S, _B], False, is_semver),
         ],
-        "sign": [("quantity_sign", _I, [q], True, lambda a: _as_quantity(a).sign())],
+        # a function, not a method, in the library (cel.Overload): q.sign() does not compile
+        "sign": [("quantity_sign", _I, [q], False, lambda a: _as_quantity(a).sign())],
         "asApproximateFloat": [("quantity_get_float", _D, [q], True, lambda a: _as_quantity(a).as_approximate_float())],
         "asInteger": [("quantity_get_int", _I, [q], True, _as_integer)],
         "isInteger": [("quantity_is_integer", _B, [q], True, lambda a: _as_quantity(a).is_integer())],
