@@ -236,6 +236,13 @@ class TestConsumableCapacity:
         assert allocate(nic(used="80"), spec)[0] is None
         assert why(nic(used="80"), spec).endswith("remaining capacity too small)")
 
+    def test_valid_values_round_a_request_up_and_refuse_one_above_them(self):
+        cap = {"bandwidth": {"value": "100", "requestPolicy": {"default": "10", "validValues": ["10", "20", "40"]}}}
+        objs = [resource_slice("s", [device("nic-0", capacity=cap, allowMultipleAllocations=True)])]
+        results, *_ = allocate(objs, claim_spec(request("n", capacity={"requests": {"bandwidth": "15"}})))
+        assert results[0].picks[0].consumed == {"bandwidth": 20}
+        assert allocate(objs, claim_spec(request("n", capacity={"requests": {"bandwidth": "50"}})))[0] is None
+
     def test_below_minimum_uses_the_minimum(self):
         results, *_ = allocate(nic(), claim_spec(request("n", capacity={"requests": {"bandwidth": "3"}})))
         assert results[0].picks[0].consumed == {"bandwidth": 10}
