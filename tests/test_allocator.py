@@ -65,6 +65,8 @@ class TestAllMode:
         assert "needs every matching device free (1 of 3 in use)" in why(
             objs, claim_spec(request("g", allocationMode="All"))
         )
+        two = [gpus(3), allocated_claim("busy", ("n1", "gpu-0"), ("n1", "gpu-2"))]
+        assert "(2 of 3 in use)" in why(two, claim_spec(request("g", allocationMode="All")))
 
     def test_zero_matching_devices_fails(self):
         objs = [resource_slice("s", [device("a", model="A100")])]
