@@ -516,3 +516,25 @@ def test_version_verdicts_are_kept_per_api_version_and_kind():
     assert version_verdict("apps/v1", "Deployment") is version_verdict("apps/v1", "Deployment")
     assert version_verdict("apps/v1beta1", "Deployment").definition is None
     assert version_verdict("apps/v1", "DaemonSet").definition == "io.k8s.api.apps.v1.DaemonSet"
+
+
+def test_topology_spread_constraints_values_as_the_server_judges_them():
+    """The five errors the v1.37 server gives for this spec (conformance/oracle, 2026-12-07)."""
+    found = _pod("""
+containers: [{name: c, image: registry.example/app:1.0}]
+topologySpreadConstraints:
+- {maxSkew: 0, topologyKey: zone, whenUnsatisfiable: DoNotSchedule}
+- {maxSkew: 1, topologyKey: "", whenUnsatisfiable: DoNotSchedule}
+- {maxSkew: 1, topologyKey: host, whenUnsatisfiable: Maybe}
+- {maxSkew: 1, topologyKey: rack, whenUnsatisfiable: ScheduleAnyway, minDomains: 2}
+- {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule}
+""")
+    base = ("spec", "topologySpreadConstraints")
+    assert [(rule, path) for rule, path, _ in found] == [
+        (E.INVALID_VALUE, (*base, 0, "maxSkew")),
+        (E.DUPLICATE, (*base, 0)),
+        (E.REQUIRED, (*base, 1, "topologyKey")),
+        (E.UNSUPPORTED_VALUE, (*base, 2, "whenUnsatisfiable")),
+        (E.INVALID_VALUE, (*base, 3, "minDomains")),
+    ]
+    assert found[4][2].endswith("can only use minDomains if whenUnsatisfiable=DoNotSchedule, not ScheduleAnyway")
