@@ -104,7 +104,9 @@ def _overload_error(
     start: int,
     end: int,
 ) -> tuple[str, int, int]:
-    detail = f"found no matching overload for '{function}' applied to '({', '.join(types)})'"
+    # cel-go writes a method call's receiver before the arguments: 'kubernetes.Quantity.(int)'
+    shown = f"{types[0]}.({', '.join(types[1:])})" if call.target is not None else f"({', '.join(types)})"
+    detail = f"found no matching overload for '{function}' applied to '{shown}'"
     return f"compilation failed: ERROR: {_position(expression, call.offset)}: {detail}", start, end
 
 

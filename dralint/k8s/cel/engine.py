@@ -39,7 +39,11 @@ __all__ = [
 MAX_LENGTH = 10_240
 
 _ERROR_LINE = re.compile(r"ERROR: <input>:(\d+):(\d+): (.*)")
-_OVERLOAD = re.compile(r"found no matching overload for '([^']+)' applied to '\((.*)\)'")
+#: cel-go writes a method call's receiver before its arguments: 'kubernetes.Quantity.(int)'
+_OVERLOAD = re.compile(r"found no matching overload for '([^']+)' applied to '(?:([^']+?)\.(?=\())?\((.*)\)'")
+#: A capacity read right before ``.method(``: the server types it kubernetes.Quantity, the
+#: library dyn (dralint/k8s/cel/capacity.py says why).
+_CAPACITY_RECEIVER = re.compile(r"device\.capacity\[[^\]]+\](?:\.\w+|\[[^\]]+\])$")
 _UNDECLARED = re.compile(r"undeclared reference to '([^']+)'")
 _QUOTED = re.compile(r"'([^']+)'")
 _TYPE_PARAMETER = re.compile(r"\bT%\d+\b")
@@ -137,12 +141,29 @@ def _library_gap(detail: str) -> str | None:
         return f"uses '{match.group(1)}', a Kubernetes CEL function dralint does not implement"
     match = _OVERLOAD.search(detail)
     if match:
-        function, args = match.group(1), [a.strip() for a in match.group(2).split(",")]
+        function, receiver, listed = match.groups()
+        args = ([receiver] if receiver else []) + [a.strip() for a in listed.split(",")]
         if function in _ORDERING and len(args) == 2 and set(args) <= _NUMERIC:
             return "compares numbers of different types, which Kubernetes allows and the checker does not"
         if function in ("indexOf", "lastIndexOf") and args and args[0].startswith("list"):
             return f"uses the Kubernetes list function '{function}', which dralint does not implement"
     return None
+
+
+def _as_the_server_writes(expression: str, offset: int, detail: str) -> str:
+    """The library's "applied to '(R, A)'" of a method call as cel-go writes it, 'R.(A)', with a
+    capacity receiver typed as the server types it."""
+    match = _OVERLOAD.search(detail)
+    if match is None or match.group(2) is not None:
+        return detail
+    function, listed = match.group(1), match.group(3)
+    before = expression[:offset]
+    if expression[offset : offset + 1] != "(" or not before.endswith("." + function):
+        return detail
+    receiver, _, rest = listed.partition(", ")
+    if receiver == "dyn" and _CAPACITY_RECEIVER.search(before[: -len(function) - 1]):
+        receiver = "kubernetes.Quantity"
+    return detail[: match.start()] + f"found no matching overload for '{function}' applied to '{receiver}.({rest})'"
 
 
 def _parse_errors(expression: str, text: str) -> list[tuple[str, int, int]]:
@@ -152,7 +173,9 @@ def _parse_errors(expression: str, text: str) -> list[tuple[str, int, int]]:
         detail = re.sub(r" \[[A-Z_]+\]$", "", match.group(3)).replace(" (in container '')", "")
         detail = _TYPE_PARAMETER.sub("dyn", detail)  # a type left free is dyn in cel-go's messages
         line, column = int(match.group(1)), int(match.group(2))
-        start, end = _span(expression, _offset(expression, line, column), detail)
+        offset = _offset(expression, line, column)
+        detail = _as_the_server_writes(expression, offset, detail)
+        start, end = _span(expression, offset, detail)
         found.append((f"compilation failed: ERROR: <input>:{line}:{column}: {detail}", start, end))
     return found
 
