@@ -274,12 +274,23 @@ def test_a_capacity_as_the_result_is_not_bool() -> None:
         ('"abc".reverse() == "cba"', "reverse"),
         ('device.capacity["d"].memory.sign() == 0', "sign"),
         ('quantity("1").sign() == 1', "sign"),
+        ("[1, 2].flatten().size() == 2", "flatten"),
     ],
 )
 def test_what_the_server_refuses_outside_its_environment(expression: str, at: str) -> None:
     result = check(expression)
     assert result.errors and result.errors[0].kind == "compile", result
     assert expression[result.errors[0].start :].startswith(at)
+
+
+def test_flatten_takes_a_list_of_lists_or_a_depth() -> None:
+    (error,) = check("[1, 2].flatten().size() == 2").errors
+    assert error.message == (
+        "compilation failed: ERROR: <input>:1:15: found no matching overload for 'flatten' applied to 'list(int).()'"
+    )
+    for accepted in ("[[1], [2]].flatten().size() == 2", "[1, 2].flatten(1).size() == 2"):
+        assert check(accepted).errors == (), accepted
+    assert check('device.attributes["d"].list.flatten().size() == 1').errors == ()  # dyn: the server's too
 
 
 def test_the_string_reverse_error_names_the_list_it_became() -> None:

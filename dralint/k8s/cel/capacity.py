@@ -8,13 +8,17 @@ expressions.  This module restores the missing part: it types every read of a ca
 as ``kubernetes.Quantity`` and reports each use that has no overload for a Quantity, with the
 message the API server prints.  Uses it cannot judge (a value bound to a variable, functions
 dralint does not model) are left alone, so it never reports what the server accepts.
+
+One such error is not about capacities: cel-go declares ``flatten()`` for a list of lists
+only, and the library for any list, so ``[1, 2].flatten()`` compiles here and not there
+(``flatten(1)`` with a depth takes any list in both).
 """
 
 from __future__ import annotations
 
 from dralint.k8s.cel.ast import Node
 
-__all__ = ["QUANTITY", "capacity_type_errors", "is_capacity_value"]
+__all__ = ["QUANTITY", "capacity_type_errors", "flatten_errors", "is_capacity_value"]
 
 QUANTITY = "kubernetes.Quantity"
 _OPERATORS = {
@@ -142,4 +146,20 @@ def capacity_type_errors(expression: str, root: Node) -> list[tuple[str, int, in
             errors.append(
                 _overload_error(expression, call, function, types, max(name_at, 0), max(name_at, 0) + len(function))
             )
+    return errors
+
+
+def flatten_errors(expression: str, root: Node) -> list[tuple[str, int, int]]:
+    """(API-server message, start, end) for each ``flatten()`` of a list whose elements the
+    checker knows are not lists."""
+    errors = []
+    for call in root.walk():
+        if call.kind != "call" or call.value != "flatten" or call.target is None or call.args:
+            continue
+        shown = call.target.type
+        element = shown[len("list(") : -1] if shown.startswith("list(") and shown.endswith(")") else None
+        if element is None or element == "dyn" or element.startswith("list("):
+            continue
+        name_at = expression.rfind("flatten", 0, call.offset + 1)
+        errors.append(_overload_error(expression, call, "flatten", [shown], max(name_at, 0), max(name_at, 0) + 7))
     return errors

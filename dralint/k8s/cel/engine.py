@@ -9,7 +9,7 @@ from types import ModuleType
 from typing import Any, NamedTuple
 
 from dralint.k8s.cel.ast import Node, decode_checked_expr
-from dralint.k8s.cel.capacity import QUANTITY, capacity_type_errors, is_capacity_value
+from dralint.k8s.cel.capacity import QUANTITY, capacity_type_errors, flatten_errors, is_capacity_value
 from dralint.k8s.cel.cost import MAX_COST, CostEstimate, estimate_cost
 from dralint.k8s.cel.device import Device
 from dralint.k8s.semver import Semver
@@ -205,6 +205,7 @@ def check(expression: str) -> CheckResult:
     errors = [
         CelIssue(message, start, end, "capacity") for message, start, end in capacity_type_errors(expression, ast)
     ]
+    errors += [CelIssue(message, start, end) for message, start, end in flatten_errors(expression, ast)]
     if result_type not in ("bool", "dyn"):
         end = len(expression.rstrip())
         start = len(expression) - len(expression.lstrip())
