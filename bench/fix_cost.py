@@ -7,8 +7,9 @@ ResourceClaimTemplates (one fixable API012 finding each), each step in a fresh p
 
 Both used to grow with the square of the findings (SARIF: 40 s at 200 documents; fix: 179 s
 at 800, over ten minutes at 1,500), since each fix printed and matched the whole file; the
-ratios to JSON printed here should stay flat as N grows. Their floor is ruamel.yaml's
-round-trip read and two printouts of each document (some 9 ms a document).
+ratios to JSON printed here should stay flat as N grows. Made through ruamel.yaml each fix
+cost 2.7 ms of CPU (its round-trip read and two printouts of the document: 14-19x JSON's
+time at 1,500 documents); API012's migration is now made as line edits (0.15 ms), 2.4-2.6x.
 """
 
 from __future__ import annotations

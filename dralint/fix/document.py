@@ -230,6 +230,12 @@ class EditableFile:
         """The text's lines, without their LF."""
         return self.text.split("\n")
 
+    @functools.cached_property
+    def odd_breaks(self) -> bool:
+        """Whether the text holds a line break that dralint's positions count and the lines
+        here do not (``_OTHER_BREAKS``): lines of such a file are never edited apart."""
+        return any(other in self.text for other in _OTHER_BREAKS)
+
     def copy(self) -> EditableFile:
         """A twin to edit apart from this file: the documents copied, everything read from the
         bytes shared (fixing a finding alone, for each finding of a file read once). Check
@@ -269,7 +275,7 @@ class EditableFile:
         (``column`` 0), or one item of a block sequence whose content starts at ``column``
         (0-based) after its '-' (the '-' blanked, a mapping indented as a block). None when
         the lines do not read as one document so."""
-        if any(other in self.text for other in _OTHER_BREAKS):
+        if self.odd_breaks:
             return None
         lines = self.lines[start:stop]
         if column:

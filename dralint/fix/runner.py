@@ -24,6 +24,7 @@ from typing import NamedTuple
 from dralint.diagnostics import Diagnostic, Replacement, Severity, Span
 from dralint.fix.document import EditableFile, LineEdit, NotEditable
 from dralint.fix.fixers import FixError, Target, fixers, priority
+from dralint.fix.line_migration import migration
 from dralint.lint.catalog import load_catalog
 from dralint.lint.engine import ENGINE_RULES, RunResult, run
 from dralint.lint.options import LintOptions
@@ -188,6 +189,8 @@ def apply_fixes(path: str, raw: bytes, diagnostics: Iterable[Diagnostic], jobs: 
     diagnostics = list(diagnostics)
     file, documents = _editable(path, raw)
     done = _in_documents(file, documents, diagnostics, jobs)
+    if done is None and len(documents.documents) == 1:
+        done = _migrated(file, documents.documents[0], diagnostics)
     if done is None:
         done = _fixed(_whole(file, documents), documents, diagnostics)
         done.edits = file.edits()
@@ -252,7 +255,10 @@ def _in_documents(
 
     done = FixPass(file.raw)
     parts = ordered_map(
-        lambda index: _part_fixed(file, *tasks[index][0], 0, tasks[index][1]),
+        lambda index: (
+            _migrated(file, documents.at(tasks[index][1][0].span), tasks[index][1])
+            or _part_fixed(file, *tasks[index][0], 0, tasks[index][1])
+        ),
         len(tasks),
         min(jobs, max(1, len(tasks) // _FIXES_PER_SHARE)),
         send=send,
@@ -266,6 +272,27 @@ def _in_documents(
         done.skipped.extend(made.skipped)
         done.failed.extend(made.failed)
         done.edits.extend(made.edits)
+    return done
+
+
+def _migrated(file: EditableFile, document: Document | None, diagnostics: list[Diagnostic]) -> FixPass | None:
+    """The fix of ``document``'s one finding when it is API012's migration and its lines can be
+    moved without ruamel.yaml (``line_migration``: 0.15 ms a document against 2.7 ms); else None."""
+    if document is None or len(diagnostics) != 1 or diagnostics[0].rule != "API012":
+        return None
+    if file.is_json or file.odd_breaks or _is_list(document):
+        return None
+    try:
+        found = migration(file.lines, document, file.indent)
+    except Exception as error:  # as in ``_fixed``: a bug here must not take the run down
+        raise NotEditable(
+            f"internal error in the API012 fix, please report it: {type(error).__name__}: {error}"
+        ) from error
+    if found is None:
+        return None
+    done = FixPass(file.raw)
+    done.edits = found.edits
+    done.applied = [(diagnostics[0], "; ".join(found.changes))]
     return done
 
 
@@ -617,6 +644,9 @@ def _alone_in_part(
     document = documents.at(diag.span)
     if document is None:
         return None
+    migrated = _migrated(read, document, [diag])
+    if migrated is not None:
+        return migrated
     item = _item_lines(document, diag.span)
     made = _part_fixed(read, *item, [diag]) if item is not None else None
     lines = ranges.of(document) if made is None else None
