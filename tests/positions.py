@@ -52,16 +52,23 @@ def _places_json(output: str) -> Iterator[tuple[str, str, int, int, int, int]]:
             yield diag["rule"], related["path"], related["line"], related["column"], related["line"], related["column"]
 
 
+def _sarif_region(uri: str, region: dict) -> tuple[str, int, int, int, int]:
+    start = (region["startLine"], region.get("startColumn", 1))
+    end = (region.get("endLine", start[0]), region.get("endColumn", start[1]))
+    return unquote(uri.removeprefix("file://")), *start, *end
+
+
 def _places_sarif(output: str) -> Iterator[tuple[str, str, int, int, int, int]]:
+    """Where each result is, its related places, and the regions its fixes replace."""
     for run in json.loads(output)["runs"]:
         for result in run["results"]:
             for location in [*result["locations"], *result.get("relatedLocations", [])]:
                 physical = location["physicalLocation"]
-                region = physical["region"]
-                start = (region["startLine"], region.get("startColumn", 1))
-                end = (region.get("endLine", start[0]), region.get("endColumn", start[1]))
-                uri = physical["artifactLocation"]["uri"]
-                yield result["ruleId"], unquote(uri.removeprefix("file://")), *start, *end
+                yield result["ruleId"], *_sarif_region(physical["artifactLocation"]["uri"], physical["region"])
+            for change in (change for fix in result.get("fixes", []) for change in fix["artifactChanges"]):
+                for replacement in change["replacements"]:
+                    uri = change["artifactLocation"]["uri"]
+                    yield f"{result['ruleId']} fix", *_sarif_region(uri, replacement["deletedRegion"])
 
 
 _GITHUB = re.compile(r"^::\w+ file=(.*?),line=(\d+),col=(\d+),endLine=(\d+),endColumn=(\d+),title=(\S+)", re.M)

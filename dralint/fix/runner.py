@@ -15,6 +15,7 @@ import contextlib
 import dataclasses
 import errno
 import os
+import re
 import stat
 import tempfile
 from collections import Counter
@@ -542,25 +543,39 @@ def write_atomically(path: str, content: bytes, trees: Iterable[str] = ()) -> No
 
 
 class _Regions:
-    """Line edits of one text as SARIF replacement regions. The text's line count and last
-    line are found once per file: found for each fix, they cost time in the square of the file."""
+    """Line edits of one text as SARIF replacement regions, every one inside the file: an edit
+    that reaches the end of the file ends its region at the last line, after its last
+    character (the file's final line end stays, so the inserted text gives up its own), as
+    every position dralint reports does. The line count and the last lines' lengths are found
+    once per file: found for each fix, they cost time in the square of the file."""
 
-    __slots__ = ("count", "partial_last", "last_length")
+    __slots__ = ("count", "_text", "_starts")
 
     def __init__(self, text: str) -> None:
-        self.partial_last = not text.endswith("\n")  # CR CR LF, read as CR LF, ends its line at the LF
-        self.count = text.count("\n") + self.partial_last
-        self.last_length = len(text) - text.rfind("\n") - 1  # of a partial last line
+        self._text = text
+        # Where each line starts, and where the text ends as if it had a final line end.
+        self._starts = [0, *(match.end() for match in re.finditer("\n", text))]
+        if self._starts[-1] < len(text):
+            self._starts.append(len(text) + 1)
+        self.count = len(self._starts) - 1
+
+    def _length(self, line: int) -> int:
+        """The length of 1-based ``line`` as positions count it: without its line end (a CR
+        before the LF included)."""
+        start, stop = self._starts[line - 1], self._starts[line] - 1
+        return stop - start - (self._text[stop - 1 : stop] == "\r" and stop > start)
 
     def of(self, path: str, edits: list[LineEdit]) -> tuple[Replacement, ...]:
         out = []
         for edit in edits:
             inserted = "".join(line + "\n" for line in edit.lines)
-            if self.partial_last and edit.end >= self.count:
-                region = Span(path, edit.start + 1, 1, self.count, self.last_length + 1)
-                inserted = inserted[:-1]
-            else:
+            if edit.end < self.count:
                 region = Span(path, edit.start + 1, 1, edit.end + 1, 1)
+            elif inserted or edit.start == 0:
+                region = Span(path, edit.start + 1, 1, self.count, self._length(self.count) + 1)
+                inserted = inserted[:-1]
+            else:  # the last lines removed: from the end of the line before them
+                region = Span(path, edit.start, self._length(edit.start) + 1, self.count, self._length(self.count) + 1)
             out.append(Replacement(region, inserted))
         return tuple(out)
 

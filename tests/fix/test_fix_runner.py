@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 from conftest import lint_text
+from positions import line_lengths, outside
 
 import dralint.fix.fixers as fix_registry
 import dralint.fix.runner as runner
@@ -124,18 +125,31 @@ spec:
     assert {r.rule for r in outcome.applied} == {"API001", "API012"}
 
 
-def test_replacements_reproduce_the_fix_region_by_region() -> None:
-    text = (
-        MANIFEST + "---\napiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: g}\nspec:\n"
-        "  extendedResouceName: example.com/gpu"
-    )
+REGION_TEXTS = {
+    "no final line end": MANIFEST + "---\napiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: g}\n"
+    "spec:\n  extendedResouceName: example.com/gpu",
+    "a final line end": MANIFEST + "---\napiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: g}\n"
+    "spec:\n  extendedResouceName: example.com/gpu\n",
+    "the last line removed": "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata:\n  name: g\n  uid: u\n",
+    "the last line moved": MANIFEST,
+}
+
+
+@pytest.mark.parametrize("text", REGION_TEXTS.values(), ids=REGION_TEXTS.keys())
+def test_replacements_reproduce_the_fix_region_by_region(text) -> None:
+    """Each fix's regions give what `fix` writes, and lie inside the file: a region that
+    reaches the end ended one line past the last (8 lines of 9, the end at 10:1)."""
     result = run([SourceFile("m.yaml", text)], LintOptions(profile="strict"))
     regions = fix_replacements(result)
-    assert sorted(d.rule for d in regions) == ["API001", "API012"]
+    assert regions
     lines = text.split("\n")
+    lengths = line_lengths(text)
     for diag, replacements in regions.items():
         fixed = fix_bytes("m.yaml", text.encode(), LintOptions(profile="strict"), {diag.rule}).fixed.decode()
         assert _apply(lines, replacements) == fixed
+        for replacement in replacements:
+            region = replacement.region
+            assert outside(lengths, region.line, region.column, region.end_line, region.end_column) is None
 
 
 def _each_read_afresh(result) -> dict:
