@@ -5,7 +5,8 @@ the corpus. Each mutation family is a function of a random generator and a seed 
 is reproducible from its number alone (``case(seed, n)``), so a failure found by
 ``python tools/fuzz.py`` is replayed by its number and becomes a regression test.
 
-A case runs through ``lint``, ``lint --slices``, ``simulate`` and ``doctor`` in this process
+A case runs through ``lint``, ``lint --slices``, ``simulate``, ``doctor``, ``lint --format
+sarif`` (each finding's fix) and ``fix`` in this process
 (a subprocess per run would cost 30 times more). What each run must do: end with an exit code
 the command documents (never an exception), within ``SECONDS``, with every position its JSON
 report names inside the file (``positions.violations``).
@@ -269,12 +270,16 @@ def runs(path: Path) -> dict[str, list[str]]:
         "lint --slices": ["lint", "--no-config", "--jobs", "1", "--format", "json", "--slices", str(path), manifests],
         "simulate": ["simulate", "--jobs", "1", "--format", "json", "--slices", str(path), manifests],
         "doctor": ["doctor", "--format", "json", str(path)],
+        # SARIF carries each finding's fix; `fix` rewrites the case's file, so it runs last.
+        "lint --format sarif": ["lint", "--no-config", "--jobs", "1", "--format", "sarif", str(path)],
+        "fix": ["fix", str(path)],
     }
 
 
-def failures(
-    path: Path, text: str, commands: tuple[str, ...] = ("lint", "lint --slices", "simulate", "doctor")
-) -> list[str]:
+COMMANDS = ("lint", "lint --slices", "simulate", "doctor", "lint --format sarif", "fix")
+
+
+def failures(path: Path, text: str, commands: tuple[str, ...] = COMMANDS) -> list[str]:
     """What went wrong running the file at ``path`` (holding ``text``) through ``commands``."""
     path.write_bytes(text.encode("utf-8", "surrogatepass"))
     found: list[str] = []
@@ -293,5 +298,6 @@ def failures(
         if took > SECONDS:
             found.append(f"{name}: {took:.1f} s")
         if name.startswith("lint") and result.exit_code in (0, 1):
-            found += [f"{name}: {v}" for v in violations("json", result.stdout, {str(path): as_read(path)})]
+            fmt = "sarif" if name.endswith("sarif") else "json"
+            found += [f"{name}: {v}" for v in violations(fmt, result.stdout, {str(path): as_read(path)})]
     return found

@@ -3,8 +3,8 @@
     python tools/fuzz.py --cases 5000 --seed 1
 
 Each case is a seed file of the project (examples/, the rule examples, the built-in snapshots)
-mutated by one family (tests/fuzzing.py), run through lint, lint --slices, simulate and doctor
-in this process. A failure prints its case number: ``--seed N --only CASE`` replays it, and
+mutated by one family (tests/fuzzing.py), run through lint, lint --slices, simulate, doctor,
+lint --format sarif and fix in this process. A failure prints its case number: ``--seed N --only CASE`` replays it, and
 its text (``--show CASE``) becomes a regression test in tests/test_fuzz.py. Exits 1 on any
 failure.
 """
