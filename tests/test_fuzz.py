@@ -1,7 +1,7 @@
 """The fuzz suite from a fixed seed: mutated manifests, snapshots and dumps through lint, lint
---slices, simulate, doctor, SARIF (with its fixes) and fix, with no exception, in bounded time, every position inside the
-file (tests/fuzzing.py; the longer run is ``python tools/fuzz.py --cases 5000 --seed N``).
-Then the cases the fuzzer found, one regression test each."""
+--slices, simulate, doctor, SARIF (with its fixes) and fix, with no exception, in bounded time,
+every position inside the file (tests/fuzzing.py; the longer run is ``python tools/fuzz.py
+--cases 5000 --seed N``). Then the cases the fuzzer found, one regression test each."""
 
 from __future__ import annotations
 
