@@ -28,13 +28,39 @@ from typing import Any, NamedTuple
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
-from dralint.yaml.loader import DataPath
+from dralint.yaml.loader import DataPath, SourceText, load
 
 BOM = "\ufeff"
 
 
 class NotEditable(ValueError):
     """The file cannot be loaded for editing (the message says why)."""
+
+
+class TooLarge(NotEditable):
+    """The text holds more nodes than ruamel.yaml edits in bounded time (``MAX_EDITED_NODES``)."""
+
+
+#: Most nodes (mappings, their keys, lists, scalars) of a text ruamel.yaml reads for a fix. Its
+#: read and two printouts take some 25 µs a node (8 s of `fix` for a one-line list of 100,000
+#: numbers), and `--max-file-size` lets a hostile file hold millions. The corpus's largest
+#: document has 6,942 nodes (a ResourceSlice dump), so the budget is seven times that.
+MAX_EDITED_NODES = 50_000
+
+
+def _nodes(documents: list[Any], limit: int) -> int:
+    """How many nodes the documents hold, counted up to just past ``limit``."""
+    count = 0
+    stack = list(documents)
+    while stack and count <= limit:
+        node = stack.pop()
+        count += 1
+        if isinstance(node, dict):
+            count += len(node)
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return count
 
 
 class LineEdit(NamedTuple):
@@ -319,6 +345,8 @@ class EditableFile:
                 self.path, "\n".join(lines).encode("utf-8") + b"\n", (self.indent, self.dash_offset, self.dash_gap)
             )
             return part if not part.is_json and len(part.documents) == 1 else None
+        except TooLarge:
+            raise  # the whole file is larger still
         except NotEditable:
             return None
 
@@ -355,6 +383,12 @@ class EditableFile:
     def _load(self) -> list[Any]:
         if self.is_json:
             return [json.loads(self.text)]
+        nodes = _nodes([d.data for d in load(SourceText(self.path, self.text)).documents], MAX_EDITED_NODES)
+        if nodes > MAX_EDITED_NODES:
+            raise TooLarge(
+                f"it holds more than {MAX_EDITED_NODES:,} YAML nodes, more than a fix edits in bounded time; "
+                "fix it by hand"
+            )
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
